@@ -1,0 +1,145 @@
+import { z } from "zod";
+import { asRecord, type JsonRecord, recordsOf, toInteger, toText } from "../extract.js";
+import { API_PREFIX, defineOperation, segment } from "../operation.js";
+import { nonEmptyText, offset } from "../params.js";
+
+export interface Asset {
+  readonly id: number | null;
+  readonly isrc: string | null;
+  readonly raw: JsonRecord;
+}
+
+export interface Product {
+  readonly id: number | null;
+  readonly upc: string | null;
+  readonly assets: readonly Asset[];
+  readonly raw: JsonRecord;
+}
+
+export interface CatalogueArtist {
+  readonly id: number | null;
+  readonly name: string | null;
+  readonly organizationId: number | null;
+  readonly proprietaryId: string | null;
+  readonly raw: JsonRecord;
+}
+
+export interface Territory {
+  readonly id: string | null;
+  readonly name: string | null;
+  readonly code: string | null;
+  readonly raw: JsonRecord;
+}
+
+export interface Dsp {
+  readonly id: number | null;
+  readonly name: string | null;
+  readonly code: string | null;
+  readonly state: string | null;
+  readonly raw: JsonRecord;
+}
+
+/** A page of a lookup envelope `{page, page_size, total, <entity>: [...]}`. */
+export interface LookupPage<T> {
+  readonly page: number | null;
+  readonly pageSize: number | null;
+  readonly total: number | null;
+  readonly records: readonly T[];
+  readonly raw: unknown;
+}
+
+function lookupPage<T>(
+  body: unknown,
+  key: string,
+  toRecord: (raw: JsonRecord) => T,
+): LookupPage<T> {
+  const envelope = asRecord(body) ?? {};
+  return {
+    page: toInteger(envelope.page),
+    pageSize: toInteger(envelope.page_size),
+    total: toInteger(envelope.total),
+    records: recordsOf(key in envelope ? envelope[key] : body).map(toRecord),
+    raw: body,
+  };
+}
+
+function toAsset(raw: JsonRecord): Asset {
+  return { id: toInteger(raw.id), isrc: toText(raw.isrc), raw };
+}
+
+function toProduct(raw: JsonRecord): Product {
+  return {
+    id: toInteger(raw.id),
+    upc: toText(raw.upc),
+    assets: recordsOf(raw.assets).map(toAsset),
+    raw,
+  };
+}
+
+function toArtist(raw: JsonRecord): CatalogueArtist {
+  return {
+    id: toInteger(raw.id),
+    name: toText(raw.name),
+    organizationId: toInteger(raw.organization_id),
+    proprietaryId: toText(raw.proprietary_id),
+    raw,
+  };
+}
+
+function toTerritory(raw: JsonRecord): Territory {
+  return { id: toText(raw.id), name: toText(raw.name), code: toText(raw.code), raw };
+}
+
+function toDsp(raw: JsonRecord): Dsp {
+  return {
+    id: toInteger(raw.id),
+    name: toText(raw.name),
+    code: toText(raw.code),
+    state: toText(raw.state),
+    raw,
+  };
+}
+
+/** Lookups page with `page` (0-based) and `page_size`, as the envelope they answer with. */
+const paging = {
+  page: offset.optional(),
+  page_size: z.number().int("must be a whole number").min(1, "must be at least 1").optional(),
+};
+
+export const getProductByUpc = defineOperation({
+  name: "catalogue.getProductByUpc",
+  params: z.object({ upc: nonEmptyText, ...paging }),
+  request: ({ upc, page, page_size }) => ({
+    method: "GET",
+    path: `${API_PREFIX}/getproductByupc/${segment(upc)}`,
+    query: { page, page_size },
+  }),
+  parse: (body) => lookupPage(body, "product", toProduct),
+});
+
+export const getArtistByName = defineOperation({
+  name: "catalogue.getArtistByName",
+  params: z.object({ name: nonEmptyText, ...paging }),
+  request: ({ name, page, page_size }) => ({
+    method: "GET",
+    path: `${API_PREFIX}/getArtistByName/${segment(name)}`,
+    query: { page, page_size },
+  }),
+  parse: (body) => lookupPage(body, "artist", toArtist),
+});
+
+export const getTerritories = defineOperation({
+  name: "catalogue.getTerritories",
+  params: z.object({ key: nonEmptyText }),
+  request: ({ key }) => ({ method: "GET", path: `${API_PREFIX}/getTerritories/${segment(key)}` }),
+  parse: (body) => ({ records: recordsOf(body).map(toTerritory), raw: body }),
+});
+
+export const getDsps = defineOperation({
+  name: "catalogue.getDsps",
+  params: z.object({ key: nonEmptyText }),
+  request: ({ key }) => ({ method: "GET", path: `${API_PREFIX}/getDsps/${segment(key)}` }),
+  parse: (body) => ({ records: recordsOf(body).map(toDsp), raw: body }),
+});
+
+export const catalogueOperations = { getProductByUpc, getArtistByName, getTerritories, getDsps };

@@ -1,0 +1,179 @@
+import { z } from "zod";
+import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
+import {
+  asRecord,
+  type JsonRecord,
+  listOf,
+  recordsOf,
+  toInteger,
+  toNumber,
+  toText,
+} from "../extract.js";
+import { API_PREFIX, defineOperation } from "../operation.js";
+import {
+  calendarDate,
+  identifier,
+  limit,
+  localDateTime,
+  nonEmptyText,
+  offset,
+  oneOf,
+} from "../params.js";
+
+export interface TrendTotals {
+  readonly streamCount: number | null;
+  readonly downloadCount: number | null;
+  readonly streamPercentage: number | null;
+  readonly downloadPercentage: number | null;
+  readonly raw: JsonRecord;
+}
+
+export interface TrendItem {
+  /** The entity's id as text: numeric for most selection types, a country code for territories. */
+  readonly id: string | null;
+  readonly name: string | null;
+  readonly count: number | null;
+  readonly percentage: number | null;
+  readonly raw: JsonRecord;
+}
+
+export interface TrendList {
+  readonly items: readonly TrendItem[];
+  /** Present when the list arrives inside an object carrying the totals fields. */
+  readonly totals: TrendTotals | null;
+  readonly raw: unknown;
+}
+
+export interface TrendSeries {
+  readonly name: string | null;
+  /** One value per time step (one day per step for daily ranges). */
+  readonly totals: readonly (number | null)[];
+  readonly raw: JsonRecord;
+}
+
+export interface TrendChart {
+  readonly groups: readonly string[];
+  readonly series: readonly TrendSeries[];
+  readonly raw: unknown;
+}
+
+const TOTALS_FIELDS = [
+  "stream_count",
+  "download_count",
+  "stream_percentage",
+  "download_percentage",
+];
+
+function toTotals(raw: JsonRecord): TrendTotals {
+  return {
+    streamCount: toInteger(raw.stream_count),
+    downloadCount: toInteger(raw.download_count),
+    streamPercentage: toNumber(raw.stream_percentage),
+    downloadPercentage: toNumber(raw.download_percentage),
+    raw,
+  };
+}
+
+function toItem(raw: JsonRecord): TrendItem {
+  return {
+    id: toText(raw.id),
+    name: toText(raw.name),
+    count: toInteger(raw.count),
+    percentage: toNumber(raw.percentage),
+    raw,
+  };
+}
+
+function toList(body: unknown): TrendList {
+  const envelope = asRecord(body);
+  const carriesTotals = envelope !== null && TOTALS_FIELDS.some((field) => field in envelope);
+  return {
+    items: recordsOf(body).map(toItem),
+    totals: carriesTotals ? toTotals(envelope) : null,
+    raw: body,
+  };
+}
+
+function toChart(body: unknown): TrendChart {
+  const envelope = asRecord(body) ?? {};
+  return {
+    groups: listOf(envelope.groups).flatMap((group) => toText(group) ?? []),
+    series: recordsOf(envelope.data ?? body).map((raw) => ({
+      name: toText(raw.name),
+      totals: listOf(raw.totals).map(toInteger),
+      raw,
+    })),
+    raw: body,
+  };
+}
+
+/** Optional filters common to the three operations; numeric ids may go as JSON numbers. */
+const filters = {
+  product_id: identifier.optional(),
+  artist_id: identifier.optional(),
+  asset_id: identifier.optional(),
+  asset_ids: z.record(z.string(), z.unknown(), "must be an object").optional(),
+  territory_id: nonEmptyText.optional(),
+  dsp_id: identifier.optional(),
+};
+
+const ORDERED = { message: "must not be after end_date", path: ["start_date"] };
+
+function rangeInOrder(value: { start_date: string; end_date: string }): boolean {
+  return value.start_date <= value.end_date;
+}
+
+const selection_type = oneOf(SELECTION_TYPES);
+const sale_type = oneOf(SALE_TYPES);
+
+export const getTrendsTotal = defineOperation({
+  name: "trends.total",
+  params: z
+    .object({ selection_type, start_date: calendarDate, end_date: calendarDate, ...filters })
+    .refine(rangeInOrder, ORDERED),
+  request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsTotal`, body: params }),
+  parse: (body) => toTotals(asRecord(body) ?? {}),
+});
+
+export const getTrendsList = defineOperation({
+  name: "trends.list",
+  params: z
+    .object({
+      selection_type,
+      sale_type,
+      start_date: localDateTime,
+      end_date: localDateTime,
+      ...filters,
+      offset: offset.optional(),
+      size: limit.optional(),
+    })
+    .refine(rangeInOrder, ORDERED),
+  // The spec types offset and size as strings.
+  request: ({ offset, size, ...params }) => ({
+    method: "GET",
+    path: `${API_PREFIX}/getTrendsList`,
+    body: {
+      ...params,
+      ...(offset === undefined ? {} : { offset: String(offset) }),
+      ...(size === undefined ? {} : { size: String(size) }),
+    },
+  }),
+  parse: toList,
+});
+
+export const getTrendsChart = defineOperation({
+  name: "trends.chart",
+  params: z
+    .object({
+      selection_type,
+      sale_type,
+      start_date: localDateTime,
+      end_date: localDateTime,
+      ...filters,
+    })
+    .refine(rangeInOrder, ORDERED),
+  request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsChart`, body: params }),
+  parse: toChart,
+});
+
+export const trendsOperations = { getTrendsTotal, getTrendsList, getTrendsChart };

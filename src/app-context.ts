@@ -1,0 +1,74 @@
+import { Redis } from "ioredis";
+import { type ApiClient, createApiClient } from "./api/api-client.js";
+import type { AppConfig } from "./config/load-config.js";
+import { HttpClient, type HttpClientOptions } from "./http/http-client.js";
+import { RequestBudget } from "./http/request-budget.js";
+import { createLogger, type Logger } from "./logging/logger.js";
+
+/** What a command needs to talk to the upstream, built once from the validated configuration. */
+export interface AppContext {
+  readonly config: AppConfig;
+  readonly logger: Logger;
+  readonly redis: Redis;
+  readonly budget: RequestBudget;
+  readonly http: HttpClient;
+  readonly api: ApiClient;
+  close(): Promise<void>;
+}
+
+export interface AppContextOptions {
+  readonly logger?: Logger;
+  /** Test and benchmark hooks into the HTTP client (backoff timings, attempt observer). */
+  readonly http?: Partial<Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt">>;
+}
+
+/** Connects to Redis (failing fast with the URL's host named) and assembles the client stack. */
+export async function createAppContext(
+  config: AppConfig,
+  options: AppContextOptions = {},
+): Promise<AppContext> {
+  const { env, etl } = config;
+  const logger =
+    options.logger ?? createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY] });
+  const redis = new Redis(env.REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 5_000,
+    maxRetriesPerRequest: 20,
+  });
+  // Without a listener ioredis reports each reconnection failure on stderr by itself.
+  redis.on("error", (error) => logger.debug({ err: error.message }, "redis connection error"));
+  await redis.connect();
+  const budget = new RequestBudget({
+    redis,
+    keyPrefix: etl.redis_prefix,
+    apiUrl: env.MUSIC_API_URL,
+    apiKey: env.MUSIC_API_KEY,
+    requestsPerSecond: etl.requests_per_second,
+    maxConcurrency: etl.max_concurrency,
+    leaseMs: etl.request_timeout_ms + 5_000,
+    maxPauseMs: etl.max_rate_limit_wait_ms,
+  });
+  const http = new HttpClient({
+    baseUrl: env.MUSIC_API_URL,
+    apiKey: env.MUSIC_API_KEY,
+    budget,
+    logger,
+    timeoutMs: etl.request_timeout_ms,
+    maxRetries: etl.max_retries,
+    maxRateLimitWaitMs: etl.max_rate_limit_wait_ms,
+    connections: etl.max_concurrency,
+    ...options.http,
+  });
+  return {
+    config,
+    logger,
+    redis,
+    budget,
+    http,
+    api: createApiClient(http),
+    async close() {
+      await http.close();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import pg from "pg";
+import { createAppContext } from "../../app-context.js";
+import { displayUrl } from "../../config/display-url.js";
+import { type AppConfig, loadConfig } from "../../config/load-config.js";
+import { AuthError } from "../../errors.js";
+import { ExitCode } from "../exit-codes.js";
+
+export interface CheckOutput {
+  line(text: string): void;
+}
+
+function describeTracking(config: AppConfig): string {
+  const { etl } = config;
+  const counts: [string, number][] = [
+    ["UPCs", etl.upcs.length],
+    ["artist names", etl.artist_names.length],
+    ["territory keys", etl.territory_keys.length],
+    ["DSP keys", etl.dsp_keys.length],
+    ["social artist ids", etl.social_artist_ids.length],
+    ["streaming artist ids", etl.streaming_artist_ids.length],
+    ["charts", etl.charts.length],
+  ];
+  const tracked = counts.map(([what, n]) => `${n} ${what}`).join(", ");
+  return `from ${etl.start_date}; ${tracked}; ${etl.requests_per_second} req/s, ${etl.max_concurrency} at once`;
+}
+
+async function checkPostgres(url: string): Promise<[boolean, string]> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ version: string }>("show server_version");
+    return [true, `${displayUrl(url)} (PostgreSQL ${rows[0]?.version})`];
+  } catch (error) {
+    if ((error as { code?: string }).code === "3D000") {
+      return [
+        true,
+        `${displayUrl(url)} reachable; the database does not exist yet (migrate creates it)`,
+      ];
+    }
+    return [false, `${displayUrl(url)}: ${(error as Error).message}`];
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Validates the configuration, then checks each dependency and calls one cheap upstream operation
+ * (a territory lookup), printing one line per check.
+ */
+export async function checkCommand(out: CheckOutput): Promise<ExitCode> {
+  const config = loadConfig();
+  const { env, etl } = config;
+  out.line(`config    ok    ${config.configPath}: ${describeTracking(config)}`);
+
+  const [pgOk, pgDetail] = await checkPostgres(env.DATABASE_URL);
+  out.line(`postgres  ${pgOk ? "ok  " : "FAIL"}  ${pgDetail}`);
+
+  let context: Awaited<ReturnType<typeof createAppContext>>;
+  try {
+    context = await createAppContext(config);
+  } catch (error) {
+    out.line(`redis     FAIL  ${displayUrl(env.REDIS_URL)}: ${(error as Error).message}`);
+    return ExitCode.failure;
+  }
+  try {
+    out.line(
+      `redis     ok    ${displayUrl(env.REDIS_URL)} (request budget ${context.budget.scope})`,
+    );
+    const key = etl.territory_keys[0] ?? "all";
+    const started = performance.now();
+    try {
+      const { records } = await context.api.catalogue.getTerritories({ key });
+      const ms = Math.round(performance.now() - started);
+      const sample = records
+        .slice(0, 3)
+        .map((t) => t.name ?? t.code ?? "?")
+        .join(", ");
+      out.line(
+        `upstream  ok    ${env.MUSIC_API_URL}: ${records.length} territories for key "${key}" in ${ms} ms${sample ? ` (${sample}...)` : ""}`,
+      );
+    } catch (error) {
+      out.line(`upstream  FAIL  ${env.MUSIC_API_URL}: ${(error as Error).message}`);
+      return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
+    }
+    return pgOk ? ExitCode.ok : ExitCode.failure;
+  } finally {
+    await context.close();
+  }
+}

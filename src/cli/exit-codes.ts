@@ -1,0 +1,12 @@
+/** Process exit codes, documented in README.md (CLI reference). */
+export const ExitCode = {
+  ok: 0,
+  /** The command ran and failed (upstream unreachable, a partition failed...). */
+  failure: 1,
+  /** Bad configuration or arguments: nothing was done. */
+  usage: 2,
+  /** The upstream refused the credential. */
+  auth: 3,
+} as const;
+
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,38 @@
+import { z } from "zod";
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+function urlWithScheme(schemes: readonly string[], example: string) {
+  return z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        try {
+          return schemes.includes(new URL(value).protocol.replace(/:$/, ""));
+        } catch {
+          return false;
+        }
+      },
+      `must be a URL starting with ${schemes.map((s) => `${s}://`).join(" or ")} (e.g. ${example})`,
+    );
+}
+
+/** The environment variables the application reads; their names are a public contract. */
+export const envSchema = z.object({
+  MUSIC_API_URL: urlWithScheme(["http", "https"], "https://api.example.com").transform((url) =>
+    url.replace(/\/+$/, ""),
+  ),
+  MUSIC_API_KEY: z.string().trim().min(1, "must not be empty"),
+  DATABASE_URL: urlWithScheme(
+    ["postgres", "postgresql"],
+    "postgres://127.0.0.1:5432/music_etl",
+  ).default("postgres://127.0.0.1:5432/music_etl"),
+  REDIS_URL: urlWithScheme(["redis", "rediss"], "redis://127.0.0.1:6379").default(
+    "redis://127.0.0.1:6379",
+  ),
+  ETL_CONFIG: z.string().trim().min(1, "must not be empty").default("./etl.config.json"),
+  LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`).default("info"),
+});
+
+export type EnvConfig = z.output<typeof envSchema>;

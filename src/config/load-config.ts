@@ -1,0 +1,68 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseDotenv } from "dotenv";
+import { ConfigError } from "../errors.js";
+import { type EnvConfig, envSchema } from "./env-schema.js";
+import { type EtlConfig, etlConfigSchema } from "./etl-config-schema.js";
+import { toConfigProblems } from "./zod-problems.js";
+
+export interface AppConfig {
+  readonly env: EnvConfig;
+  readonly etl: EtlConfig;
+  /** Absolute path of the config file that was read. */
+  readonly configPath: string;
+}
+
+export interface LoadConfigOptions {
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The environment as the application sees it: `.env` in the working directory fills in what the
+ * real environment does not set (the real environment wins, as with docker and systemd).
+ */
+export function readEnvironment(
+  options: LoadConfigOptions = {},
+): Record<string, string | undefined> {
+  const cwd = options.cwd ?? process.cwd();
+  const dotenvPath = resolve(cwd, ".env");
+  const fromFile = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {};
+  return { ...fromFile, ...(options.env ?? process.env) };
+}
+
+function readJsonFile(path: string, displayName: string): unknown {
+  if (!existsSync(path)) {
+    throw new ConfigError("ETL_CONFIG", [
+      {
+        field: "(file)",
+        problem: `${displayName} not found (copy etl.config.example.json to etl.config.json, or set ETL_CONFIG)`,
+      },
+    ]);
+  }
+  try {
+    return JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new ConfigError(displayName, [
+      { field: "(file)", problem: `is not valid JSON: ${(error as Error).message}` },
+    ]);
+  }
+}
+
+/** Reads and validates the environment and the config file; throws ConfigError before any I/O. */
+export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
+  const cwd = options.cwd ?? process.cwd();
+  const envResult = envSchema.safeParse(readEnvironment(options));
+  if (!envResult.success) {
+    throw new ConfigError("environment", toConfigProblems(envResult.error, false));
+  }
+  const env = envResult.data;
+  const configPath = resolve(cwd, env.ETL_CONFIG);
+  const fileResult = etlConfigSchema.safeParse(readJsonFile(configPath, env.ETL_CONFIG), {
+    reportInput: true,
+  });
+  if (!fileResult.success) {
+    throw new ConfigError(env.ETL_CONFIG, toConfigProblems(fileResult.error, true));
+  }
+  return { env, etl: fileResult.data, configPath };
+}

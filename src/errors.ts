@@ -1,0 +1,149 @@
+/**
+ * The project's typed errors. Each carries the context an operator needs to act (operation,
+ * status, partition...) and never a credential: messages are built from names and statuses
+ * only, and every value that reaches a message comes from the caller's own parameters.
+ */
+
+export type ErrorContext = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+export class EtlError extends Error {
+  readonly context: ErrorContext;
+
+  constructor(message: string, context: ErrorContext = {}, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.context = context;
+  }
+}
+
+export interface ConfigProblem {
+  readonly field: string;
+  readonly problem: string;
+}
+
+/** Configuration values (environment or config file) are missing or invalid: one line each. */
+export class ConfigError extends EtlError {
+  readonly problems: readonly ConfigProblem[];
+
+  constructor(source: string, problems: readonly ConfigProblem[]) {
+    super(problems.map((p) => `${source}: ${p.field}: ${p.problem}`).join("\n"), {
+      source,
+      field: problems[0]?.field,
+    });
+    this.problems = problems;
+  }
+}
+
+/** A parameter given to an API operation is invalid; nothing was sent. */
+export class ParameterError extends EtlError {
+  constructor(operation: string, field: string, problem: string) {
+    super(`${operation}: invalid parameter ${field}: ${problem}`, { operation, field });
+  }
+}
+
+interface RequestContext {
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+}
+
+/** Base of every failure of one HTTP exchange with the upstream. */
+export class UpstreamError extends EtlError {
+  readonly operation: string;
+  /** Whether a later attempt of the same request may succeed. */
+  readonly retryable: boolean;
+
+  constructor(
+    message: string,
+    request: RequestContext,
+    extra: ErrorContext & { retryable: boolean },
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `${request.operation} (${request.method} ${request.path}): ${message}`,
+      {
+        ...request,
+        ...extra,
+      },
+      options,
+    );
+    this.operation = request.operation;
+    this.retryable = extra.retryable;
+  }
+}
+
+/** 401: the credential was refused. Never retried. */
+export class AuthError extends UpstreamError {
+  constructor(request: RequestContext, upstreamMessage: string) {
+    super(
+      `the upstream refused the credential (401 ${upstreamMessage}); check MUSIC_API_KEY`,
+      request,
+      { status: 401, retryable: false },
+    );
+  }
+}
+
+/** Any non-2xx answer other than 401 and 429. 5xx are retryable, other 4xx are not. */
+export class UpstreamStatusError extends UpstreamError {
+  readonly status: number;
+  readonly upstreamMessage: string;
+  readonly body: unknown;
+
+  constructor(request: RequestContext, status: number, upstreamMessage: string, body: unknown) {
+    super(`HTTP ${status}: ${upstreamMessage}`, request, { status, retryable: status >= 500 });
+    this.status = status;
+    this.upstreamMessage = upstreamMessage;
+    this.body = body;
+  }
+}
+
+/** 429: the upstream asked us to slow down; `waitMs` is how long it asked for. */
+export class RateLimitedError extends UpstreamError {
+  readonly waitMs: number;
+
+  constructor(request: RequestContext, waitMs: number) {
+    super(`HTTP 429: rate limited, retry in ${waitMs} ms`, request, {
+      status: 429,
+      waitMs,
+      retryable: true,
+    });
+    this.waitMs = waitMs;
+  }
+}
+
+/** The upstream asked for a wait longer than the configured cap; we refuse to sleep that long. */
+export class RateLimitWaitTooLongError extends UpstreamError {
+  constructor(request: RequestContext, waitMs: number, capMs: number) {
+    super(
+      `the upstream asked to wait ${Math.ceil(waitMs / 1000)} s, more than the cap of ${Math.ceil(capMs / 1000)} s (max_rate_limit_wait_ms)`,
+      request,
+      { waitMs, capMs, retryable: false },
+    );
+  }
+}
+
+/** No complete answer within the request timeout. */
+export class RequestTimeoutError extends UpstreamError {
+  constructor(request: RequestContext, timeoutMs: number) {
+    super(`no complete response within ${timeoutMs} ms`, request, { timeoutMs, retryable: true });
+  }
+}
+
+/** The connection failed or was cut (refused, reset, closed mid-body). */
+export class NetworkError extends UpstreamError {
+  constructor(request: RequestContext, cause: unknown) {
+    const code = (cause as { code?: unknown })?.code;
+    const detail = typeof code === "string" ? code : ((cause as Error)?.message ?? "unknown");
+    super(`connection failed (${detail})`, request, { code: detail, retryable: true }, { cause });
+  }
+}
+
+/** A 2xx answer whose body is not valid JSON (e.g. truncated). */
+export class InvalidJsonError extends UpstreamError {
+  constructor(request: RequestContext, status: number, bodyLength: number) {
+    super(`HTTP ${status} with a body that is not valid JSON (${bodyLength} bytes)`, request, {
+      status,
+      retryable: true,
+    });
+  }
+}

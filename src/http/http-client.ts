@@ -1,0 +1,252 @@
+import pRetry from "p-retry";
+import { Agent, type Dispatcher, request as undiciRequest } from "undici";
+import {
+  AuthError,
+  InvalidJsonError,
+  NetworkError,
+  RateLimitedError,
+  RateLimitWaitTooLongError,
+  RequestTimeoutError,
+  UpstreamError,
+  UpstreamStatusError,
+} from "../errors.js";
+import type { Logger } from "../logging/logger.js";
+import {
+  type ResponseHeaders,
+  rateLimitRemaining,
+  rateLimitResetMs,
+  retryAfterMs,
+} from "./rate-limit-headers.js";
+import type { RequestBudget, RequestIdentity } from "./request-budget.js";
+import { upstreamMessage } from "./upstream-message.js";
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface HttpRequest {
+  /** Operation name, for errors, logs and metrics. */
+  readonly operation: string;
+  readonly method: "GET" | "POST";
+  /** Path below the base URL, already encoded: `/api/v1/...`. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, QueryValue>>;
+  /** Serialised as JSON; sent on GET too (the trends operations take a body on GET). */
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly signal?: AbortSignal;
+  /** A non-idempotent request without a key to make it so must not be repeated. Default true. */
+  readonly retry?: boolean;
+  /** A non-2xx answer that is a result, not a failure (e.g. a refused payout). */
+  readonly acceptStatus?: (status: number, body: unknown) => boolean;
+}
+
+export interface HttpResponse {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: ResponseHeaders;
+  /** How many attempts it took (1 = no retry). */
+  readonly attempts: number;
+}
+
+/** What the client reports of each attempt, for metrics and run accounting. */
+export interface HttpAttemptEvent {
+  readonly operation: string;
+  /** HTTP status, or the error name when no status came back. */
+  readonly outcome: number | string;
+  readonly durationMs: number;
+  readonly attempt: number;
+}
+
+export interface HttpClientOptions {
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly budget: RequestBudget;
+  readonly logger: Logger;
+  readonly timeoutMs: number;
+  readonly maxRetries: number;
+  /** Cap on any one wait the upstream asks for (Retry-After, X-RateLimit-Reset). */
+  readonly maxRateLimitWaitMs: number;
+  /** First backoff delay; doubled each retry, with jitter. */
+  readonly retryBaseMs?: number;
+  readonly retryMaxDelayMs?: number;
+  /** Wait after a 429 that says nothing of when to come back. */
+  readonly defaultRateLimitWaitMs?: number;
+  readonly connections?: number;
+  readonly onAttempt?: (event: HttpAttemptEvent) => void;
+}
+
+interface RawResponse {
+  readonly status: number;
+  readonly headers: ResponseHeaders;
+  readonly text: string;
+}
+
+/**
+ * The one way to talk to the upstream: a keep-alive pool, a deadline on every attempt, the shared
+ * request budget, and retries with exponential backoff and jitter for what a retry can fix.
+ */
+export class HttpClient {
+  readonly #options: HttpClientOptions;
+  readonly #agent: Agent;
+
+  constructor(options: HttpClientOptions) {
+    this.#options = options;
+    this.#agent = new Agent({
+      keepAliveTimeout: 10_000,
+      connections: options.connections ?? 16,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+    });
+  }
+
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    const identity: RequestIdentity = {
+      operation: request.operation,
+      method: request.method,
+      path: request.path,
+    };
+    const { logger, maxRetries } = this.#options;
+    const baseMs = this.#options.retryBaseMs ?? 500;
+    return pRetry((attempt) => this.#attempt(request, identity, attempt), {
+      retries: request.retry === false ? 0 : maxRetries,
+      factor: 2,
+      minTimeout: baseMs,
+      maxTimeout: this.#options.retryMaxDelayMs ?? 30_000,
+      randomize: true,
+      signal: request.signal,
+      shouldRetry: ({ error }) => error instanceof UpstreamError && error.retryable,
+      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+        const retryable = error instanceof UpstreamError && error.retryable;
+        if (retryable && retriesLeft > 0) {
+          logger.warn(
+            {
+              operation: request.operation,
+              attempt: attemptNumber,
+              retriesLeft,
+              err: error.message,
+            },
+            "upstream request failed; retrying",
+          );
+        }
+      },
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  async #attempt(
+    request: HttpRequest,
+    identity: RequestIdentity,
+    attempt: number,
+  ): Promise<HttpResponse> {
+    const lease = await this.#options.budget.acquire(identity, request.signal);
+    const started = performance.now();
+    let outcome: number | string = "Error";
+    try {
+      const raw = await this.#send(request, identity);
+      outcome = raw.status;
+      return { ...(await this.#interpret(request, identity, raw)), attempts: attempt };
+    } catch (error) {
+      if (outcome === "Error") outcome = (error as Error).name;
+      throw error;
+    } finally {
+      await lease.release();
+      this.#options.onAttempt?.({
+        operation: request.operation,
+        outcome,
+        durationMs: performance.now() - started,
+        attempt,
+      });
+    }
+  }
+
+  async #send(request: HttpRequest, identity: RequestIdentity): Promise<RawResponse> {
+    const { baseUrl, apiKey, timeoutMs } = this.#options;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    const url = new URL(baseUrl + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    try {
+      const response = await undiciRequest(url, {
+        method: request.method,
+        dispatcher: this.#agent as Dispatcher,
+        signal,
+        headers: {
+          authorization: `Bearer ${apiKey}`,
+          accept: "application/json",
+          "content-type": "application/json",
+          "user-agent": "music-etl",
+          ...request.headers,
+        },
+        body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      });
+      const text = await response.body.text();
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason;
+      const code = (error as { code?: string }).code;
+      if (
+        deadline.aborted ||
+        code === "UND_ERR_HEADERS_TIMEOUT" ||
+        code === "UND_ERR_BODY_TIMEOUT"
+      ) {
+        throw new RequestTimeoutError(identity, timeoutMs);
+      }
+      throw new NetworkError(identity, error);
+    }
+  }
+
+  async #interpret(
+    request: HttpRequest,
+    identity: RequestIdentity,
+    raw: RawResponse,
+  ): Promise<Omit<HttpResponse, "attempts">> {
+    const { status, headers, text } = raw;
+    const body = parseJson(text);
+    if (status >= 200 && status < 300) {
+      if (body === INVALID) throw new InvalidJsonError(identity, status, text.length);
+      await this.#respectExhaustedWindow(headers);
+      return { status, body, headers };
+    }
+    const parsed = body === INVALID ? undefined : body;
+    if (status === 401) throw new AuthError(identity, upstreamMessage(parsed, text));
+    if (status === 429) {
+      const now = Date.now();
+      const waitMs =
+        retryAfterMs(headers, now) ??
+        rateLimitResetMs(headers, now) ??
+        this.#options.defaultRateLimitWaitMs ??
+        1000;
+      if (waitMs > this.#options.maxRateLimitWaitMs) {
+        throw new RateLimitWaitTooLongError(identity, waitMs, this.#options.maxRateLimitWaitMs);
+      }
+      await this.#options.budget.pause(waitMs);
+      throw new RateLimitedError(identity, waitMs);
+    }
+    if (request.acceptStatus?.(status, parsed)) return { status, body: parsed, headers };
+    throw new UpstreamStatusError(identity, status, upstreamMessage(parsed, text), parsed);
+  }
+
+  /** The upstream says the window is spent: everyone waits for its reset instead of earning a 429. */
+  async #respectExhaustedWindow(headers: ResponseHeaders): Promise<void> {
+    if (rateLimitRemaining(headers) !== 0) return;
+    const waitMs = rateLimitResetMs(headers, Date.now());
+    if (waitMs !== null && waitMs > 0 && waitMs <= this.#options.maxRateLimitWaitMs) {
+      await this.#options.budget.pause(waitMs);
+    }
+  }
+}
+
+const INVALID = Symbol("invalid JSON");
+
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return INVALID;
+  }
+}

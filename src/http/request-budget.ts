@@ -1,0 +1,127 @@
+import { createHash, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Redis } from "ioredis";
+import { RateLimitWaitTooLongError } from "../errors.js";
+import { ACQUIRE_SCRIPT, PAUSE_SCRIPT } from "./budget-scripts.js";
+
+export interface RequestBudgetOptions {
+  readonly redis: Redis;
+  /** Prefix of every Redis key (the app's `redis_prefix`). */
+  readonly keyPrefix: string;
+  /** Who shares the budget: the upstream and credential, hashed so the key never reaches Redis. */
+  readonly apiUrl: string;
+  readonly apiKey: string;
+  readonly requestsPerSecond: number;
+  readonly maxConcurrency: number;
+  /** A crashed process's slot frees itself after this long: longer than any request may take. */
+  readonly leaseMs: number;
+  /** Refuse to wait longer than this for an upstream-imposed pause. */
+  readonly maxPauseMs: number;
+}
+
+export interface RequestIdentity {
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+}
+
+export interface Lease {
+  release(): Promise<void>;
+}
+
+/**
+ * The upstream counts per second on its own clock and receives our requests a little after we
+ * take a slot; a window slightly longer than a second keeps any one of its seconds within R.
+ */
+const WINDOW_MARGIN_MS = 50;
+/** Poll interval while every concurrency slot is taken (a lease frees within one request). */
+const LEASE_POLL_MS = 10;
+
+/**
+ * A request budget shared through Redis by every process using the same upstream and key: at most
+ * `requestsPerSecond` sends in any window of a second, at most `maxConcurrency` in flight, and
+ * nobody sends while the upstream has asked us to pause.
+ */
+export class RequestBudget {
+  readonly scope: string;
+  readonly #options: RequestBudgetOptions;
+  readonly #keys: readonly [string, string, string];
+  readonly #requestsPerWindow: number;
+  readonly #windowMs: number;
+  /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: RequestBudgetOptions) {
+    this.#options = options;
+    this.scope = createHash("sha256")
+      .update(`${options.apiUrl}\n${options.apiKey}`)
+      .digest("hex")
+      .slice(0, 16);
+    const base = `${options.keyPrefix}budget:${this.scope}:`;
+    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`];
+    // Below 1 req/s the window stretches (0.5 req/s: one per 2 s); above, a fraction is dropped,
+    // since any second must hold at most R whole requests.
+    const rate = options.requestsPerSecond;
+    this.#requestsPerWindow = Math.max(1, Math.floor(rate));
+    this.#windowMs = (rate < 1 ? Math.ceil(1000 / rate) : 1000) + WINDOW_MARGIN_MS;
+  }
+
+  /** Waits for a slot (in order with the other callers of this process) and takes it. */
+  async acquire(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
+    const previous = this.#queue;
+    let done!: () => void;
+    this.#queue = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    try {
+      await abortable(previous, signal);
+      return await this.#take(request, signal);
+    } finally {
+      // Whoever queued behind us may go only after our predecessor has, even if we were aborted.
+      void previous.then(done);
+    }
+  }
+
+  /** Every process waits `ms` before its next send (after a 429 or an exhausted window). */
+  async pause(ms: number): Promise<void> {
+    await this.#options.redis.eval(PAUSE_SCRIPT, 1, this.#keys[2], Math.max(0, Math.ceil(ms)));
+  }
+
+  async #take(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
+    const token = randomUUID();
+    const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
+    for (;;) {
+      signal?.throwIfAborted();
+      const [state, waitMs] = (await redis.eval(
+        ACQUIRE_SCRIPT,
+        3,
+        ...this.#keys,
+        this.#requestsPerWindow,
+        this.#windowMs,
+        maxConcurrency,
+        leaseMs,
+        token,
+      )) as [number, number];
+      if (state === 1) {
+        return { release: async () => void (await redis.zrem(this.#keys[1], token)) };
+      }
+      if (state === 2 && waitMs > maxPauseMs) {
+        throw new RateLimitWaitTooLongError(request, waitMs, maxPauseMs);
+      }
+      await sleep(waitMs < 0 ? LEASE_POLL_MS : waitMs, undefined, { signal });
+    }
+  }
+}
+
+function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if (!signal) return promise;
+  signal.throwIfAborted();
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, reject);
+  });
+}

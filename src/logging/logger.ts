@@ -1,0 +1,47 @@
+import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+
+export type { Logger };
+
+export interface LoggerOptions {
+  readonly level: LevelWithSilent;
+  /** Values that must never appear in a log line, whatever field or message carries them. */
+  readonly secrets: readonly string[];
+  /** Where lines go; standard error by default, so a command's own output stays clean on stdout. */
+  readonly destination?: DestinationStream;
+}
+
+const REDACTED = "[REDACTED]";
+
+/**
+ * Field-name redaction catches the usual carriers of a credential; the final scrub of every line
+ * catches the rest (an upstream echoing the key in a message, a stack trace, a URL).
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  // A secret may reach a line raw or JSON-escaped (quotes, backslashes, non-ASCII).
+  const secrets = options.secrets
+    .filter((secret) => secret.length >= 4)
+    .flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])]);
+  return pino(
+    {
+      level: options.level,
+      redact: {
+        paths: [
+          "authorization",
+          "*.authorization",
+          "headers.authorization",
+          "*.headers.authorization",
+          "apiKey",
+          "*.apiKey",
+          "MUSIC_API_KEY",
+          "*.MUSIC_API_KEY",
+        ],
+        censor: REDACTED,
+      },
+      hooks: {
+        streamWrite: (line) =>
+          secrets.reduce((text, secret) => text.split(secret).join(REDACTED), line),
+      },
+    },
+    options.destination ?? pino.destination(2),
+  );
+}
