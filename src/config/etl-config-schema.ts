@@ -22,7 +22,7 @@ const chartSchema = z.strictObject({
 export const etlConfigSchema = z.strictObject({
   start_date: z
     .string({ error: "is required: the first day to sync, YYYY-MM-DD" })
-    .refine(isCalendarDate, "must be a calendar date written YYYY-MM-DD")
+    .refine(isCalendarDate, { message: "must be a calendar date written YYYY-MM-DD", abort: true })
     .refine((day) => day <= utcToday(), "must not be in the future"),
   upcs: uniqueList(nonEmptyString),
   artist_names: uniqueList(nonEmptyString),

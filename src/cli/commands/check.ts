@@ -3,6 +3,7 @@ import { createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
+import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 
 export interface CheckOutput {
@@ -25,7 +26,7 @@ function describeTracking(config: AppConfig): string {
 }
 
 async function checkPostgres(url: string): Promise<[boolean, string]> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
     const { rows } = await client.query<{ version: string }>("show server_version");

@@ -1,0 +1,191 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config/load-config.js";
+import { ConfigError } from "../src/errors.js";
+import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
+import { runCli } from "./helpers/cli.js";
+import { keysWithPrefix, uniquePrefix } from "./helpers/redis.js";
+import { makeTempDir } from "./helpers/temp-dir.js";
+
+const dir = makeTempDir("config");
+const prefix = uniquePrefix("config");
+const untouchedDatabase = `music_etl_config_${randomBytes(4).toString("hex")}`;
+const validFile = { start_date: "2026-01-01", redis_prefix: prefix };
+const validEnv = {
+  MUSIC_API_URL: "http://127.0.0.1:9",
+  MUSIC_API_KEY: "config-test-key",
+  DATABASE_URL: `postgres://127.0.0.1:5432/${untouchedDatabase}`,
+  REDIS_URL: "redis://127.0.0.1:6379",
+};
+
+afterAll(() => dir.remove());
+
+interface BadCase {
+  readonly name: string;
+  readonly field: string;
+  readonly file?: unknown;
+  readonly env?: Record<string, string>;
+  readonly raw?: string;
+}
+
+const cases: BadCase[] = [
+  { name: "missing start_date", field: "start_date", file: { upcs: ["1"] } },
+  {
+    name: "start_date not a calendar day",
+    field: "start_date",
+    file: { start_date: "2026-02-30" },
+  },
+  {
+    name: "start_date in the wrong format",
+    field: "start_date",
+    file: { start_date: "01/02/2026" },
+  },
+  { name: "start_date in the future", field: "start_date", file: { start_date: "2999-01-01" } },
+  {
+    name: "negative rate",
+    field: "requests_per_second",
+    file: { ...validFile, requests_per_second: -1 },
+  },
+  {
+    name: "rate as text",
+    field: "requests_per_second",
+    file: { ...validFile, requests_per_second: "fast" },
+  },
+  {
+    name: "fractional concurrency",
+    field: "max_concurrency",
+    file: { ...validFile, max_concurrency: 1.5 },
+  },
+  { name: "negative lookback", field: "lookback_days", file: { ...validFile, lookback_days: -3 } },
+  { name: "unknown key", field: "upc", file: { ...validFile, upc: ["123"] } },
+  { name: "list given as text", field: "upcs", file: { ...validFile, upcs: "123" } },
+  {
+    name: "empty string in a list",
+    field: "artist_names[1]",
+    file: { ...validFile, artist_names: ["a", " "] },
+  },
+  {
+    name: "non-integer social id",
+    field: "social_artist_ids[0]",
+    file: { ...validFile, social_artist_ids: ["abc"] },
+  },
+  {
+    name: "bad chart country",
+    field: "charts[0].country_code",
+    file: { ...validFile, charts: [{ country_code: "fr", genre: "Pop" }] },
+  },
+  {
+    name: "bad redis prefix",
+    field: "redis_prefix",
+    file: { ...validFile, redis_prefix: "has space" },
+  },
+  { name: "invalid JSON", field: "(file)", raw: "{ start_date: 2026-01-01 " },
+  { name: "missing file", field: "(file)", env: { ETL_CONFIG: "./nowhere.json" } },
+  { name: "API URL not a URL", field: "MUSIC_API_URL", env: { MUSIC_API_URL: "not a url" } },
+  { name: "missing API key", field: "MUSIC_API_KEY", env: { MUSIC_API_KEY: "" } },
+  {
+    name: "database URL of another kind",
+    field: "DATABASE_URL",
+    env: { DATABASE_URL: "mysql://x/y" },
+  },
+  { name: "unknown log level", field: "LOG_LEVEL", env: { LOG_LEVEL: "loud" } },
+];
+
+describe("configuration errors on the command line", () => {
+  const results = Promise.all(
+    cases.map(async (bad, i) => {
+      const name = `case-${i}.json`;
+      dir.write(name, bad.raw ?? bad.file ?? validFile);
+      return runCli(["check"], {
+        cwd: dir.path,
+        env: { ...validEnv, ETL_CONFIG: `./${name}`, ...bad.env },
+      });
+    }),
+  );
+
+  it.each(cases.map((bad, i) => [bad.name, i] as const))(
+    "%s: exit 2 and one line naming the field",
+    async (_, i) => {
+      const result = (await results)[i];
+      const bad = cases[i];
+      expect(result?.code).toBe(2);
+      expect(result?.stdout).toBe("");
+      const lines = result?.stderr.trim().split("\n") ?? [];
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^config error: /);
+      expect(lines[0]).toContain(`: ${bad?.field}: `);
+    },
+  );
+
+  it("never prints the API key, even when it is the bad value", async () => {
+    for (const result of await results) {
+      expect(result.stdout + result.stderr).not.toContain(validEnv.MUSIC_API_KEY);
+    }
+  });
+
+  it("writes nothing anywhere: no Redis key, no database", async () => {
+    await results;
+    expect(await keysWithPrefix(prefix)).toEqual([]);
+    const client = new pg.Client(pgConnectionConfig("postgres://127.0.0.1:5432/postgres"));
+    await client.connect();
+    try {
+      const { rowCount } = await client.query("select 1 from pg_database where datname = $1", [
+        untouchedDatabase,
+      ]);
+      expect(rowCount).toBe(0);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe("loadConfig", () => {
+  it("applies documented defaults and de-duplicates lists", () => {
+    dir.write("defaults.json", { start_date: "2026-01-01", upcs: ["1", "1", "2"] });
+    const config = loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: "defaults.json" } });
+    expect(config.etl).toMatchObject({
+      upcs: ["1", "2"],
+      artist_names: [],
+      requests_per_second: 2,
+      max_concurrency: 4,
+      lookback_days: 7,
+      redis_prefix: "music-etl:",
+    });
+    expect(config.env.LOG_LEVEL).toBe("info");
+  });
+
+  it("reads .env from the working directory, and the real environment wins over it", () => {
+    const envDir = makeTempDir("dotenv");
+    try {
+      envDir.write("etl.config.json", validFile);
+      envDir.write(
+        ".env",
+        "MUSIC_API_URL=http://from-dotenv.test/\nMUSIC_API_KEY=dotenv-key\nLOG_LEVEL=debug\n",
+      );
+      const config = loadConfig({ cwd: envDir.path, env: { LOG_LEVEL: "warn" } });
+      expect(config.env.MUSIC_API_URL).toBe("http://from-dotenv.test");
+      expect(config.env.MUSIC_API_KEY).toBe("dotenv-key");
+      expect(config.env.LOG_LEVEL).toBe("warn");
+      expect(config.env.DATABASE_URL).toBe("postgres://127.0.0.1:5432/music_etl");
+      expect(config.env.REDIS_URL).toBe("redis://127.0.0.1:6379");
+    } finally {
+      envDir.remove();
+    }
+  });
+
+  it("reports every bad value, one problem per field", () => {
+    dir.write("many.json", { start_date: "x", max_concurrency: 0, extra: true });
+    try {
+      loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: "many.json" } });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).problems.map((p) => p.field).sort()).toEqual([
+        "extra",
+        "max_concurrency",
+        "start_date",
+      ]);
+    }
+  });
+});

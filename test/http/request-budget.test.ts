@@ -1,0 +1,124 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RateLimitWaitTooLongError } from "../../src/errors.js";
+import { RequestBudget, type RequestBudgetOptions } from "../../src/http/request-budget.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+
+const prefix = uniquePrefix("budget");
+const request = { operation: "test.op", method: "GET", path: "/x" };
+let redis: Redis;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL);
+});
+
+afterAll(async () => {
+  redis.disconnect();
+  await deleteKeysWithPrefix(prefix);
+});
+
+function budget(overrides: Partial<RequestBudgetOptions> = {}): RequestBudget {
+  return new RequestBudget({
+    redis,
+    keyPrefix: prefix,
+    apiUrl: "http://upstream.test",
+    apiKey: "budget-key",
+    requestsPerSecond: 10,
+    maxConcurrency: 100,
+    leaseMs: 5_000,
+    maxPauseMs: 10_000,
+    ...overrides,
+  });
+}
+
+describe("RequestBudget", () => {
+  it("lets at most R requests start in any one-second window, across budgets sharing a key", async () => {
+    const scope = { apiKey: "rate-key" };
+    const [a, b] = [budget(scope), budget(scope)];
+    const started: number[] = [];
+    const take = async (shared: RequestBudget) => {
+      const lease = await shared.acquire(request);
+      started.push(Date.now());
+      await lease.release();
+    };
+    const t0 = Date.now();
+    await Promise.all(Array.from({ length: 30 }, (_, i) => take(i % 2 ? a : b)));
+    started.sort((x, y) => x - y);
+    for (const [i, t] of started.entries()) {
+      expect(
+        started.filter((s) => s >= t && s < t + 1000).length,
+        `window from request ${i}`,
+      ).toBeLessThanOrEqual(10);
+    }
+    // 30 requests at 10/s take two full windows after the first burst.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
+    expect(Date.now() - t0).toBeLessThan(4000);
+  });
+
+  it("keeps at most C requests in flight across budgets", async () => {
+    const scope = { apiKey: "concurrency-key", requestsPerSecond: 1000, maxConcurrency: 2 };
+    const [a, b] = [budget(scope), budget(scope)];
+    let inFlight = 0;
+    let peak = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const lease = await (i % 2 ? a : b).acquire(request);
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        inFlight -= 1;
+        await lease.release();
+      }),
+    );
+    expect(peak).toBe(2);
+  });
+
+  it("frees the slot of a holder that never released it once its lease expires", async () => {
+    const scope = { apiKey: "lease-key", maxConcurrency: 1, leaseMs: 300 };
+    await budget(scope).acquire(request);
+    const t0 = Date.now();
+    await budget(scope).acquire(request);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+  });
+
+  it("makes every budget sharing the key wait out a pause", async () => {
+    const scope = { apiKey: "pause-key" };
+    await budget(scope).pause(800);
+    const t0 = Date.now();
+    await (await budget(scope).acquire(request)).release();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(750);
+  });
+
+  it("never shortens a pause", async () => {
+    const scope = { apiKey: "extend-key" };
+    await budget(scope).pause(900);
+    await budget(scope).pause(100);
+    const t0 = Date.now();
+    await (await budget(scope).acquire(request)).release();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(800);
+  });
+
+  it("refuses to wait out a pause longer than the cap", async () => {
+    const scope = { apiKey: "cap-key", maxPauseMs: 1000 };
+    await budget(scope).pause(5000);
+    await expect(budget(scope).acquire(request)).rejects.toBeInstanceOf(RateLimitWaitTooLongError);
+  });
+
+  it("stops waiting when the caller aborts", async () => {
+    const scope = { apiKey: "abort-key" };
+    await budget(scope).pause(5000);
+    const t0 = Date.now();
+    await expect(budget(scope).acquire(request, AbortSignal.timeout(100))).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("keeps budgets of different credentials apart, and no key in Redis names the credential", async () => {
+    await budget({ apiKey: "paused-credential" }).pause(5000);
+    const t0 = Date.now();
+    await (await budget({ apiKey: "other-credential" }).acquire(request)).release();
+    expect(Date.now() - t0).toBeLessThan(500);
+    const keys = await redis.keys(`${prefix}*`);
+    expect(keys.length).toBeGreaterThan(0);
+    expect(keys.join(" ")).not.toMatch(/credential|key/);
+  });
+});
