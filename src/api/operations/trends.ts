@@ -124,7 +124,15 @@ function rangeInOrder(value: { start_date: string; end_date: string }): boolean 
 }
 
 const selection_type = oneOf(SELECTION_TYPES);
-const sale_type = oneOf(SALE_TYPES);
+
+/** List and chart: a sale type, and the range as date-times. */
+const saleRange = {
+  selection_type,
+  sale_type: oneOf(SALE_TYPES),
+  start_date: localDateTime,
+  end_date: localDateTime,
+  ...filters,
+};
 
 export const getTrendsTotal = defineOperation({
   name: "trends.total",
@@ -138,15 +146,7 @@ export const getTrendsTotal = defineOperation({
 export const getTrendsList = defineOperation({
   name: "trends.list",
   params: z
-    .object({
-      selection_type,
-      sale_type,
-      start_date: localDateTime,
-      end_date: localDateTime,
-      ...filters,
-      offset: offset.optional(),
-      size: limit.optional(),
-    })
+    .object({ ...saleRange, offset: offset.optional(), size: limit.optional() })
     .refine(rangeInOrder, ORDERED),
   // The spec types offset and size as strings.
   request: ({ offset, size, ...params }) => ({
@@ -163,15 +163,7 @@ export const getTrendsList = defineOperation({
 
 export const getTrendsChart = defineOperation({
   name: "trends.chart",
-  params: z
-    .object({
-      selection_type,
-      sale_type,
-      start_date: localDateTime,
-      end_date: localDateTime,
-      ...filters,
-    })
-    .refine(rangeInOrder, ORDERED),
+  params: z.object(saleRange).refine(rangeInOrder, ORDERED),
   request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsChart`, body: params }),
   parse: toChart,
 });

@@ -1,0 +1,264 @@
+import { randomUUID } from "node:crypto";
+import { instantOn, monthOf, monthStart } from "../days.js";
+import { hash32, rngFor } from "../prng.js";
+import { uuidFrom } from "./identifiers.js";
+import { formatCents, parseCents } from "./money.js";
+import type { Dsp, Income, Invoice, Payout, PayoutStatus } from "./records.js";
+import { TERRITORIES } from "./territories.js";
+
+const PAYOUT_STATUSES: readonly PayoutStatus[] = [
+  "pending",
+  "processing",
+  "paid",
+  "failed",
+  "cancelled",
+];
+export const MINIMUM_AMOUNT_CENTS = 10_000;
+const INITIAL_BALANCE_CENTS = 123_456;
+const INITIAL_THRESHOLD_CENTS = 10_000;
+const CURRENCY = "EUR";
+const INCOME_SOURCES = ["streaming", "download", "video", "ugc", "neighbouring rights"];
+const INCOME_MONTHS = 12;
+const FAILURE_NOTE = 'Bank rejected the transfer: "invalid IBAN"; contact O\'Neil at support';
+
+/** 1 = payouts on request, 2 = monthly payouts. */
+export type WithdrawalType = 1 | 2;
+
+export type PayoutRequestOutcome =
+  | { kind: "created" | "replayed"; payout: Payout }
+  | { kind: "refused"; type: 0 | 1; message: string };
+
+export interface NewPayout {
+  amountCents: number;
+  status?: PayoutStatus;
+  /** Default: a random UUID. */
+  idempotencyKey?: string;
+  /** ISO instant; default now. */
+  createdAt?: string;
+}
+
+/** The account's money: payouts (mutable, as the API mutates them), incomes and the invoice. */
+export class Royalties {
+  private readonly payoutList: Payout[];
+  private readonly byIdempotencyKey = new Map<string, Payout>();
+  private balanceCents = INITIAL_BALANCE_CENTS;
+  private thresholdCents = INITIAL_THRESHOLD_CENTS;
+  private withdrawal: WithdrawalType = 1;
+  private readonly userId: string;
+  private incomeList: Income[] | undefined;
+
+  constructor(
+    private readonly seed: number,
+    private readonly incomeCount: number,
+    payoutCount: number,
+    private readonly today: number,
+    private readonly dsps: () => readonly Dsp[],
+  ) {
+    this.userId = String(rngFor(seed, "user").int(10_000, 99_999));
+    this.payoutList = Array.from({ length: payoutCount }, (_, i) =>
+      this.historicPayout(i, payoutCount),
+    );
+    for (const payout of this.payoutList)
+      this.byIdempotencyKey.set(payout.metadata.idempotency_key, payout);
+  }
+
+  payouts(): Payout[] {
+    return structuredClone(this.payoutList);
+  }
+
+  balance(): string {
+    return formatCents(this.balanceCents);
+  }
+
+  threshold(): string {
+    return formatCents(this.thresholdCents);
+  }
+
+  withdrawalType(): WithdrawalType {
+    return this.withdrawal;
+  }
+
+  /**
+   * POST /payouts. A key seen before answers the payout it created, whatever the amount, so a
+   * retried request never pays twice; that check comes before the balance, which has dropped.
+   */
+  requestPayout(amountCents: number, idempotencyKey: string | undefined): PayoutRequestOutcome {
+    const known =
+      idempotencyKey === undefined ? undefined : this.byIdempotencyKey.get(idempotencyKey);
+    if (known) return { kind: "replayed", payout: structuredClone(known) };
+    if (this.withdrawal === 2) {
+      return {
+        kind: "refused",
+        type: 0,
+        message: "Withdrawal type cannot be changed to request at this time",
+      };
+    }
+    if (amountCents > this.balanceCents)
+      return { kind: "refused", type: 1, message: "Insufficient funds" };
+    this.balanceCents -= amountCents;
+    const payout = this.addPayout({ amountCents, idempotencyKey });
+    return { kind: "created", payout };
+  }
+
+  /** Adds a payout as if created elsewhere; the balance is left as it is. */
+  addPayout(input: NewPayout): Payout {
+    const id = String(Math.max(4000, ...this.payoutList.map((payout) => Number(payout.id))) + 1);
+    const createdAt = input.createdAt ?? this.now();
+    const payout = newPayout({
+      id,
+      userId: this.userId,
+      amountCents: input.amountCents,
+      wallet: this.balanceCents / 100,
+      createdAt,
+      idempotencyKey: input.idempotencyKey ?? randomUUID(),
+    });
+    applyStatus(payout, input.status ?? "pending", createdAt);
+    this.payoutList.push(payout);
+    this.byIdempotencyKey.set(payout.metadata.idempotency_key, payout);
+    return structuredClone(payout);
+  }
+
+  /** Moves a payout to a status, filling or clearing method, reference, processed_at and notes. */
+  setPayoutStatus(id: string, status: PayoutStatus): Payout {
+    const payout = this.payoutList.find((candidate) => candidate.id === id);
+    if (!payout) throw new Error(`no payout with id ${id}`);
+    if (!PAYOUT_STATUSES.includes(status)) throw new Error(`unknown payout status ${status}`);
+    applyStatus(payout, status, this.now());
+    return structuredClone(payout);
+  }
+
+  setThreshold(amountCents: number): string {
+    this.thresholdCents = amountCents;
+    return this.threshold();
+  }
+
+  setWithdrawalType(type: WithdrawalType): void {
+    this.withdrawal = type;
+  }
+
+  incomes(): Income[] {
+    this.incomeList ??= Array.from({ length: this.incomeCount }, (_, i) => this.income(i));
+    return structuredClone(this.incomeList);
+  }
+
+  /** The invoice of the last closed month: its incomes summed per DSP. */
+  invoice(): Invoice {
+    const periodStart = monthStart(this.today, -1);
+    const period = monthOf(periodStart);
+    const perDsp = new Map<string, { quantity: number; cents: number }>();
+    for (const income of this.incomes().filter((candidate) => candidate.period === period)) {
+      const line = perDsp.get(income.dsp) ?? { quantity: 0, cents: 0 };
+      line.quantity++;
+      line.cents += parseCents(income.amount) ?? 0;
+      perDsp.set(income.dsp, line);
+    }
+    const lines = [...perDsp.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([dsp, line]) => ({
+        dsp,
+        description: `Royalties ${period} - ${dsp}`,
+        quantity: line.quantity,
+        amount: formatCents(line.cents),
+      }));
+    const total = [...perDsp.values()].reduce((sum, line) => sum + line.cents, 0);
+    return {
+      invoice_number: `INV-${period.replace("-", "")}-${String(hash32(this.seed, "invoice") % 10_000).padStart(4, "0")}`,
+      period,
+      issued_at: instantOn(monthStart(this.today, 0) + 4, 9 * 3600),
+      currency: CURRENCY,
+      total: formatCents(total),
+      lines,
+    };
+  }
+
+  /** The sandbox's today at the current time of day: "now" for payouts made or handled. */
+  private now(): string {
+    return instantOn(this.today, Math.floor((Date.now() % 86_400_000) / 1000));
+  }
+
+  /** Older payouts are settled; the newest ones are still pending or processing. */
+  private historicPayout(i: number, count: number): Payout {
+    const rng = rngFor(this.seed, "payout", i);
+    const amountCents = rng.int(100, 2_000) * 100 + rng.int(0, 99);
+    const createdDay = this.today - (count - i) * 9 - rng.int(0, 4);
+    const fromEnd = count - 1 - i;
+    const status: PayoutStatus =
+      fromEnd < 3
+        ? "pending"
+        : fromEnd === 3
+          ? "processing"
+          : rng.pick(["paid", "paid", "paid", "paid", "paid", "paid", "failed", "cancelled"]);
+    const payout = newPayout({
+      id: String(4001 + i),
+      userId: this.userId,
+      amountCents,
+      wallet: rng.int(100_000, 500_000) / 100,
+      createdAt: instantOn(createdDay, rng.int(0, 86_399)),
+      idempotencyKey: uuidFrom(rng),
+    });
+    applyStatus(payout, status, instantOn(createdDay + 2, rng.int(0, 86_399)));
+    return payout;
+  }
+
+  private income(i: number): Income {
+    const rng = rngFor(this.seed, "income", i);
+    const periodStart = monthStart(
+      this.today,
+      -1 - Math.floor((i * INCOME_MONTHS) / Math.max(1, this.incomeCount)),
+    );
+    const dsps = this.dsps();
+    return {
+      id: 1 + i,
+      period: monthOf(periodStart),
+      source: rng.pick(INCOME_SOURCES),
+      dsp: dsps.length > 0 ? rng.pick(dsps).name : "Unknown",
+      territory: rng.pick(TERRITORIES).code,
+      amount: formatCents(rng.int(50, 50_000)),
+      currency: CURRENCY,
+      created_at: instantOn(monthStart(periodStart, 1) + rng.int(1, 9), rng.int(0, 86_399)),
+    };
+  }
+}
+
+/** A pending payout; fees are 1.5% of the amount, at least 1.00. */
+function newPayout(fields: {
+  id: string;
+  userId: string;
+  amountCents: number;
+  wallet: number;
+  createdAt: string;
+  idempotencyKey: string;
+}): Payout {
+  const fees = Math.max(100, Math.round(fields.amountCents * 0.015));
+  return {
+    id: fields.id,
+    user_id: fields.userId,
+    amount: formatCents(fields.amountCents),
+    currency: CURRENCY,
+    fees: formatCents(fees),
+    net_amount: formatCents(fields.amountCents - fees),
+    wallet: fields.wallet,
+    status: "pending",
+    method: null,
+    reference: null,
+    created_at: fields.createdAt,
+    processed_at: null,
+    notes: null,
+    metadata: { idempotency_key: fields.idempotencyKey },
+  };
+}
+
+/** Fields that follow a status: null while pending, filled as the payout is handled. */
+function applyStatus(payout: Payout, status: PayoutStatus, at: string): void {
+  const handled = status !== "pending";
+  payout.status = status;
+  payout.method = handled && status !== "cancelled" ? (payout.method ?? "bank_transfer") : null;
+  payout.reference =
+    status === "paid"
+      ? (payout.reference ?? `TRX-${payout.id}-${payout.metadata.idempotency_key.slice(0, 8)}`)
+      : null;
+  payout.processed_at =
+    status === "paid" || status === "failed" ? (payout.processed_at ?? at) : null;
+  payout.notes =
+    status === "failed" ? FAILURE_NOTE : status === "cancelled" ? "Cancelled by user" : null;
+}

@@ -1,0 +1,69 @@
+// `npm run sandbox`: the sandbox upstream as a standalone process, for the demo and manual runs.
+// Flags win over environment variables; the API key is never printed.
+import { parseArgs } from "node:util";
+import type { SandboxKnobs } from "./interfaces.js";
+import { startSandbox } from "./server.js";
+
+const USAGE = `Usage: npm run sandbox -- [options]
+  --port <n>          SANDBOX_PORT        default 8787
+  --api-key <key>     SANDBOX_API_KEY     default sandbox-key
+  --seed <n>          SANDBOX_SEED        default 1
+  --rps <n>           SANDBOX_RPS         requests per second before 429s, default unlimited
+  --fault-rate <0..1> SANDBOX_FAULT_RATE  default 0
+  --latency-ms <n>    SANDBOX_LATENCY_MS  default 0
+Steer a running sandbox with POST /__sandbox/knobs; read GET /__sandbox/stats.`;
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string" },
+    "api-key": { type: "string" },
+    seed: { type: "string" },
+    rps: { type: "string" },
+    "fault-rate": { type: "string" },
+    "latency-ms": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+/** A numeric setting from its flag or environment variable; undefined when neither is set. */
+function numberSetting(flag: string | undefined, envName: string): number | undefined {
+  const text = flag ?? process.env[envName];
+  if (text === undefined || text === "") return undefined;
+  const value = Number(text);
+  if (!Number.isFinite(value)) {
+    console.error(`${envName} / flag must be a number, got ${JSON.stringify(text)}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const knobs: Partial<SandboxKnobs> = {};
+const rps = numberSetting(values.rps, "SANDBOX_RPS");
+const faultRate = numberSetting(values["fault-rate"], "SANDBOX_FAULT_RATE");
+const latencyMs = numberSetting(values["latency-ms"], "SANDBOX_LATENCY_MS");
+if (rps !== undefined) knobs.requestsPerSecond = rps;
+if (faultRate !== undefined) knobs.faultRate = faultRate;
+if (latencyMs !== undefined) knobs.latencyMs = latencyMs;
+
+try {
+  const sandbox = await startSandbox({
+    port: numberSetting(values.port, "SANDBOX_PORT") ?? 8787,
+    apiKey: values["api-key"] ?? (process.env.SANDBOX_API_KEY || "sandbox-key"),
+    seed: numberSetting(values.seed, "SANDBOX_SEED") ?? 1,
+    knobs,
+  });
+  console.log(`Sandbox upstream listening on ${sandbox.url}`);
+  const stop = () => {
+    sandbox.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+} catch (error) {
+  console.error(`Sandbox failed to start: ${(error as Error).message}`);
+  process.exit(1);
+}

@@ -1,0 +1,182 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { applyDrift } from "./drift.js";
+import { drawFault, HTML_503_BODY, truncate } from "./faults.js";
+import { HttpError } from "./http/errors.js";
+import { parseJsonObject, readBody } from "./http/read-body.js";
+import { json, type Reply, writeResponse } from "./http/reply.js";
+import { matchRoute, type RouteMatch } from "./http/router.js";
+import type { SandboxKnobs } from "./interfaces.js";
+import type { RateLimitState } from "./rate-limiter.js";
+import { ADMIN_PREFIX, handleAdmin } from "./routes/admin.js";
+import { artistStatsRoutes } from "./routes/artist-stats.js";
+import { catalogueRoutes } from "./routes/catalogue.js";
+import { royaltiesRoutes } from "./routes/royalties.js";
+import { trendsRoutes } from "./routes/trends.js";
+import type { SandboxState } from "./sandbox-state.js";
+
+const API_ROUTES = [...catalogueRoutes, ...trendsRoutes, ...artistStatsRoutes, ...royaltiesRoutes];
+
+/** The node:http handler of a sandbox. */
+export function createRequestHandler(state: SandboxState) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    handle(state, request, response).catch((error: unknown) => {
+      // close() aborts pending delays and destroys the sockets: nothing is left to answer.
+      if (state.signal.aborted || response.headersSent) return;
+      writeResponse(
+        response,
+        500,
+        JSON.stringify({ error: "Internal Server Error", detail: String(error) }),
+      );
+    });
+  };
+}
+
+/** count → down → auth → rate limit → fault → route, in that order. */
+async function handle(state: SandboxState, request: IncomingMessage, response: ServerResponse) {
+  const url = new URL(request.url ?? "/", "http://sandbox");
+  if (url.pathname.startsWith(ADMIN_PREFIX)) {
+    return handleAdmin(state, request, response, url.pathname);
+  }
+
+  const arrivedMs = Date.now();
+  const match = matchRoute(API_ROUTES, request.method ?? "", url.pathname);
+  state.stats.arrived(match?.route.operation ?? "unknown", Math.floor(arrivedMs / 1000));
+  response.on("close", () => state.stats.finished());
+  const knobs = state.knobs();
+  if (knobs.down) return request.socket.destroy();
+
+  const limit = knobs.requestsPerSecond;
+  if (!isAuthorized(request, state.apiKey)) {
+    const budget = limit === null ? null : state.limiter.peek(limit, arrivedMs);
+    return sendJson(
+      state,
+      response,
+      knobs,
+      json(401, { error: "Invalid token" }),
+      rateLimitHeaders(budget),
+    );
+  }
+  let budget: RateLimitState | null = null;
+  if (limit !== null) {
+    const decision = state.limiter.take(limit, arrivedMs);
+    if (!decision.allowed) {
+      const headers = tooManyRequestsHeaders(decision, knobs.rateLimitHeaders, arrivedMs);
+      return sendJson(
+        state,
+        response,
+        knobs,
+        json(429, { message: "Too Many Attempts." }),
+        headers,
+      );
+    }
+    budget = decision;
+  }
+
+  const fault = drawFault(state.faultRng, knobs);
+  if (fault) state.stats.fault(fault);
+  if (fault === "reset") return request.socket.destroy();
+  if (fault === "html503") {
+    return send(state, response, knobs, 503, HTML_503_BODY, {}, "text/html; charset=utf-8");
+  }
+  if (fault === "error500") {
+    return sendJson(state, response, knobs, json(500, { error: "Internal Server Error" }));
+  }
+  if (fault === "slow") await sleep(knobs.slowMs, undefined, { signal: state.signal });
+
+  const reply = match
+    ? await route(state, request, knobs, match, url)
+    : json(404, { error: "Not found" });
+  if (
+    match?.route.operation === "royalties.requestPayout" &&
+    state.knobs().dropFirstPayoutResponse
+  ) {
+    // The payout was made; the client never hears of it and must retry safely.
+    state.setKnobs({ dropFirstPayoutResponse: false });
+    return request.socket.destroy();
+  }
+  const body = reply.status < 300 ? applyDrift(reply.body, knobs.drift) : reply.body;
+  if (fault === "truncated") {
+    return send(
+      state,
+      response,
+      knobs,
+      200,
+      truncate(JSON.stringify(body)),
+      rateLimitHeaders(budget),
+    );
+  }
+  return sendJson(state, response, knobs, { status: reply.status, body }, rateLimitHeaders(budget));
+}
+
+async function route(
+  state: SandboxState,
+  request: IncomingMessage,
+  knobs: SandboxKnobs,
+  { route, params }: RouteMatch,
+  url: URL,
+): Promise<Reply> {
+  try {
+    const raw = await readBody(request);
+    return route.handle({
+      params,
+      query: Object.fromEntries(url.searchParams),
+      body: () => parseJsonObject(raw),
+      headers: request.headers,
+      data: state.data,
+      knobs,
+    });
+  } catch (error) {
+    if (error instanceof HttpError) return json(error.status, error.body);
+    throw error;
+  }
+}
+
+function isAuthorized(request: IncomingMessage, apiKey: string): boolean {
+  const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
+  return match?.[1] === apiKey;
+}
+
+function rateLimitHeaders(budget: RateLimitState | null): Record<string, number> {
+  if (!budget) return {};
+  return {
+    "X-RateLimit-Limit": budget.limit,
+    "X-RateLimit-Remaining": budget.remaining,
+    "X-RateLimit-Reset": budget.reset,
+  };
+}
+
+function tooManyRequestsHeaders(
+  budget: RateLimitState,
+  mode: SandboxKnobs["rateLimitHeaders"],
+  nowMs: number,
+): Record<string, number> {
+  if (mode === "reset-only") return { "X-RateLimit-Reset": budget.reset };
+  const retryAfter = Math.max(1, Math.ceil(budget.reset - nowMs / 1000));
+  return { "Retry-After": retryAfter, ...rateLimitHeaders(budget) };
+}
+
+/** Writes a response after the latency knob's delay. */
+async function send(
+  state: SandboxState,
+  response: ServerResponse,
+  knobs: SandboxKnobs,
+  status: number,
+  text: string,
+  headers: Record<string, number> = {},
+  contentType?: string,
+): Promise<void> {
+  if (knobs.latencyMs > 0) await sleep(knobs.latencyMs, undefined, { signal: state.signal });
+  state.stats.status(status);
+  writeResponse(response, status, text, headers, contentType);
+}
+
+function sendJson(
+  state: SandboxState,
+  response: ServerResponse,
+  knobs: SandboxKnobs,
+  reply: Reply,
+  headers: Record<string, number> = {},
+): Promise<void> {
+  return send(state, response, knobs, reply.status, JSON.stringify(reply.body), headers);
+}

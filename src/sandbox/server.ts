@@ -1,0 +1,72 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SandboxDataset } from "./dataset/dataset.js";
+import { currentUtcDate } from "./days.js";
+import type { Sandbox, SandboxOptions } from "./interfaces.js";
+import { DEFAULT_KNOBS, mergeKnobs } from "./knobs.js";
+import { createRequestHandler } from "./pipeline.js";
+import { rngFor } from "./prng.js";
+import { RateLimiter } from "./rate-limiter.js";
+import type { SandboxState } from "./sandbox-state.js";
+import { resolveSize } from "./size.js";
+import { StatsRecorder } from "./stats.js";
+
+const HOST = "127.0.0.1";
+
+/** Starts a sandbox upstream on 127.0.0.1; nothing is generated until a request needs it. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = options.seed ?? 1;
+  const data = new SandboxDataset(
+    seed,
+    resolveSize(options.size),
+    options.today ?? currentUtcDate(),
+  );
+  let knobs = mergeKnobs(DEFAULT_KNOBS, options.knobs ?? {});
+  const closing = new AbortController();
+  const state: SandboxState = {
+    apiKey: options.apiKey ?? "sandbox-key",
+    data,
+    stats: new StatsRecorder(),
+    limiter: new RateLimiter(),
+    faultRng: rngFor(seed, "faults"),
+    signal: closing.signal,
+    knobs: () => knobs,
+    setKnobs: (patch) => {
+      knobs = mergeKnobs(knobs, patch);
+      return knobs;
+    },
+  };
+  const server = createServer(createRequestHandler(state));
+  await listen(server, options.port ?? 0);
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${HOST}:${port}`,
+    apiKey: state.apiKey,
+    data,
+    stats: () => state.stats.snapshot(),
+    resetStats: () => state.stats.reset(),
+    setKnobs: (patch) => {
+      state.setKnobs(patch);
+    },
+    close: () => close(server, closing),
+  };
+}
+
+function listen(server: Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, HOST, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** Stops pending delays and destroys every socket, so a slow response cannot hold close(). */
+function close(server: Server, closing: AbortController): Promise<void> {
+  closing.abort();
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,34 @@
+import { requireDay } from "./days.js";
+import type { SandboxSize } from "./interfaces.js";
+
+// Defaults make every list in the sandbox need several pages at the upstream's page sizes.
+export const DEFAULT_SIZE: SandboxSize = {
+  startDate: "2026-01-01",
+  days: 30,
+  products: 120,
+  artists: 60,
+  dsps: 30,
+  labels: 12,
+  socialArtists: 8,
+  playlistsPerArtist: 120,
+  chartRows: 150,
+  payouts: 25,
+  incomes: 300,
+};
+
+/** The defaults with `partial` applied; throws on a size the generators cannot honour. */
+export function resolveSize(partial: Partial<SandboxSize> = {}): SandboxSize {
+  const size = { ...DEFAULT_SIZE, ...partial };
+  requireDay(size.startDate, "size.startDate");
+  for (const [key, value] of Object.entries(size)) {
+    if (key === "startDate") continue;
+    if (!Number.isInteger(value) || (value as number) < 0) {
+      throw new Error(`size.${key} must be a non-negative integer`);
+    }
+  }
+  // Catalogue artists own the products; DSPs, territories and labels are trend universes.
+  for (const key of ["artists", "dsps", "labels"] as const) {
+    if (size[key] < 1) throw new Error(`size.${key} must be at least 1`);
+  }
+  return size;
+}

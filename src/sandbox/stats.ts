@@ -1,0 +1,58 @@
+import { FAULT_KINDS } from "./faults.js";
+import type { FaultKind, SandboxStats } from "./interfaces.js";
+
+function emptyStats(): SandboxStats {
+  return {
+    requests: 0,
+    byOperation: {},
+    byStatus: {},
+    rateLimited: 0,
+    faults: Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>,
+    unauthorized: 0,
+    peakConcurrency: 0,
+    perSecond: {},
+    maxPerSecond: 0,
+  };
+}
+
+/** Counts what the sandbox saw, so tests and the demo can check how a client behaved. */
+export class StatsRecorder {
+  private stats = emptyStats();
+  private inFlight = 0;
+
+  /** A request arrived; call `finished` once it is answered or its socket is gone. */
+  arrived(operation: string, epochSecond: number): void {
+    const stats = this.stats;
+    stats.requests++;
+    stats.byOperation[operation] = (stats.byOperation[operation] ?? 0) + 1;
+    const inSecond = (stats.perSecond[epochSecond] ?? 0) + 1;
+    stats.perSecond[epochSecond] = inSecond;
+    stats.maxPerSecond = Math.max(stats.maxPerSecond, inSecond);
+    this.inFlight++;
+    stats.peakConcurrency = Math.max(stats.peakConcurrency, this.inFlight);
+  }
+
+  finished(): void {
+    this.inFlight--;
+  }
+
+  status(code: number): void {
+    this.stats.byStatus[code] = (this.stats.byStatus[code] ?? 0) + 1;
+    if (code === 401) this.stats.unauthorized++;
+    if (code === 429) this.stats.rateLimited++;
+  }
+
+  fault(kind: FaultKind): void {
+    this.stats.faults[kind]++;
+  }
+
+  snapshot(): SandboxStats {
+    return structuredClone(this.stats);
+  }
+
+  /** Zeroes the counters; requests still in flight count towards the new peak. */
+  reset(): void {
+    this.stats = emptyStats();
+    this.stats.peakConcurrency = this.inFlight;
+  }
+}

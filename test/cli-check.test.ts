@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { runCli } from "./helpers/cli.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
+import { makeTempDir } from "./helpers/temp-dir.js";
+
+const prefix = uniquePrefix("cli-check");
+const dir = makeTempDir("cli-check");
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: "cli-check-secret-key-42" });
+  dir.write("etl.config.json", {
+    start_date: "2026-01-01",
+    territory_keys: ["all"],
+    redis_prefix: prefix,
+  });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  await deleteKeysWithPrefix(prefix);
+  dir.remove();
+});
+
+function check(apiKey: string) {
+  return runCli(["check"], {
+    cwd: dir.path,
+    env: { MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: apiKey, REDIS_URL, LOG_LEVEL: "warn" },
+  });
+}
+
+describe("etl check", () => {
+  it("reports the configuration, Postgres, Redis and what one upstream call found", async () => {
+    const result = await check(sandbox.apiKey);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const territories = sandbox.data.territories().length;
+    expect(result.stdout).toMatch(/^config {4}ok /m);
+    expect(result.stdout).toMatch(/^postgres {2}ok /m);
+    expect(result.stdout).toMatch(/^redis {5}ok /m);
+    expect(result.stdout).toMatch(
+      new RegExp(`^upstream  ok .*: ${territories} territories for key "all"`, "m"),
+    );
+    expect(sandbox.stats().requests).toBe(1);
+  });
+
+  it("exits 3 with a message about MUSIC_API_KEY when the key is refused, and never prints it", async () => {
+    sandbox.resetStats();
+    const wrongKey = "cli-check-wrong-key-77";
+    const result = await check(wrongKey);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/^upstream {2}FAIL .*check MUSIC_API_KEY/m);
+    expect(result.stdout + result.stderr).not.toContain(wrongKey);
+    expect(sandbox.stats().requests).toBe(1);
+  });
+});

@@ -1,0 +1,92 @@
+import { Writable } from "node:stream";
+import {
+  type AppContext,
+  type AppContextOptions,
+  createAppContext,
+} from "../../src/app-context.js";
+import { envSchema } from "../../src/config/env-schema.js";
+import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { createLogger } from "../../src/logging/logger.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./redis.js";
+
+export interface Upstream {
+  readonly sandbox: Sandbox;
+  readonly context: AppContext;
+  /** Every log line the client stack wrote. */
+  readonly logs: string[];
+  readonly prefix: string;
+  /** Another client stack sharing the sandbox and the Redis budget, closed with this one. */
+  connectAnother(): Promise<AppContext>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamOptions {
+  readonly sandbox?: SandboxOptions;
+  readonly etl?: Partial<Record<keyof EtlConfig, unknown>>;
+  readonly http?: AppContextOptions["http"];
+  /** Use this key instead of the sandbox's (to provoke a 401). */
+  readonly apiKey?: string;
+}
+
+/** A sandbox upstream and the project's real client stack pointed at it, logging into memory. */
+export async function startUpstream(
+  label: string,
+  options: UpstreamOptions = {},
+): Promise<Upstream> {
+  const sandbox = await startSandbox({
+    apiKey: `secret-${label}-key-0123456789`,
+    ...options.sandbox,
+  });
+  const prefix = uniquePrefix(label);
+  const logs: string[] = [];
+  const context = await connect(sandbox, prefix, options, logs);
+  const others: AppContext[] = [];
+  return {
+    sandbox,
+    context,
+    logs,
+    prefix,
+    async connectAnother() {
+      const other = await connect(sandbox, prefix, options, logs);
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of [context, ...others]) await other.close();
+      await sandbox.close();
+      await deleteKeysWithPrefix(prefix);
+    },
+  };
+}
+
+/** A client stack like a separate process's: its own connections, the same Redis budget. */
+async function connect(sandbox: Sandbox, prefix: string, options: UpstreamOptions, logs: string[]) {
+  const apiKey = options.apiKey ?? sandbox.apiKey;
+  const env = envSchema.parse({
+    MUSIC_API_URL: sandbox.url,
+    MUSIC_API_KEY: apiKey,
+    REDIS_URL,
+    LOG_LEVEL: "debug",
+  });
+  const etl = etlConfigSchema.parse({
+    start_date: "2026-01-01",
+    redis_prefix: prefix,
+    requests_per_second: 1000,
+    max_concurrency: 16,
+    request_timeout_ms: 2_000,
+    max_retries: 4,
+    ...options.etl,
+  });
+  const destination = new Writable({
+    write(chunk, _encoding, callback) {
+      logs.push(String(chunk));
+      callback();
+    },
+  });
+  const logger = createLogger({ level: "debug", secrets: [apiKey, sandbox.apiKey], destination });
+  return createAppContext(
+    { env, etl, configPath: "(test)" },
+    { logger, http: { retryBaseMs: 20, retryMaxDelayMs: 200, ...options.http } },
+  );
+}

@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  AuthError,
+  NetworkError,
+  RateLimitWaitTooLongError,
+  UpstreamStatusError,
+} from "../../src/errors.js";
+import type { HttpAttemptEvent } from "../../src/http/http-client.js";
+import type { FaultKind } from "../../src/sandbox/index.js";
+import { startUpstream, type Upstream } from "../helpers/upstream.js";
+
+let upstream: Upstream;
+/** Called after every attempt: tests use it to end a fault after N attempts. */
+let afterAttempt: (event: HttpAttemptEvent) => void = () => {};
+
+beforeAll(async () => {
+  upstream = await startUpstream("resilience", {
+    etl: { request_timeout_ms: 500, max_retries: 4 },
+    http: { onAttempt: (event) => afterAttempt(event) },
+  });
+});
+
+afterAll(() => upstream.close());
+
+beforeEach(() => {
+  afterAttempt = () => {};
+  upstream.sandbox.setKnobs({ faultRate: 0, requestsPerSecond: null, down: false, slowMs: 3_000 });
+  upstream.sandbox.resetStats();
+});
+
+const territories = () => upstream.context.api.catalogue.getTerritories({ key: "all" });
+
+/** The fault hits the first `failures` attempts, then the upstream is healthy again. */
+function faultFor(fault: FaultKind, failures: number) {
+  upstream.sandbox.setKnobs({ faultRate: 1, faults: [fault] });
+  afterAttempt = (event) => {
+    if (event.attempt === failures) upstream.sandbox.setKnobs({ faultRate: 0 });
+  };
+}
+
+describe("retries", () => {
+  it.each(["error500", "html503", "reset", "truncated", "slow"] as const)(
+    "%s is retried until it succeeds",
+    async (fault) => {
+      faultFor(fault, 2);
+      const result = await territories();
+      expect(result.records.length).toBeGreaterThan(0);
+      const stats = upstream.sandbox.stats();
+      expect(stats.faults[fault]).toBe(2);
+      expect(stats.requests).toBe(3);
+    },
+  );
+
+  it("gives up after max_retries with a typed error naming the operation", async () => {
+    upstream.sandbox.setKnobs({ down: true });
+    const error = await territories().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).message).toContain("catalogue.getTerritories");
+    expect(upstream.sandbox.stats().requests).toBe(5);
+  });
+
+  it("does not retry other 4xx, and names operation, status and the upstream's message", async () => {
+    const error = await upstream.context.http
+      .request({
+        operation: "trends.total",
+        method: "GET",
+        path: "/api/v1/getTrendsTotal",
+        body: { selection_type: "galaxy", start_date: "2026-01-01", end_date: "2026-01-02" },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamStatusError);
+    const statusError = error as UpstreamStatusError;
+    expect(statusError.status).toBe(422);
+    expect(statusError.message).toMatch(
+      /^trends\.total \(GET \/api\/v1\/getTrendsTotal\): HTTP 422: .*selection_type/,
+    );
+    expect(upstream.sandbox.stats().requests).toBe(1);
+  });
+
+  it("passes the caller's abort signal through, and an aborted call is not retried", async () => {
+    faultFor("slow", 99);
+    const t0 = Date.now();
+    const error = await upstream.context.api.catalogue
+      .getTerritories({ key: "all" }, { signal: AbortSignal.timeout(150) })
+      .catch((e: unknown) => e);
+    expect((error as Error).name).toBe("TimeoutError");
+    expect(Date.now() - t0).toBeLessThan(450);
+    expect(upstream.sandbox.stats().requests).toBe(1);
+  });
+});
+
+/** Starts just after a second boundary, so a burst lands in one second of the sandbox's clock. */
+async function atStartOfSecond(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)));
+}
+
+describe("rate limiting", () => {
+  it("honours Retry-After, and a second client waits out the same pause instead of earning a 429", async () => {
+    upstream.sandbox.setKnobs({ requestsPerSecond: 2, rateLimitHeaders: "retry-after" });
+    const other = await upstream.connectAnother();
+    await atStartOfSecond();
+    const timed = async (call: () => Promise<unknown>) => {
+      const t0 = Date.now();
+      await call();
+      return Date.now() - t0;
+    };
+    // Three at once: two fit in this second, the third gets 429 with Retry-After: 1.
+    const burst = Promise.all([timed(territories), timed(territories), timed(territories)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const late = timed(() => other.api.catalogue.getTerritories({ key: "all" }));
+    const [durations, lateMs] = await Promise.all([burst, late]);
+
+    const stats = upstream.sandbox.stats();
+    expect(stats.rateLimited).toBe(1);
+    expect(stats.byStatus[200]).toBe(4);
+    expect(Math.max(...durations)).toBeGreaterThanOrEqual(950);
+    // The late caller waited for the pause (ends a second after the 429) without being refused.
+    expect(lateMs).toBeGreaterThanOrEqual(800);
+  });
+
+  it("honours X-RateLimit-Reset when it comes without Retry-After", async () => {
+    upstream.sandbox.setKnobs({ requestsPerSecond: 1, rateLimitHeaders: "reset-only" });
+    await atStartOfSecond();
+    const t0 = Date.now();
+    await Promise.all([territories(), territories()]);
+    const stats = upstream.sandbox.stats();
+    expect(stats.rateLimited).toBe(1);
+    expect(stats.byStatus[200]).toBe(2);
+    // One success and one 429 in the first second; the retry waited for the reset, the next one.
+    expect(Object.values(stats.perSecond)).toEqual([2, 1]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+  });
+
+  it("pauses every client when a success says the window is spent (X-RateLimit-Remaining: 0)", async () => {
+    upstream.sandbox.setKnobs({ requestsPerSecond: 1 });
+    const other = await upstream.connectAnother();
+    await atStartOfSecond();
+    await territories();
+    await other.api.catalogue.getTerritories({ key: "all" });
+    const stats = upstream.sandbox.stats();
+    expect(stats.rateLimited).toBe(0);
+    expect(stats.byStatus[200]).toBe(2);
+  });
+
+  it("fails with a typed error instead of sleeping past max_rate_limit_wait_ms", async () => {
+    const capped = await startUpstream("resilience-cap", {
+      etl: { max_rate_limit_wait_ms: 300 },
+      sandbox: { knobs: { requestsPerSecond: 1 } },
+    });
+    try {
+      const api = capped.context.api.catalogue;
+      await api.getTerritories({ key: "all" });
+      const t0 = Date.now();
+      const error = await api.getTerritories({ key: "all" }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RateLimitWaitTooLongError);
+      expect((error as Error).message).toContain("max_rate_limit_wait_ms");
+      expect(Date.now() - t0).toBeLessThan(300);
+      expect(capped.sandbox.stats().requests).toBe(2);
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
+describe("authentication", () => {
+  it("fails at once on 401 with AuthError, after exactly one request", async () => {
+    const refused = await startUpstream("resilience-auth", { apiKey: "wrong-key-0123456789" });
+    try {
+      const error = await refused.context.api.catalogue
+        .getDsps({ key: "all" })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AuthError);
+      expect((error as Error).message).toContain("check MUSIC_API_KEY");
+      expect((error as Error).message).toContain("Invalid token");
+      expect(refused.sandbox.stats().requests).toBe(1);
+      expect(refused.sandbox.stats().unauthorized).toBe(1);
+    } finally {
+      await refused.close();
+    }
+  });
+});
+
+describe("writes", () => {
+  it("retries a payout request with the same idempotency key and creates one payout", async () => {
+    const before = upstream.sandbox.data.payouts().length;
+    upstream.sandbox.setKnobs({ dropFirstPayoutResponse: true });
+    const result = await upstream.context.api.royalties.requestPayout({ amount: "150.00" });
+    expect(result.accepted).toBe(true);
+    expect(upstream.sandbox.stats().byOperation["royalties.requestPayout"]).toBe(2);
+    expect(upstream.sandbox.data.payouts()).toHaveLength(before + 1);
+    expect(result.payout?.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type CallResult, call } from "./call.js";
+
+/** Waits until just after an epoch second starts, so a burst lands inside one second. */
+async function startOfSecond(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 5));
+}
+
+function header(result: CallResult, name: string): number | undefined {
+  const value = result.headers[name.toLowerCase()];
+  return value === undefined ? undefined : Number(value);
+}
+
+describe("sandbox rate limit", () => {
+  let sandbox: Sandbox;
+  afterEach(() => sandbox.close());
+
+  it("admits the limit per epoch second and answers 429 with Retry-After and X-RateLimit-*", async () => {
+    sandbox = await startSandbox({ today: "2026-02-01", knobs: { requestsPerSecond: 3 } });
+    await startOfSecond();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => call(sandbox, "/api/v1/getDsps/all")),
+    );
+    // Group by the second each answer belongs to: a burst may straddle a boundary.
+    const bySecond = new Map<number, CallResult[]>();
+    for (const result of results) {
+      const reset = header(result, "X-RateLimit-Reset") ?? 0;
+      bySecond.set(reset, [...(bySecond.get(reset) ?? []), result]);
+    }
+    for (const group of bySecond.values()) {
+      const admitted = group.filter((result) => result.status === 200).length;
+      expect(admitted).toBe(Math.min(3, group.length));
+    }
+    const limited = results.filter((result) => result.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(4);
+    for (const result of limited) {
+      expect(header(result, "Retry-After")).toBe(1);
+      expect(header(result, "X-RateLimit-Limit")).toBe(3);
+      expect(header(result, "X-RateLimit-Remaining")).toBe(0);
+      expect(header(result, "X-RateLimit-Reset")).toBeGreaterThan(Date.now() / 1000 - 2);
+    }
+    for (const result of results.filter((one) => one.status === 200)) {
+      expect(header(result, "X-RateLimit-Limit")).toBe(3);
+      expect(header(result, "X-RateLimit-Remaining")).toBeGreaterThanOrEqual(0);
+    }
+    const stats = sandbox.stats();
+    expect(stats.rateLimited).toBe(limited.length);
+    expect(stats.byStatus[429]).toBe(limited.length);
+    expect(stats.requests).toBe(10);
+    expect(Object.values(stats.perSecond).reduce((sum, count) => sum + count, 0)).toBe(10);
+    expect(stats.maxPerSecond).toBe(Math.max(...Object.values(stats.perSecond)));
+  });
+
+  it("refills the budget in the next second", async () => {
+    sandbox = await startSandbox({ today: "2026-02-01", knobs: { requestsPerSecond: 1 } });
+    await startOfSecond();
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
+    const refused = await call(sandbox, "/api/v1/getDsps/all");
+    expect(refused.status).toBe(429);
+    const waitMs = (header(refused, "X-RateLimit-Reset") ?? 0) * 1000 - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, waitMs) + 5));
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
+  });
+
+  it("sends only X-RateLimit-Reset on 429 in reset-only mode", async () => {
+    sandbox = await startSandbox({
+      today: "2026-02-01",
+      knobs: { requestsPerSecond: 1, rateLimitHeaders: "reset-only" },
+    });
+    await startOfSecond();
+    await call(sandbox, "/api/v1/getDsps/all");
+    const refused = await call(sandbox, "/api/v1/getDsps/all");
+    expect(refused.status).toBe(429);
+    expect(header(refused, "Retry-After")).toBeUndefined();
+    expect(header(refused, "X-RateLimit-Limit")).toBeUndefined();
+    expect(header(refused, "X-RateLimit-Remaining")).toBeUndefined();
+    expect(header(refused, "X-RateLimit-Reset")).toBe(Math.floor(Date.now() / 1000) + 1);
+  });
+
+  it("does not spend the budget on unauthorized requests, which still carry the headers", async () => {
+    sandbox = await startSandbox({ today: "2026-02-01", knobs: { requestsPerSecond: 1 } });
+    await startOfSecond();
+    const refused = await call(sandbox, "/api/v1/getDsps/all", { authorization: "Bearer nope" });
+    expect(refused.status).toBe(401);
+    expect(header(refused, "X-RateLimit-Remaining")).toBe(1);
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
+  });
+
+  it("sends no rate-limit headers without a limit, and can be limited at run time", async () => {
+    sandbox = await startSandbox({ today: "2026-02-01" });
+    const free = await call(sandbox, "/api/v1/getDsps/all");
+    expect(free.headers["x-ratelimit-limit"]).toBeUndefined();
+    sandbox.setKnobs({ requestsPerSecond: 5 });
+    const limited = await call(sandbox, "/api/v1/getDsps/all");
+    expect(header(limited, "X-RateLimit-Limit")).toBe(5);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { startSandbox } from "../../src/sandbox/index.js";
+import { call } from "./call.js";
+
+describe("sandbox at scale", () => {
+  it("starts fast with a year of data and 5000 products, and answers a full-year list quickly", async () => {
+    const started = performance.now();
+    const sandbox = await startSandbox({
+      today: "2027-01-15",
+      size: { days: 365, products: 5000 },
+    });
+    try {
+      expect(performance.now() - started).toBeLessThan(1000);
+      const timed = async (path: string, body?: unknown) => {
+        const begin = performance.now();
+        const result = await call(sandbox, path, { body });
+        expect(result.status, result.text.slice(0, 200)).toBe(200);
+        return performance.now() - begin;
+      };
+      // The first call also builds the catalogue.
+      expect(await timed("/api/v1/getproductByupc/12?page_size=100")).toBeLessThan(2000);
+      const list = {
+        selection_type: "asset",
+        sale_type: "stream",
+        start_date: "2026-01-01T00:00:00",
+        end_date: "2026-12-31T00:00:00",
+        offset: 1000,
+        size: 500,
+      };
+      expect(await timed("/api/v1/getTrendsList", list)).toBeLessThan(2000);
+      expect(await timed("/api/v1/getTrendsChart", list)).toBeLessThan(2000);
+      expect(
+        await timed("/api/v1/getTrendsTotal", {
+          selection_type: "product",
+          start_date: "2026-01-01",
+          end_date: "2026-12-31",
+        }),
+      ).toBeLessThan(2000);
+      const cm = sandbox.data.socialArtists()[0]?.cm_artist;
+      expect(
+        await timed(`/api/v1/artist-stats/stat/social_1?artist_id=${cm}&since=2026-01-16`),
+      ).toBeLessThan(500);
+      expect(await timed("/api/v1/artist-stats/charts?limit=200")).toBeLessThan(1000);
+      expect(sandbox.data.products()).toHaveLength(5000);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
