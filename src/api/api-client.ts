@@ -11,11 +11,12 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: an operation of any parameters and result
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any parameters and result
 type AnyOperation = Operation<any, any>;
 
+/** Parameters may be left out when every one of them is optional. */
 type CallArgs<S extends z.ZodType> =
-  // biome-ignore lint/complexity/noBannedTypes: operations without parameters
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- "no required key"
   {} extends z.input<S>
     ? [params?: z.input<S>, options?: CallOptions]
     : [params: z.input<S>, options?: CallOptions];

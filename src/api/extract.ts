@@ -49,7 +49,7 @@ const LIST_KEYS = ["obj", "data", "items", "results", "rows", "list", "records"]
  * the first array of objects under any key. Null when the body holds no list at all.
  */
 export function findList(body: unknown, depth = 0): unknown[] | null {
-  if (Array.isArray(body)) return body;
+  if (Array.isArray(body)) return body as unknown[];
   const record = asRecord(body);
   if (!record || depth > 3) return null;
   for (const key of LIST_KEYS) {

@@ -81,9 +81,8 @@ async function tour(api: ApiClient, day: string, cmArtist: number): Promise<Row[
       operation: 'catalogue.getProductByUpc "0"',
       ...(await pageAll(
         async (offset, size) =>
-          (
-            await api.catalogue.getProductByUpc({ upc: "0", page: offset / size, page_size: size })
-          ).records.length,
+          (await api.catalogue.getProductByUpc({ upc: "0", page: offset / size, page_size: size }))
+            .records.length,
         100,
         "products",
       )),

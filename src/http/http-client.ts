@@ -1,5 +1,5 @@
 import pRetry from "p-retry";
-import { Agent, type Dispatcher, request as undiciRequest } from "undici";
+import { Agent, request as undiciRequest } from "undici";
 import {
   AuthError,
   InvalidJsonError,
@@ -172,7 +172,7 @@ export class HttpClient {
     try {
       const response = await undiciRequest(url, {
         method: request.method,
-        dispatcher: this.#agent as Dispatcher,
+        dispatcher: this.#agent,
         signal,
         headers: {
           authorization: `Bearer ${apiKey}`,

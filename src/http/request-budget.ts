@@ -117,7 +117,9 @@ function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> 
   if (!signal) return promise;
   signal.throwIfAborted();
   return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => {
+      reject(signal.reason as Error);
+    };
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(() => {
       signal.removeEventListener("abort", onAbort);

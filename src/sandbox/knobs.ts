@@ -48,13 +48,13 @@ export function mergeKnobs(current: SandboxKnobs, patch: unknown): SandboxKnobs 
     throw new Error("knobs must be a JSON object");
   }
   const next: SandboxKnobs = { ...current, drift: { ...current.drift } };
-  for (const [key, value] of Object.entries(patch)) {
+  for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
     if (key === "drift") {
       next.drift = mergeDrift(next.drift, value);
     } else if (key in CHECKS) {
       const knob = key as keyof typeof CHECKS;
       if (!CHECKS[knob](value)) throw new Error(`invalid value for knob ${key}`);
-      Object.assign(next, { [knob]: Array.isArray(value) ? [...value] : value });
+      Object.assign(next, { [knob]: Array.isArray(value) ? [...(value as unknown[])] : value });
     } else {
       throw new Error(`unknown knob ${key}`);
     }
@@ -65,7 +65,7 @@ export function mergeKnobs(current: SandboxKnobs, patch: unknown): SandboxKnobs 
 function mergeDrift(current: DriftKnobs, patch: unknown): DriftKnobs {
   if (typeof patch !== "object" || patch === null) throw new Error("drift must be an object");
   const next = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
+  for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
     if (!(DRIFT_KEYS as string[]).includes(key)) throw new Error(`unknown drift knob ${key}`);
     if (typeof value !== "boolean") throw new Error(`drift.${key} must be a boolean`);
     next[key as keyof DriftKnobs] = value;

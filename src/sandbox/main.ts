@@ -59,7 +59,7 @@ try {
   });
   console.log(`Sandbox upstream listening on ${sandbox.url}`);
   const stop = () => {
-    sandbox.close().then(() => process.exit(0));
+    void sandbox.close().then(() => process.exit(0));
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);

@@ -66,7 +66,7 @@ describe("sandbox sales trends", () => {
     },
   );
 
-  it("makes product and asset lists need several pages of 50, with ids of the right kind", async () => {
+  it("makes product and asset lists need several pages of 50, with ids of the right kind", () => {
     for (const type of ["product", "asset"] as const) {
       const items = sandbox.data.trendList("2026-01-05", "2026-01-11", type, "stream");
       expect(items.length).toBeGreaterThan(100);

@@ -24,7 +24,7 @@ function everythingOf(error: unknown): string {
     String(error),
     (error as Error).stack,
     inspect(error, { depth: 10, showHidden: true }),
-    JSON.stringify(error, Object.getOwnPropertyNames(error as object)),
+    JSON.stringify(error, Object.getOwnPropertyNames(error)),
   ].join("\n");
 }
 

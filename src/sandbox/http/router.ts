@@ -8,7 +8,7 @@ export interface RouteContext {
   params: Record<string, string>;
   query: Record<string, string>;
   /** The JSON body as an object ({} when empty); throws a 400 HttpError when malformed. */
-  body(): Record<string, unknown>;
+  body(this: void): Record<string, unknown>;
   headers: IncomingHttpHeaders;
   data: SandboxDataset;
   knobs: SandboxKnobs;
