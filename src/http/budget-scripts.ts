@@ -4,7 +4,9 @@
  *
  * KEYS: 1 = send log (sorted set: token -> send time), 2 = leases (sorted set: token -> expiry),
  * 3 = pause (epoch ms before which nobody sends).
- * ARGV: 1 = requests per window, 2 = window ms, 3 = max concurrent, 4 = lease ms, 5 = token.
+ * ARGV: 1 = requests per window, 2 = window ms, 3 = max concurrent, 4 = lease ms, 5 = token,
+ * 6 = spacing ms (the least time between two sends, so a window's requests do not leave in
+ * one burst).
  * Returns {1, 0} when granted, {0, ms} to wait before asking again (-1: until a lease frees),
  * {2, ms} when paused by the upstream for ms.
  */
@@ -17,6 +19,10 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return {0, -1} end
 local window = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if newest[2] and now - tonumber(newest[2]) < tonumber(ARGV[6]) then
+  return {0, tonumber(ARGV[6]) - (now - tonumber(newest[2]))}
+end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {0, tonumber(oldest[2]) + window - now + 1}

@@ -48,6 +48,7 @@ export class RequestBudget {
   readonly #keys: readonly [string, string, string];
   readonly #requestsPerWindow: number;
   readonly #windowMs: number;
+  readonly #spacingMs: number;
   /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
   #queue: Promise<void> = Promise.resolve();
 
@@ -64,6 +65,7 @@ export class RequestBudget {
     const rate = options.requestsPerSecond;
     this.#requestsPerWindow = Math.max(1, Math.floor(rate));
     this.#windowMs = (rate < 1 ? Math.ceil(1000 / rate) : 1000) + WINDOW_MARGIN_MS;
+    this.#spacingMs = Math.floor(1000 / rate);
   }
 
   /** Waits for a slot (in order with the other callers of this process) and takes it. */
@@ -101,6 +103,7 @@ export class RequestBudget {
         maxConcurrency,
         leaseMs,
         token,
+        this.#spacingMs,
       )) as [number, number];
       if (state === 1) {
         return { release: async () => void (await redis.zrem(this.#keys[1], token)) };

@@ -65,8 +65,7 @@ describe("request budget shared by two processes", () => {
     console.log(
       `two processes, budget ${RATE} req/s: ${stats.requests} requests, ${rate.toFixed(1)} req/s over full seconds, max ${stats.maxPerSecond} in one second (${a.stdout.trim()} / ${b.stdout.trim()})`,
     );
-    // A floor against a pathologically slow budget; throughput targets are measured by `npm run bench`,
-    // not here, where every test file competes for the same two cores.
-    expect(rate).toBeGreaterThanOrEqual(0.7 * RATE);
+    // Sends are spaced 1/R apart and the window is 1.05 s, so the steady rate is R / 1.05.
+    expect(rate).toBeGreaterThanOrEqual(0.85 * RATE);
   });
 });

@@ -24,7 +24,13 @@ afterAll(() => upstream.close());
 
 beforeEach(() => {
   afterAttempt = () => {};
-  upstream.sandbox.setKnobs({ faultRate: 0, requestsPerSecond: null, down: false, slowMs: 3_000 });
+  upstream.sandbox.setKnobs({
+    faultRate: 0,
+    requestsPerSecond: null,
+    down: false,
+    slowMs: 3_000,
+    latencyMs: 0,
+  });
   upstream.sandbox.resetStats();
 });
 
@@ -96,7 +102,12 @@ async function atStartOfSecond(): Promise<void> {
 
 describe("rate limiting", () => {
   it("honours Retry-After, and a second client waits out the same pause instead of earning a 429", async () => {
-    upstream.sandbox.setKnobs({ requestsPerSecond: 2, rateLimitHeaders: "retry-after" });
+    // Latency keeps all three of the burst in flight before any answer can pause the others.
+    upstream.sandbox.setKnobs({
+      requestsPerSecond: 2,
+      rateLimitHeaders: "retry-after",
+      latencyMs: 100,
+    });
     const other = await upstream.connectAnother();
     await atStartOfSecond();
     const timed = async (call: () => Promise<unknown>) => {
@@ -106,7 +117,7 @@ describe("rate limiting", () => {
     };
     // Three at once: two fit in this second, the third gets 429 with Retry-After: 1.
     const burst = Promise.all([timed(territories), timed(territories), timed(territories)]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 250));
     const late = timed(() => other.api.catalogue.getTerritories({ key: "all" }));
     const [durations, lateMs] = await Promise.all([burst, late]);
 
@@ -115,11 +126,15 @@ describe("rate limiting", () => {
     expect(stats.byStatus[200]).toBe(4);
     expect(Math.max(...durations)).toBeGreaterThanOrEqual(950);
     // The late caller waited for the pause (ends a second after the 429) without being refused.
-    expect(lateMs).toBeGreaterThanOrEqual(800);
+    expect(lateMs).toBeGreaterThanOrEqual(600);
   });
 
   it("honours X-RateLimit-Reset when it comes without Retry-After", async () => {
-    upstream.sandbox.setKnobs({ requestsPerSecond: 1, rateLimitHeaders: "reset-only" });
+    upstream.sandbox.setKnobs({
+      requestsPerSecond: 1,
+      rateLimitHeaders: "reset-only",
+      latencyMs: 100,
+    });
     await atStartOfSecond();
     const t0 = Date.now();
     await Promise.all([territories(), territories()]);
