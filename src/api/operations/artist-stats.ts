@@ -8,15 +8,7 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import {
-  asRecord,
-  type JsonRecord,
-  listOf,
-  toInteger,
-  toNumber,
-  toText,
-  unwrapObj,
-} from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toNumber, toText, unwrapObj } from "../extract.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {
   calendarDate,
@@ -62,20 +54,22 @@ function toArtistIdLookup(body: unknown): ArtistIdLookup {
   return { socialArtistId: null, raw: body };
 }
 
-/** Every array of points under the `obj` object is a metric: `{followers: [{value, timestp}...]}`. */
+/** A point of a metric: `{value, timestp, ...}`; anything else in the array is not a point. */
+function toStatPoint(metric: string, item: unknown): StatPoint[] {
+  const raw = asRecord(item);
+  if (!raw || !("value" in raw || "timestp" in raw)) return [];
+  const stamp = toText(raw.timestp ?? raw.timestamp ?? raw.date);
+  return [{ metric, day: stamp ? stamp.slice(0, 10) : null, value: toNumber(raw.value), raw }];
+}
+
+/**
+ * Every array directly under the `obj` object is a metric: `{followers: [{value, timestp}...]}`.
+ * Other fields (`link`, nested objects) are not metrics, and stay in the raw body.
+ */
 function toStatSeries(body: unknown): StatSeries {
   const inner = asRecord(unwrapObj(body)) ?? {};
   const points = Object.entries(inner).flatMap(([metric, series]) =>
-    Array.isArray(series)
-      ? listOf(series).flatMap((item) => {
-          const raw = asRecord(item);
-          if (!raw || !("value" in raw || "timestp" in raw)) return [];
-          const stamp = toText(raw.timestp ?? raw.timestamp ?? raw.date);
-          return [
-            { metric, day: stamp ? stamp.slice(0, 10) : null, value: toNumber(raw.value), raw },
-          ];
-        })
-      : [],
+    Array.isArray(series) ? series.flatMap((item: unknown) => toStatPoint(metric, item)) : [],
   );
   return { points, raw: body };
 }
