@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { type ApiClient, createApiClient } from "./api/api-client.js";
-import type { AppConfig } from "./config/load-config.js";
+import { type AppConfig, requireUpstream } from "./config/load-config.js";
 import { HttpClient, type HttpClientOptions } from "./http/http-client.js";
 import { RequestBudget } from "./http/request-budget.js";
 import { createLogger, type Logger } from "./logging/logger.js";
@@ -28,8 +28,8 @@ export async function createAppContext(
   options: AppContextOptions = {},
 ): Promise<AppContext> {
   const { env, etl } = config;
-  const logger =
-    options.logger ?? createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY] });
+  const upstream = requireUpstream(env);
+  const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, secrets: [upstream.key] });
   const redis = new Redis(env.REDIS_URL, {
     lazyConnect: true,
     connectTimeout: 5_000,
@@ -41,16 +41,16 @@ export async function createAppContext(
   const budget = new RequestBudget({
     redis,
     keyPrefix: etl.redis_prefix,
-    apiUrl: env.MUSIC_API_URL,
-    apiKey: env.MUSIC_API_KEY,
+    apiUrl: upstream.url,
+    apiKey: upstream.key,
     requestsPerSecond: etl.requests_per_second,
     maxConcurrency: etl.max_concurrency,
     leaseMs: etl.request_timeout_ms + 5_000,
     maxPauseMs: etl.max_rate_limit_wait_ms,
   });
   const http = new HttpClient({
-    baseUrl: env.MUSIC_API_URL,
-    apiKey: env.MUSIC_API_KEY,
+    baseUrl: upstream.url,
+    apiKey: upstream.key,
     budget,
     logger,
     timeoutMs: etl.request_timeout_ms,

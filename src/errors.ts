@@ -34,6 +34,9 @@ export class ConfigError extends EtlError {
   }
 }
 
+/** A command-line argument is invalid; nothing was done. */
+export class UsageError extends EtlError {}
+
 /** A parameter given to an API operation is invalid; nothing was sent. */
 export class ParameterError extends EtlError {
   constructor(operation: string, field: string, problem: string) {

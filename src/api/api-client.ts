@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { ParameterError } from "../errors.js";
-import type { HttpClient } from "../http/http-client.js";
+import type { HttpAttemptEvent, HttpClient } from "../http/http-client.js";
 import type { Operation } from "./operation.js";
 import { artistStatsOperations } from "./operations/artist-stats.js";
 import { catalogueOperations } from "./operations/catalogue.js";
@@ -9,6 +9,8 @@ import { trendsOperations } from "./operations/trends.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** Told of every attempt this call makes (for per-partition request counts). */
+  readonly onAttempt?: (event: HttpAttemptEvent) => void;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any parameters and result
@@ -59,6 +61,7 @@ export async function callOperation<S extends z.ZodType, R>(
     operation: operation.name,
     ...operation.request(parsed.data),
     signal: options.signal,
+    onAttempt: options.onAttempt,
   });
   return operation.parse(response.body, response.status);
 }

@@ -1,5 +1,8 @@
 import { Command, CommanderError } from "commander";
 import { checkCommand } from "./commands/check.js";
+import { migrateCommand } from "./commands/migrate.js";
+import { statusCommand } from "./commands/status.js";
+import { type SyncOptions, syncCommand } from "./commands/sync.js";
 import { ExitCode } from "./exit-codes.js";
 import { reportError } from "./report-error.js";
 
@@ -7,10 +10,10 @@ const stdout = { line: (text: string) => process.stdout.write(`${text}\n`) };
 const writeError = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Runs a command and turns its outcome, or its error, into the process's exit code. */
-function action(run: () => Promise<ExitCode>) {
-  return async () => {
+function action<A extends unknown[]>(run: (...args: A) => Promise<ExitCode>) {
+  return async (...args: A) => {
     try {
-      process.exitCode = await run();
+      process.exitCode = await run(...args);
     } catch (error) {
       process.exitCode = reportError(error, writeError);
     }
@@ -36,6 +39,24 @@ program
   .command("check")
   .description("validate the configuration, check Postgres and Redis, and call the upstream once")
   .action(action(() => checkCommand(stdout)));
+
+program
+  .command("migrate")
+  .description("create the database if it does not exist, then apply every pending migration")
+  .action(action(() => migrateCommand(stdout)));
+
+program
+  .command("sync")
+  .description("sync every stream (or those named) once, in the foreground")
+  .option("--only <streams>", "comma-separated stream or family names (see status)")
+  .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
+  .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
+  .action(action((options: SyncOptions) => syncCommand(options, stdout)));
+
+program
+  .command("status")
+  .description("show each stream's last success, how many days behind it is, and failed partitions")
+  .action(action(() => statusCommand(stdout)));
 
 try {
   await program.parseAsync(process.argv);

@@ -1,4 +1,4 @@
-import { AuthError, ConfigError, EtlError, ParameterError } from "../errors.js";
+import { AuthError, ConfigError, EtlError, ParameterError, UsageError } from "../errors.js";
 import { ExitCode } from "./exit-codes.js";
 
 /** One clear message on stderr and the exit code that matches the kind of failure. */
@@ -7,7 +7,7 @@ export function reportError(error: unknown, write: (line: string) => void): Exit
     for (const line of error.message.split("\n")) write(`config error: ${line}`);
     return ExitCode.usage;
   }
-  if (error instanceof ParameterError) {
+  if (error instanceof ParameterError || error instanceof UsageError) {
     write(`error: ${error.message}`);
     return ExitCode.usage;
   }

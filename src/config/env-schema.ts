@@ -20,10 +20,11 @@ function urlWithScheme(schemes: readonly string[], example: string) {
 
 /** The environment variables the application reads; their names are a public contract. */
 export const envSchema = z.object({
-  MUSIC_API_URL: urlWithScheme(["http", "https"], "https://api.example.com").transform((url) =>
-    url.replace(/\/+$/, ""),
-  ),
-  MUSIC_API_KEY: z.string().trim().min(1, "must not be empty"),
+  // Optional here: commands that never call the upstream (migrate, status) run without them.
+  MUSIC_API_URL: urlWithScheme(["http", "https"], "https://api.example.com")
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional(),
+  MUSIC_API_KEY: z.string().trim().min(1, "must not be empty").optional(),
   DATABASE_URL: urlWithScheme(
     ["postgres", "postgresql"],
     "postgres://127.0.0.1:5432/music_etl",

@@ -16,6 +16,8 @@ export interface AppConfig {
 export interface LoadConfigOptions {
   readonly cwd?: string;
   readonly env?: NodeJS.ProcessEnv;
+  /** Whether the command calls the upstream, so MUSIC_API_URL and MUSIC_API_KEY must be set. */
+  readonly upstream?: boolean;
 }
 
 /**
@@ -29,6 +31,21 @@ export function readEnvironment(
   const dotenvPath = resolve(cwd, ".env");
   const fromFile = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {};
   return { ...fromFile, ...(options.env ?? process.env) };
+}
+
+/** The upstream's URL and key, or a ConfigError naming what is missing. */
+export function requireUpstream(env: EnvConfig): { url: string; key: string } {
+  const missing = (["MUSIC_API_URL", "MUSIC_API_KEY"] as const).filter((name) => !env[name]);
+  if (!env.MUSIC_API_URL || !env.MUSIC_API_KEY) {
+    throw new ConfigError(
+      "environment",
+      missing.map((field) => ({
+        field,
+        problem: "is required (set it in the environment or .env)",
+      })),
+    );
+  }
+  return { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY };
 }
 
 function readJsonFile(path: string, displayName: string): unknown {
@@ -57,6 +74,7 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     throw new ConfigError("environment", toConfigProblems(envResult.error, false));
   }
   const env = envResult.data;
+  if (options.upstream !== false) requireUpstream(env);
   const configPath = resolve(cwd, env.ETL_CONFIG);
   const fileResult = etlConfigSchema.safeParse(readJsonFile(configPath, env.ETL_CONFIG), {
     reportInput: true,

@@ -35,6 +35,8 @@ export interface HttpRequest {
   readonly signal?: AbortSignal;
   /** A non-idempotent request without a key to make it so must not be repeated. Default true. */
   readonly retry?: boolean;
+  /** Told of every attempt of this request, besides the client-wide observer. */
+  readonly onAttempt?: (event: HttpAttemptEvent) => void;
   /** A non-2xx answer that is a result, not a failure (e.g. a refused payout). */
   readonly acceptStatus?: (status: number, body: unknown) => boolean;
 }
@@ -152,12 +154,14 @@ export class HttpClient {
       throw error;
     } finally {
       await lease.release();
-      this.#options.onAttempt?.({
+      const event = {
         operation: request.operation,
         outcome,
         durationMs: performance.now() - started,
         attempt,
-      });
+      };
+      this.#options.onAttempt?.(event);
+      request.onAttempt?.(event);
     }
   }
 

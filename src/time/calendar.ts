@@ -20,3 +20,17 @@ export function isLocalDateTime(value: string): boolean {
 export function utcToday(now: Date = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
+
+/** The day `n` days after `day` (before, when negative), both YYYY-MM-DD in UTC. */
+export function addDays(day: string, n: number): string {
+  const date = new Date(`${day}T00:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + n);
+  return date.toISOString().slice(0, 10);
+}
+
+/** Every day from `from` to `to`, inclusive; empty when `to` is before `from`. */
+export function daysBetween(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
+  return days;
+}

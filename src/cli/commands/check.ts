@@ -5,10 +5,7 @@ import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
-
-export interface CheckOutput {
-  line(text: string): void;
-}
+import type { Output } from "../output.js";
 
 function describeTracking(config: AppConfig): string {
   const { etl } = config;
@@ -48,7 +45,7 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
  * Validates the configuration, then checks each dependency and calls one cheap upstream operation
  * (a territory lookup), printing one line per check.
  */
-export async function checkCommand(out: CheckOutput): Promise<ExitCode> {
+export async function checkCommand(out: Output): Promise<ExitCode> {
   const config = loadConfig();
   const { env, etl } = config;
   out.line(`config    ok    ${config.configPath}: ${describeTracking(config)}`);

@@ -1,0 +1,25 @@
+import { displayUrl } from "../../config/display-url.js";
+import { loadConfig } from "../../config/load-config.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { ensureDatabase } from "../../warehouse/ensure-database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
+import { ExitCode } from "../exit-codes.js";
+import type { Output } from "../output.js";
+
+/** Creates the database when missing, then applies every pending migration. */
+export async function migrateCommand(out: Output): Promise<ExitCode> {
+  const { env } = loadConfig({ upstream: false });
+  const created = await ensureDatabase(env.DATABASE_URL);
+  if (created) out.line(`created database ${displayUrl(env.DATABASE_URL)}`);
+  const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
+  try {
+    const { applied } = await migrateToLatest(db);
+    for (const name of applied) out.line(`applied ${name}`);
+    out.line(
+      applied.length === 0 ? "the warehouse is up to date" : `${applied.length} migrations applied`,
+    );
+    return ExitCode.ok;
+  } finally {
+    await db.destroy();
+  }
+}

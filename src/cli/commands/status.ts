@@ -1,0 +1,55 @@
+import { loadConfig } from "../../config/load-config.js";
+import { STREAMS } from "../../streams/registry.js";
+import { addDays, utcToday } from "../../time/calendar.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
+import { streamStatuses } from "../../warehouse/stream-status.js";
+import { ExitCode } from "../exit-codes.js";
+import { type Output, table } from "../output.js";
+
+function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
+/**
+ * Per stream: the last success, how many days behind it is (daily streams: since the last day
+ * synced, which is yesterday when current; others: since the last success), failed partitions.
+ */
+export async function statusCommand(out: Output): Promise<ExitCode> {
+  const { env } = loadConfig({ upstream: false });
+  const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
+  try {
+    await migrateToLatest(db);
+    const today = utcToday();
+    const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
+    const rows = STREAMS.map((stream) => {
+      const status = statuses.get(stream.name);
+      if (!status) return [stream.name, "never", "-", "0", ""];
+      const lastSuccess =
+        status.lastSuccessAt?.toISOString().slice(0, 16).replace("T", " ") ?? "never";
+      const behind = status.lastDay
+        ? daysBetween(status.lastDay, addDays(today, -1))
+        : status.lastSuccessAt
+          ? daysBetween(status.lastSuccessAt.toISOString().slice(0, 10), today)
+          : null;
+      const failed = status.failed.map((f) => f.partition);
+      const shown = failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : "");
+      return [
+        stream.name,
+        lastSuccess,
+        behind === null ? "-" : String(behind),
+        String(failed.length),
+        shown,
+      ];
+    });
+    for (const line of table([
+      ["stream", "last success (UTC)", "days behind", "failed", "failed partitions"],
+      ...rows,
+    ])) {
+      out.line(line);
+    }
+    return ExitCode.ok;
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,23 @@
+import { UsageError } from "../errors.js";
+import { STREAM_FAMILIES, type Stream } from "./stream.js";
+import { trendChartPoints } from "./trends/trend-chart-points.js";
+import { trendItems } from "./trends/trend-items.js";
+import { trendTotals } from "./trends/trend-totals.js";
+
+/** Every stream, in run order: by family (catalogue first: later families read it), then as listed. */
+export const STREAMS: readonly Stream[] = [trendTotals, trendItems, trendChartPoints].sort(
+  (a, b) => STREAM_FAMILIES.indexOf(a.family) - STREAM_FAMILIES.indexOf(b.family),
+);
+
+/** The streams named by `--only` (stream or family names), in run order; all when none. */
+export function selectStreams(only: readonly string[] | undefined): Stream[] {
+  if (!only || only.length === 0) return [...STREAMS];
+  const known = new Set<string>([...STREAMS.map((s) => s.name), ...STREAM_FAMILIES]);
+  const unknown = only.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `unknown stream ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${[...known].join(", ")}`,
+    );
+  }
+  return STREAMS.filter((s) => only.includes(s.name) || only.includes(s.family));
+}

@@ -1,0 +1,153 @@
+import type { Kysely } from "kysely";
+import type { ApiClient } from "../api/api-client.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import type { Logger } from "../logging/logger.js";
+import type { Warehouse } from "../warehouse/database.js";
+import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream-state.js";
+import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
+import { deleteMissing, type Row, upsertRows } from "../warehouse/write-rows.js";
+import type { Output, Partition, Stream } from "./stream.js";
+
+export interface RunnerDeps {
+  readonly db: Warehouse;
+  readonly api: ApiClient;
+  readonly logger: Logger;
+  readonly config: EtlConfig;
+  /** The run's date (UTC): snapshot rows are stamped with it. */
+  readonly today: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface PartitionOutcome {
+  readonly stream: string;
+  readonly partition: string;
+  readonly status: "succeeded" | "failed";
+  readonly requests: number;
+  readonly rowsWritten: number;
+  /** Rows dropped because a key column had no value (the record stays in no table). */
+  readonly rowsSkipped: number;
+  readonly durationMs: number;
+  readonly error?: unknown;
+}
+
+/** What the runner tracks of one output while the partition's pages go by. */
+interface OutputState {
+  readonly output: Output<Partition, unknown>;
+  /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
+  readonly seen: Row[];
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Syncs one partition: pages until the stream says it is complete, writing each page's rows in
+ * its own transaction. The last page, the removal of rows the upstream no longer returns, the
+ * checkpoint and the audit row commit together, so a crash re-runs at most this partition, and
+ * re-running it changes nothing.
+ */
+export async function runPartition(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+): Promise<PartitionOutcome> {
+  const started = performance.now();
+  const { db, logger } = deps;
+  const log = logger.child({ stream: stream.name, partition: partition.key });
+  const runId = await startSyncRun(db, stream.name, partition.key);
+  let requests = 0;
+  let rowsWritten = 0;
+  let rowsSkipped = 0;
+  const states: OutputState[] = stream.outputs.map((output) => ({ output, seen: [] }));
+  const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
+    output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;
+
+  const context = {
+    api: deps.api,
+    config: deps.config,
+    today: deps.today,
+    call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
+  };
+
+  try {
+    let cursor: unknown = null;
+    let position = 0;
+    for (;;) {
+      const page = await stream.fetch(context, partition, cursor);
+      const last = page.next === null || page.next === undefined;
+      const batches = states.map((state) => {
+        const rows = page.records.flatMap((record, i) =>
+          state.output
+            .rows(record, partition, position + i)
+            .map((row) => withSnapshot(state.output, row)),
+        );
+        const complete = rows.filter((row) =>
+          state.output.target.key.every(
+            (column) => row[column] !== null && row[column] !== undefined,
+          ),
+        );
+        rowsSkipped += rows.length - complete.length;
+        if (state.output.mode !== "upsert") {
+          for (const row of complete) state.seen.push(pick(row, state.output.target.key));
+        }
+        return complete;
+      });
+      position += page.records.length;
+      await db.transaction().execute(async (trx) => {
+        const tx = trx as unknown as Kysely<unknown>;
+        for (const [i, state] of states.entries()) {
+          rowsWritten += await upsertRows(tx, state.output.target, batches[i] ?? []);
+        }
+        if (!last) return;
+        for (const state of states) {
+          if (state.output.mode === "upsert" || !state.output.scope) continue;
+          const scope = withSnapshot(state.output, state.output.scope(partition));
+          rowsWritten += await deleteMissing(tx, state.output.target, scope, state.seen);
+        }
+        await markPartitionSucceeded(
+          trx,
+          stream.name,
+          partition.key,
+          checkpointOf(stream, partition),
+        );
+        await finishSyncRun(trx, runId, { status: "succeeded", requests, rowsWritten });
+      });
+      if (last) break;
+      cursor = page.next;
+    }
+    if (rowsSkipped > 0) log.warn({ rowsSkipped }, "rows without a key value were not stored");
+    log.debug({ requests, rowsWritten }, "partition synced");
+    return outcome("succeeded");
+  } catch (error) {
+    const message = describe(error);
+    log.error({ err: message, requests }, "partition failed");
+    await db.transaction().execute(async (trx) => {
+      await markPartitionFailed(trx, stream.name, partition.key, message);
+      await finishSyncRun(trx, runId, { status: "failed", requests, rowsWritten, error: message });
+    });
+    return outcome("failed", error);
+  }
+
+  function outcome(status: "succeeded" | "failed", error?: unknown): PartitionOutcome {
+    return {
+      stream: stream.name,
+      partition: partition.key,
+      status,
+      requests,
+      rowsWritten,
+      rowsSkipped,
+      durationMs: performance.now() - started,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+}
+
+/** A daily partition remembers its day, which is how fresh the stream is. */
+function checkpointOf(stream: Stream, partition: Partition): unknown {
+  return stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {});
+}
+
+function pick(row: Row, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, row[column]]));
+}

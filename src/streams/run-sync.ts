@@ -1,0 +1,61 @@
+import pLimit from "p-limit";
+import { AuthError } from "../errors.js";
+import { type DayRange, planPartitions } from "./plan-partitions.js";
+import { type PartitionOutcome, type RunnerDeps, runPartition } from "./run-partition.js";
+import type { Stream } from "./stream.js";
+
+export interface StreamSummary {
+  readonly stream: string;
+  readonly partitions: number;
+  readonly failed: readonly PartitionOutcome[];
+  readonly requests: number;
+  readonly rowsWritten: number;
+  readonly durationMs: number;
+}
+
+/**
+ * Runs the streams in order (later ones may read what earlier ones wrote), each stream's
+ * partitions `max_concurrency` at a time. A failed partition is recorded and the others go on;
+ * a refused credential stops everything at once and is thrown.
+ */
+export async function runSync(
+  deps: RunnerDeps,
+  streams: readonly Stream[],
+  range: DayRange,
+  onStream?: (summary: StreamSummary) => void,
+): Promise<StreamSummary[]> {
+  const controller = new AbortController();
+  const signal = deps.signal
+    ? AbortSignal.any([deps.signal, controller.signal])
+    : controller.signal;
+  const runner = { ...deps, signal };
+  const limit = pLimit(deps.config.max_concurrency);
+  const summaries: StreamSummary[] = [];
+  for (const stream of streams) {
+    const started = performance.now();
+    const partitions = await planPartitions(deps, stream, range);
+    const outcomes = await Promise.all(
+      partitions.map((partition) =>
+        limit(async () => {
+          if (signal.aborted) return null;
+          const outcome = await runPartition(runner, stream, partition);
+          if (outcome.error instanceof AuthError) controller.abort(outcome.error);
+          return outcome;
+        }),
+      ),
+    );
+    if (controller.signal.aborted) throw controller.signal.reason;
+    const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
+    const summary: StreamSummary = {
+      stream: stream.name,
+      partitions: done.length,
+      failed: done.filter((o) => o.status === "failed"),
+      requests: done.reduce((sum, o) => sum + o.requests, 0),
+      rowsWritten: done.reduce((sum, o) => sum + o.rowsWritten, 0),
+      durationMs: performance.now() - started,
+    };
+    summaries.push(summary);
+    onStream?.(summary);
+  }
+  return summaries;
+}

@@ -1,0 +1,76 @@
+import type { ApiClient, CallOptions } from "../api/api-client.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import type { Warehouse } from "../warehouse/database.js";
+import type { Row, TableTarget } from "../warehouse/write-rows.js";
+
+/** Families run in this order: each may read what the ones before it wrote. */
+export const STREAM_FAMILIES = ["catalogue", "trends", "artist_stats", "royalties"] as const;
+export type StreamFamily = (typeof STREAM_FAMILIES)[number];
+
+/** One slice of a stream, synced and checkpointed as a unit. */
+export interface Partition {
+  /** Stable text key, stored in etl.stream_state and etl.sync_runs: "2026-01-05|asset|stream". */
+  readonly key: string;
+  /**
+   * The day a daily partition covers. Such partitions are skipped once synced, except in the
+   * lookback window and when a range is given explicitly.
+   */
+  readonly day?: string;
+}
+
+export interface PlanContext {
+  readonly db: Warehouse;
+  readonly config: EtlConfig;
+  /** The run's date (UTC). */
+  readonly today: string;
+  /** Days that daily partitions cover: --from..--to, or start_date..yesterday. */
+  readonly days: readonly string[];
+  /** Checkpoints of the stream's partitions that succeeded before, by partition key. */
+  readonly checkpoints: ReadonlyMap<string, unknown>;
+}
+
+export interface FetchContext {
+  readonly api: ApiClient;
+  /** Pass to every API call: cancellation and request accounting. */
+  readonly call: CallOptions;
+  readonly config: EtlConfig;
+  readonly today: string;
+}
+
+export interface Page<R> {
+  readonly records: readonly R[];
+  /** Where the next page starts, or null when the partition is complete. */
+  readonly next: unknown;
+}
+
+/**
+ * How a stream's records land in one table:
+ * - upsert: merged by key;
+ * - replace: merged by key, then the partition's rows (`scope`) that were not returned are deleted;
+ * - snapshot: like replace within the partition and the run's date: `snapshot_date` is added to
+ *   every row, so each day keeps its own copy of what the upstream only shows as "now".
+ */
+export interface Output<P extends Partition, R> {
+  readonly target: TableTarget;
+  readonly mode: "upsert" | "replace" | "snapshot";
+  /** The columns and values that identify a partition's rows (replace and snapshot). */
+  readonly scope?: (partition: P) => Row;
+  /** The rows of one record; `position` is the record's index in the partition. */
+  readonly rows: (record: R, partition: P, position: number) => readonly Row[];
+}
+
+/** A stream: one upstream endpoint family, declared as data, run by the generic runner. */
+export interface Stream<P extends Partition = Partition, R = unknown> {
+  readonly name: string;
+  readonly family: StreamFamily;
+  readonly outputs: readonly Output<P, R>[];
+  partitions(context: PlanContext): Promise<readonly P[]>;
+  fetch(context: FetchContext, partition: P, cursor: unknown): Promise<Page<R>>;
+  /** What to remember once the partition succeeds (default: nothing beyond success). */
+  checkpoint?(partition: P): unknown;
+}
+
+/** Erases a stream's partition and record types, for lists of streams. */
+export function defineStream<P extends Partition, R>(stream: Stream<P, R>): Stream {
+  return stream as unknown as Stream;
+}

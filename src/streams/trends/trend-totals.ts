@@ -1,0 +1,45 @@
+import type { TrendTotals } from "../../api/operations/trends.js";
+import { defineStream } from "../stream.js";
+import { type SelectionDay, selectionDays } from "./selection.js";
+
+export const trendTotals = defineStream<SelectionDay, TrendTotals>({
+  name: "trend_totals",
+  family: "trends",
+  partitions: async ({ days }) => selectionDays(days),
+  fetch: async ({ api, call }, { day, selectionType }) => ({
+    records: [
+      await api.trends.getTrendsTotal(
+        { selection_type: selectionType, start_date: day, end_date: day },
+        call,
+      ),
+    ],
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "sales.trend_totals",
+        key: ["day", "selection_type"],
+        columns: [
+          "stream_count",
+          "download_count",
+          "stream_percentage",
+          "download_percentage",
+          "raw",
+        ],
+      },
+      mode: "upsert",
+      rows: (totals, { day, selectionType }) => [
+        {
+          day,
+          selection_type: selectionType,
+          stream_count: totals.streamCount,
+          download_count: totals.downloadCount,
+          stream_percentage: totals.streamPercentage,
+          download_percentage: totals.downloadPercentage,
+          raw: totals.raw,
+        },
+      ],
+    },
+  ],
+});

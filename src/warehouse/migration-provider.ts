@@ -1,0 +1,28 @@
+import { readdir } from "node:fs/promises";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Migration, MigrationProvider } from "kysely";
+
+/**
+ * The migrations in a folder, by file name (their order). Unlike Kysely's file provider, the
+ * import happens in project code, so TypeScript migrations load under tsx and under vitest.
+ */
+export class FolderMigrationProvider implements MigrationProvider {
+  readonly #folder: string;
+
+  constructor(folder: string) {
+    this.#folder = folder;
+  }
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    const files = (await readdir(this.#folder))
+      .filter((name) => /\.(ts|js|mjs)$/.test(name) && !name.endsWith(".d.ts"))
+      .sort();
+    const migrations: Record<string, Migration> = {};
+    for (const file of files) {
+      const module = (await import(pathToFileURL(path.join(this.#folder, file)).href)) as Migration;
+      migrations[file.replace(/\.[^.]+$/, "")] = { up: module.up, down: module.down };
+    }
+    return migrations;
+  }
+}

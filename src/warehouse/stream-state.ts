@@ -1,0 +1,60 @@
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.js";
+
+type Db = Kysely<Database>;
+
+/** Checkpoints of a stream's partitions whose last attempt succeeded, by partition key. */
+export async function succeededCheckpoints(db: Db, stream: string): Promise<Map<string, unknown>> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select(["partition", "checkpoint"])
+    .where("stream", "=", stream)
+    .where("last_status", "=", "succeeded")
+    .execute();
+  return new Map(rows.map((row) => [row.partition, row.checkpoint]));
+}
+
+/** Records success; called in the transaction that writes the partition's last rows. */
+export async function markPartitionSucceeded(
+  db: Db,
+  stream: string,
+  partition: string,
+  checkpoint: unknown,
+): Promise<void> {
+  const values = {
+    checkpoint: JSON.stringify(checkpoint ?? {}),
+    last_status: "succeeded" as const,
+  };
+  await db
+    .insertInto("etl.stream_state")
+    .values({ stream, partition, ...values, last_success_at: new Date(), last_error: null })
+    .onConflict((oc) =>
+      oc.columns(["stream", "partition"]).doUpdateSet({
+        ...values,
+        last_success_at: new Date(),
+        last_attempt_at: new Date(),
+        last_error: null,
+      }),
+    )
+    .execute();
+}
+
+/** Records a failure; the checkpoint and last success of an earlier run are kept. */
+export async function markPartitionFailed(
+  db: Db,
+  stream: string,
+  partition: string,
+  error: string,
+): Promise<void> {
+  await db
+    .insertInto("etl.stream_state")
+    .values({ stream, partition, last_status: "failed", last_error: error, checkpoint: "{}" })
+    .onConflict((oc) =>
+      oc.columns(["stream", "partition"]).doUpdateSet({
+        last_status: "failed",
+        last_error: error,
+        last_attempt_at: new Date(),
+      }),
+    )
+    .execute();
+}

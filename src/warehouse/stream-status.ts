@@ -1,0 +1,44 @@
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./schema.js";
+
+export interface StreamStatus {
+  readonly stream: string;
+  readonly partitions: number;
+  readonly lastSuccessAt: Date | null;
+  /** The latest day a daily partition of the stream synced, when the stream is daily. */
+  readonly lastDay: string | null;
+  readonly failed: readonly { partition: string; error: string | null; at: Date }[];
+}
+
+/** Where every stream stands, from etl.stream_state. */
+export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus[]> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select([
+      "stream",
+      sql<number>`count(*)::int`.as("partitions"),
+      sql<Date | null>`max(last_success_at)`.as("last_success_at"),
+      sql<string | null>`max(checkpoint->>'day') filter (where last_status = 'succeeded')`.as(
+        "last_day",
+      ),
+    ])
+    .groupBy("stream")
+    .orderBy("stream")
+    .execute();
+  const failures = await db
+    .selectFrom("etl.stream_state")
+    .select(["stream", "partition", "last_error", "last_attempt_at"])
+    .where("last_status", "=", "failed")
+    .orderBy("stream")
+    .orderBy("partition")
+    .execute();
+  return rows.map((row) => ({
+    stream: row.stream,
+    partitions: row.partitions,
+    lastSuccessAt: row.last_success_at,
+    lastDay: row.last_day,
+    failed: failures
+      .filter((f) => f.stream === row.stream)
+      .map((f) => ({ partition: f.partition, error: f.last_error, at: f.last_attempt_at })),
+  }));
+}

@@ -1,0 +1,35 @@
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.js";
+
+type Db = Kysely<Database>;
+
+/** Opens the audit row of one partition attempt; returns its run_id. */
+export async function startSyncRun(db: Db, stream: string, partition: string): Promise<string> {
+  const { run_id } = await db
+    .insertInto("etl.sync_runs")
+    .values({ stream, partition })
+    .returning("run_id")
+    .executeTakeFirstOrThrow();
+  return run_id;
+}
+
+export interface SyncRunEnd {
+  readonly status: "succeeded" | "failed";
+  readonly requests: number;
+  readonly rowsWritten: number;
+  readonly error?: string;
+}
+
+export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Promise<void> {
+  await db
+    .updateTable("etl.sync_runs")
+    .set({
+      status: end.status,
+      finished_at: new Date(),
+      requests: end.requests,
+      rows_written: end.rowsWritten,
+      error: end.error ?? null,
+    })
+    .where("run_id", "=", runId)
+    .execute();
+}

@@ -1,0 +1,109 @@
+import { type Kysely, sql } from "kysely";
+
+/** A warehouse table as the row writer sees it. */
+export interface TableTarget {
+  /** Schema-qualified name: "sales.trend_items". */
+  readonly table: string;
+  /** The primary key: rows with equal key values are the same row. */
+  readonly key: readonly string[];
+  /** The other columns written (and compared: a row whose values did not change is not written). */
+  readonly columns: readonly string[];
+}
+
+export type Row = Readonly<Record<string, unknown>>;
+
+/** Postgres takes at most 65,535 parameters in one statement. */
+const MAX_PARAMETERS = 65_000;
+const MAX_ROWS_PER_STATEMENT = 2_000;
+
+// node-postgres sends JS arrays as Postgres arrays: JSON values are sent as text instead.
+function parameter(value: unknown): unknown {
+  if (value === undefined) return null;
+  return value !== null && typeof value === "object" && !(value instanceof Date)
+    ? JSON.stringify(value)
+    : value;
+}
+
+/** Identity of a row by its key, as text. */
+export function keyOf(row: Row, key: readonly string[]): string {
+  return JSON.stringify(key.map((column) => row[column] ?? null));
+}
+
+/** Rows de-duplicated by key, the last one winning: Postgres refuses to update a row twice. */
+export function dedupeByKey(rows: readonly Row[], key: readonly string[]): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const row of rows) byKey.set(keyOf(row, key), row);
+  return [...byKey.values()];
+}
+
+/**
+ * Inserts new rows and updates changed ones, one statement per batch. A row whose values are all
+ * equal to the stored ones (IS NOT DISTINCT FROM) is left alone, so a re-sync with no upstream
+ * change writes nothing. `synced_at` is set on insert (column default) and on a real update.
+ * Returns the number of rows inserted or updated.
+ */
+export async function upsertRows(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  rows: readonly Row[],
+): Promise<number> {
+  const unique = dedupeByKey(rows, target.key);
+  const all = [...target.key, ...target.columns];
+  const batchSize = Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / all.length));
+  let written = 0;
+  for (let start = 0; start < unique.length; start += batchSize) {
+    const batch = unique.slice(start, start + batchSize);
+    const values = sql.join(
+      batch.map((row) => sql`(${sql.join(all.map((column) => parameter(row[column])))})`),
+    );
+    const conflict =
+      target.columns.length === 0
+        ? sql`do nothing`
+        : sql`do update set ${sql.join(
+            target.columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
+          )}, synced_at = now()
+          where row(${sql.join(target.columns.map((c) => sql`t.${sql.ref(c)}`))})
+            is distinct from row(${sql.join(target.columns.map((c) => sql`excluded.${sql.ref(c)}`))})`;
+    const result = await sql`
+      insert into ${sql.table(target.table)} as t (${sql.join(all.map((c) => sql.ref(c)))})
+      values ${values}
+      on conflict (${sql.join(target.key.map((c) => sql.ref(c)))}) ${conflict}`.execute(db);
+    written += Number(result.numAffectedRows ?? 0);
+  }
+  return written;
+}
+
+/**
+ * Deletes the rows of one partition (`scope`: column -> value) whose key is not among `keep`:
+ * what the upstream no longer returns disappears. Returns the number of rows deleted.
+ */
+export async function deleteMissing(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  scope: Row,
+  keep: readonly Row[],
+): Promise<number> {
+  const scoped = Object.keys(scope);
+  const rest = target.key.filter((column) => !scoped.includes(column));
+  const inScope = sql.join(
+    scoped.map((c) => sql`t.${sql.ref(c)} = ${parameter(scope[c])}`),
+    sql` and `,
+  );
+  // When the scope is the whole key, the partition is one row: kept if it was written at all.
+  const kept =
+    keep.length === 0
+      ? sql`false`
+      : rest.length === 0
+        ? sql`true`
+        : sql`exists (
+          select 1 from unnest(${sql.join(
+            rest.map((c) => sql`${keep.map((row) => String(row[c]))}::text[]`),
+          )}) as k(${sql.join(rest.map((c) => sql.ref(c)))})
+          where ${sql.join(
+            rest.map((c) => sql`k.${sql.ref(c)} = t.${sql.ref(c)}::text`),
+            sql` and `,
+          )})`;
+  const result = await sql`
+    delete from ${sql.table(target.table)} as t where ${inScope} and not ${kept}`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,59 @@
+import type { EtlConfig } from "../../src/config/etl-config-schema.js";
+import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { selectStreams } from "../../src/streams/registry.js";
+import type { Stream } from "../../src/streams/stream.js";
+import type { RunnerDeps } from "../../src/streams/run-partition.js";
+import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
+import type { DayRange } from "../../src/streams/plan-partitions.js";
+import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
+import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
+
+export interface SyncHarness {
+  readonly upstream: Upstream;
+  readonly warehouse: TestWarehouse;
+  readonly config: EtlConfig;
+  /** Runs `streams` (default: the registry's, or those `only` names). */
+  sync(
+    options?: DayRange & { only?: string[]; streams?: readonly Stream[] },
+  ): Promise<StreamSummary[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A sandbox, a migrated database of the file's own and the real runner between them. `today`
+ * pins the run date (the sandbox's "now" too), so daily ranges and snapshots are deterministic.
+ */
+export async function startSyncHarness(
+  label: string,
+  options: UpstreamOptions & { today: string; etl?: Partial<Record<keyof EtlConfig, unknown>> },
+): Promise<SyncHarness> {
+  const upstream = await startUpstream(label, {
+    ...options,
+    sandbox: { today: options.today, ...options.sandbox },
+  });
+  const warehouse = await createTestWarehouse(label);
+  const config = etlConfigSchema.parse({
+    start_date: "2026-01-01",
+    requests_per_second: 1000,
+    max_concurrency: 8,
+    redis_prefix: upstream.prefix,
+    ...options.etl,
+  });
+  const deps: RunnerDeps = {
+    db: warehouse.db,
+    api: upstream.context.api,
+    logger: upstream.context.logger,
+    config,
+    today: options.today,
+  };
+  return {
+    upstream,
+    warehouse,
+    config,
+    sync: (options = {}) => runSync(deps, options.streams ?? selectStreams(options.only), options),
+    async close() {
+      await warehouse.drop();
+      await upstream.close();
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
+import { ensureDatabase } from "../../src/warehouse/ensure-database.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+
+export const PG_HOST_URL = process.env.TEST_PG_URL ?? "postgres://127.0.0.1:5432";
+
+export interface TestWarehouse {
+  readonly url: string;
+  readonly db: Warehouse;
+  /** Plain SQL against the test database, for assertions. */
+  query<T extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+/** A database of this test file's own, migrated; `drop` removes it. */
+export async function createTestWarehouse(label: string): Promise<TestWarehouse> {
+  const name = `music_etl_test_${label.replace(/\W/g, "_")}_${randomBytes(4).toString("hex")}`;
+  const url = `${PG_HOST_URL}/${name}`;
+  await ensureDatabase(url);
+  const db = createWarehouse(url, { maxConnections: 4 });
+  await migrateToLatest(db);
+  const client = new pg.Client(pgConnectionConfig(url));
+  await client.connect();
+  return {
+    url,
+    db,
+    query: async (text, values) => (await client.query(text, values)).rows,
+    async drop() {
+      await client.end();
+      await db.destroy();
+      const admin = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/postgres`));
+      await admin.connect();
+      try {
+        await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
