@@ -64,7 +64,7 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
   readonly name: string;
   readonly family: StreamFamily;
   readonly outputs: readonly Output<P, R>[];
-  partitions(context: PlanContext): Promise<readonly P[]>;
+  partitions(context: PlanContext): readonly P[] | Promise<readonly P[]>;
   fetch(context: FetchContext, partition: P, cursor: unknown): Promise<Page<R>>;
   /** What to remember once the partition succeeds (default: nothing beyond success). */
   checkpoint?(partition: P): unknown;

@@ -20,8 +20,9 @@ export class FolderMigrationProvider implements MigrationProvider {
       .sort();
     const migrations: Record<string, Migration> = {};
     for (const file of files) {
-      const module = (await import(pathToFileURL(path.join(this.#folder, file)).href)) as Migration;
-      migrations[file.replace(/\.[^.]+$/, "")] = { up: module.up, down: module.down };
+      migrations[file.replace(/\.[^.]+$/, "")] = (await import(
+        pathToFileURL(path.join(this.#folder, file)).href
+      )) as Migration;
     }
     return migrations;
   }

@@ -6,7 +6,7 @@ import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
 export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   name: "trend_chart_points",
   family: "trends",
-  partitions: async ({ days }) => saleDays(days),
+  partitions: ({ days }) => saleDays(days),
   fetch: async ({ api, call }, { day, selectionType, saleType }) => ({
     records: (
       await api.trends.getTrendsChart(

@@ -8,7 +8,7 @@ const PAGE_SIZE = 100;
 export const trendItems = defineStream<SaleDay, TrendItem>({
   name: "trend_items",
   family: "trends",
-  partitions: async ({ days }) => saleDays(days),
+  partitions: ({ days }) => saleDays(days),
   fetch: async ({ api, call }, { day, selectionType, saleType }, cursor) => {
     const offset = (cursor as number | null) ?? 0;
     const { items } = await api.trends.getTrendsList(

@@ -5,7 +5,7 @@ import { type SelectionDay, selectionDays } from "./selection.js";
 export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   name: "trend_totals",
   family: "trends",
-  partitions: async ({ days }) => selectionDays(days),
+  partitions: ({ days }) => selectionDays(days),
   fetch: async ({ api, call }, { day, selectionType }) => ({
     records: [
       await api.trends.getTrendsTotal(
