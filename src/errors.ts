@@ -34,6 +34,16 @@ export class ConfigError extends EtlError {
   }
 }
 
+/** The upstream answered the next page with the page before: it ignores the paging parameters. */
+export class PagingError extends EtlError {
+  constructor(stream: string, partition: string, offset: number) {
+    super(
+      `${stream} ${partition}: the upstream returned the same page again at offset ${offset}; it seems to ignore paging`,
+      { stream, partition, offset },
+    );
+  }
+}
+
 /** A command-line argument is invalid; nothing was done. */
 export class UsageError extends EtlError {}
 

@@ -6,6 +6,7 @@ import type { Warehouse } from "../warehouse/database.js";
 import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream-state.js";
 import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
 import { deleteMissing, type Row, upsertRows } from "../warehouse/write-rows.js";
+import { PagingError } from "../errors.js";
 import type { Output, Partition, Stream } from "./stream.js";
 
 export interface RunnerDeps {
@@ -73,9 +74,16 @@ export async function runPartition(
   try {
     let cursor: unknown = null;
     let position = 0;
+    let previousPage = "";
     for (;;) {
       const page = await stream.fetch(context, partition, cursor);
       const last = page.next === null || page.next === undefined;
+      // An upstream that ignores the offset would otherwise be paged forever.
+      const thisPage = page.records.length > 0 ? JSON.stringify(page.records) : "";
+      if (thisPage !== "" && thisPage === previousPage) {
+        throw new PagingError(stream.name, partition.key, position);
+      }
+      previousPage = thisPage;
       const batches = states.map((state) => {
         const rows = page.records.flatMap((record, i) =>
           state.output
