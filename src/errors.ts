@@ -87,12 +87,15 @@ export class UpstreamError extends EtlError {
 
 /** 401: the credential was refused. Never retried. */
 export class AuthError extends UpstreamError {
+  readonly upstreamMessage: string;
+
   constructor(request: RequestContext, upstreamMessage: string) {
     super(
       `the upstream refused the credential (401 ${upstreamMessage}); check MUSIC_API_KEY`,
       request,
       { status: 401, retryable: false },
     );
+    this.upstreamMessage = upstreamMessage;
   }
 }
 

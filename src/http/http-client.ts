@@ -89,6 +89,14 @@ interface RawResponse {
 export class HttpClient {
   readonly #options: HttpClientOptions;
   readonly #agent: Agent;
+  /**
+   * Until an answer shows the credential is accepted, one request goes out at a time and the
+   * others wait for it: a bad key costs one request, not one per concurrent slot. After a 401
+   * nothing more is sent.
+   */
+  #credentialAccepted = false;
+  #credentialCheck: Promise<void> | null = null;
+  #refused: AuthError | null = null;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
@@ -137,7 +145,39 @@ export class HttpClient {
     await this.#agent.close();
   }
 
+  /** Runs the attempt once the credential is known to be good, or as the one that finds out. */
   async #attempt(
+    request: HttpRequest,
+    identity: RequestIdentity,
+    attempt: number,
+  ): Promise<HttpResponse> {
+    for (;;) {
+      if (this.#refused) throw new AuthError(identity, this.#refused.upstreamMessage);
+      if (this.#credentialAccepted) return this.#sendWithinBudget(request, identity, attempt);
+      if (!this.#credentialCheck) break;
+      await this.#credentialCheck;
+    }
+    let settle!: () => void;
+    this.#credentialCheck = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    try {
+      const response = await this.#sendWithinBudget(request, identity, attempt);
+      this.#credentialAccepted = true;
+      return response;
+    } catch (error) {
+      // Any HTTP answer but 401 got past authentication; no answer at all proves nothing.
+      if (error instanceof UpstreamError && !(error instanceof AuthError) && hasStatus(error)) {
+        this.#credentialAccepted = true;
+      }
+      throw error;
+    } finally {
+      this.#credentialCheck = null;
+      settle();
+    }
+  }
+
+  async #sendWithinBudget(
     request: HttpRequest,
     identity: RequestIdentity,
     attempt: number,
@@ -216,7 +256,11 @@ export class HttpClient {
       return { status, body, headers };
     }
     const parsed = body === INVALID ? undefined : body;
-    if (status === 401) throw new AuthError(identity, upstreamMessage(parsed, text));
+    if (status === 401) {
+      const refused = new AuthError(identity, upstreamMessage(parsed, text));
+      this.#refused = refused;
+      throw refused;
+    }
     if (status === 429) {
       const now = Date.now();
       const waitMs =
@@ -245,6 +289,14 @@ export class HttpClient {
 }
 
 const INVALID = Symbol("invalid JSON");
+
+function hasStatus(error: UpstreamError): boolean {
+  return (
+    error instanceof UpstreamStatusError ||
+    error instanceof RateLimitedError ||
+    error instanceof InvalidJsonError
+  );
+}
 
 function parseJson(text: string): unknown {
   if (text.trim() === "") return null;

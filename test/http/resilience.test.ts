@@ -195,6 +195,32 @@ describe("authentication", () => {
   });
 });
 
+describe("a refused credential among concurrent calls", () => {
+  it("costs one request: the others wait for its answer, then fail without sending", async () => {
+    const refused = await startUpstream("resilience-auth-burst", {
+      apiKey: "wrong-key-9876543210",
+    });
+    try {
+      const calls = Array.from({ length: 10 }, () =>
+        refused.context.api.catalogue.getTerritories({ key: "all" }).catch((e: unknown) => e),
+      );
+      const errors = await Promise.all(calls);
+      expect(errors.every((e) => e instanceof AuthError)).toBe(true);
+      expect(refused.sandbox.stats().requests).toBe(1);
+      await refused.context.api.royalties.listPayouts().catch(() => undefined);
+      expect(refused.sandbox.stats().requests).toBe(1);
+    } finally {
+      await refused.close();
+    }
+  });
+
+  it("lets calls run concurrently once the credential is accepted", async () => {
+    upstream.sandbox.setKnobs({ latencyMs: 50 });
+    await Promise.all(Array.from({ length: 6 }, () => territories()));
+    expect(upstream.sandbox.stats().peakConcurrency).toBeGreaterThan(1);
+  });
+});
+
 describe("writes", () => {
   it("retries a payout request with the same idempotency key and creates one payout", async () => {
     const before = upstream.sandbox.data.payouts().length;
