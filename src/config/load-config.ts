@@ -30,7 +30,9 @@ export function readEnvironment(
   const cwd = options.cwd ?? process.cwd();
   const dotenvPath = resolve(cwd, ".env");
   const fromFile = existsSync(dotenvPath) ? parseDotenv(readFileSync(dotenvPath)) : {};
-  return { ...fromFile, ...(options.env ?? process.env) };
+  const merged = { ...fromFile, ...(options.env ?? process.env) };
+  // `NAME=` (in .env or the environment) means "not set": defaults and "is required" apply.
+  return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== ""));
 }
 
 /** The upstream's URL and key, or a ConfigError naming what is missing. */

@@ -1,0 +1,188 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
+import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
+import { runCli } from "./helpers/cli.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
+import { makeTempDir } from "./helpers/temp-dir.js";
+import { PG_HOST_URL } from "./helpers/warehouse.js";
+
+const prefix = uniquePrefix("cli-warehouse");
+const dir = makeTempDir("cli-warehouse");
+const database = `music_etl_test_cli_${randomBytes(4).toString("hex")}`;
+const untouched = `music_etl_test_cli_untouched_${randomBytes(4).toString("hex")}`;
+let sandbox: Sandbox;
+
+async function admin<T>(run: (client: pg.Client) => Promise<T>, db = "postgres"): Promise<T> {
+  const client = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/${db}`));
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function etl(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, {
+    cwd: dir.path,
+    env: {
+      MUSIC_API_URL: sandbox.url,
+      MUSIC_API_KEY: sandbox.apiKey,
+      DATABASE_URL: `${PG_HOST_URL}/${database}`,
+      REDIS_URL,
+      LOG_LEVEL: "silent",
+      ...env,
+    },
+  });
+}
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: "cli-warehouse-key-123", today: "2026-01-31" });
+  dir.write("etl.config.json", {
+    start_date: "2026-01-01",
+    redis_prefix: prefix,
+    requests_per_second: 1000,
+    max_concurrency: 8,
+    max_retries: 0,
+  });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  await deleteKeysWithPrefix(prefix);
+  await admin((c) =>
+    c.query(`drop database if exists ${pg.escapeIdentifier(database)} with (force)`),
+  );
+  dir.remove();
+});
+
+describe("etl migrate", () => {
+  it("creates the database and applies the migrations, safely from two processes at once", async () => {
+    const both = await Promise.all([etl(["migrate"]), etl(["migrate"])]);
+    expect(both.map((r) => r.code)).toEqual([0, 0]);
+    const again = await etl(["migrate"]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain("the warehouse is up to date");
+    const applied = await admin(
+      async (c) =>
+        (await c.query("select count(*)::int as n from etl.kysely_migration")).rows[0] as {
+          n: number;
+        },
+      database,
+    );
+    expect(applied.n).toBeGreaterThan(0);
+  });
+
+  it("needs no upstream settings", async () => {
+    const result = await etl(["migrate"], { MUSIC_API_URL: "", MUSIC_API_KEY: "" });
+    expect(result.code).toBe(0);
+  });
+
+  it("comments every table and every column of the warehouse for BI users", async () => {
+    const missing = await admin(
+      async (c) =>
+        (
+          await c.query<{ what: string }>(`
+            select n.nspname || '.' || cl.relname as what
+            from pg_class cl join pg_namespace n on n.oid = cl.relnamespace
+            where cl.relkind in ('r', 'v') and n.nspname in ('etl', 'catalogue', 'sales', 'artist_stats', 'royalties', 'analytics')
+              and cl.relname not like 'kysely_%' and obj_description(cl.oid, 'pg_class') is null
+            union all
+            select n.nspname || '.' || cl.relname || '.' || a.attname
+            from pg_attribute a join pg_class cl on cl.oid = a.attrelid join pg_namespace n on n.oid = cl.relnamespace
+            where cl.relkind in ('r', 'v') and a.attnum > 0 and not a.attisdropped
+              and n.nspname in ('etl', 'catalogue', 'sales', 'artist_stats', 'royalties', 'analytics')
+              and cl.relname not like 'kysely_%' and col_description(cl.oid, a.attnum) is null`)
+        ).rows.map((r) => r.what),
+      database,
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("etl sync and status", () => {
+  it("syncs the named streams over a range and prints a summary per stream", async () => {
+    const result = await etl([
+      "sync",
+      "--only",
+      "trends",
+      "--from",
+      "2026-01-03",
+      "--to",
+      "2026-01-04",
+    ]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n");
+    expect(lines[0]).toMatch(/^stream\s+partitions\s+failed\s+requests\s+rows\s+seconds$/);
+    expect(lines.find((l) => l.startsWith("trend_items"))).toMatch(
+      /^trend_items\s+20\s+0\s+\d+\s+\d+\s+[\d.]+$/,
+    );
+    expect(lines.at(-1)).toMatch(/^total\s+50\s+0\s+/);
+  });
+
+  it("shows per stream the last success, days behind and failed partitions", async () => {
+    const result = await etl(["status"], { MUSIC_API_URL: "", MUSIC_API_KEY: "" });
+    expect(result.code).toBe(0);
+    const line = result.stdout.split("\n").find((l) => l.startsWith("trend_totals"));
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const behind = Math.round((Date.parse(yesterday) - Date.parse("2026-01-04")) / 86_400_000);
+    expect(line).toMatch(
+      new RegExp(`^trend_totals\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+${behind}\\s+0$`),
+    );
+  });
+
+  it("exits 1 naming the failed partitions when the upstream fails, and status lists them", async () => {
+    sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    try {
+      const result = await etl([
+        "sync",
+        "--only",
+        "trend_totals",
+        "--from",
+        "2026-01-05",
+        "--to",
+        "2026-01-05",
+      ]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain("5 partitions failed:");
+      expect(result.stdout).toMatch(/trend_totals 2026-01-05\|dsp: trends\.total .*HTTP 500/);
+    } finally {
+      sandbox.setKnobs({ faultRate: 0 });
+    }
+    const status = await etl(["status"]);
+    expect(status.stdout).toMatch(
+      /^trend_totals .*\s5\s+2026-01-05\|asset, 2026-01-05\|dsp, 2026-01-05\|label, \.\.\.$/m,
+    );
+  });
+
+  it("stops at once with exit 3 when the key is refused, after one request", async () => {
+    sandbox.resetStats();
+    const result = await etl(
+      ["sync", "--only", "trends", "--from", "2026-01-06", "--to", "2026-01-06"],
+      {
+        MUSIC_API_KEY: "refused-key-0000",
+      },
+    );
+    expect(result.code).toBe(3);
+    expect(result.stdout + result.stderr).toContain("check MUSIC_API_KEY");
+    expect(sandbox.stats().requests).toBe(1);
+  });
+
+  it.each([
+    [["--from", "2026-01-05", "--to", "2026-01-02"], "--from 2026-01-05 is after --to 2026-01-02"],
+    [["--from", "2026-02-30"], "--from must be a calendar date"],
+    [["--to", "2999-01-01"], "is in the future"],
+    [["--only", "trends,nonsense"], 'unknown stream "nonsense"'],
+  ])("refuses %j with exit 2 and writes nothing", async (args, message) => {
+    const result = await etl(["sync", ...args], { DATABASE_URL: `${PG_HOST_URL}/${untouched}` });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    const exists = await admin((c) =>
+      c.query("select 1 from pg_database where datname = $1", [untouched]),
+    );
+    expect(exists.rowCount).toBe(0);
+  });
+});
