@@ -1,20 +1,46 @@
 /**
- * `npm run demo`: the bundled sandbox upstream, and the real client stack (shared Redis budget,
- * retries, tolerant parsing) reading every operation family from it, with a summary of what
- * came back. Needs only Redis.
+ * `npm run demo`: the bundled sandbox upstream synced into a demo database through the real
+ * pipeline (client, shared Redis budget, runner, warehouse), then what landed and one analytics
+ * query. Needs this machine's Postgres and Redis; says which is missing and how to start it.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
-import type { ApiClient } from "../api/api-client.js";
+import pg from "pg";
 import { createAppContext } from "../app-context.js";
 import { displayUrl } from "../config/display-url.js";
 import { envSchema } from "../config/env-schema.js";
 import { etlConfigSchema } from "../config/etl-config-schema.js";
 import { startSandbox } from "../sandbox/index.js";
+import { STREAMS } from "../streams/registry.js";
+import { runSync } from "../streams/run-sync.js";
+import { createWarehouse } from "../warehouse/database.js";
+import { migrateToLatest } from "../warehouse/migrate.js";
+import { pgConnectionConfig } from "../warehouse/pg-connection-config.js";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const env = envSchema.parse({ MUSIC_API_URL: undefined, ...process.env, LOG_LEVEL: "warn" });
+const DEMO_DATABASE = "music_etl_demo";
+const TODAY = "2026-01-31";
 
-async function redisReachable(url: string): Promise<boolean> {
+async function reachable(check: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 3_000 });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function redisPing(url: string): Promise<void> {
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 3_000,
@@ -23,182 +49,128 @@ async function redisReachable(url: string): Promise<boolean> {
   redis.on("error", () => undefined);
   try {
     await redis.connect();
-    return (await redis.ping()) === "PONG";
-  } catch {
-    return false;
+    await redis.ping();
   } finally {
     redis.disconnect();
   }
 }
 
-interface Row {
-  readonly operation: string;
-  readonly calls: number;
-  /** What came back, with its unit: "40 territories". */
-  readonly result: string;
+/** The demo database, recreated empty so every run shows the same thing. */
+async function freshDemoDatabase(): Promise<string> {
+  const url = new URL(env.DATABASE_URL);
+  url.pathname = "/postgres";
+  await withClient(url.toString(), async (client) => {
+    await client.query(`drop database if exists ${DEMO_DATABASE} with (force)`);
+    await client.query(`create database ${DEMO_DATABASE}`);
+  });
+  url.pathname = `/${DEMO_DATABASE}`;
+  return url.toString();
 }
 
-/** Pages an offset/limit list to its end: the calls made and the records read. */
-async function pageAll(
-  fetchPage: (offset: number, limit: number) => Promise<number>,
-  limit: number,
-  unit: string,
-) {
-  let calls = 0;
-  let records = 0;
-  for (let offset = 0; ; offset += limit) {
-    const count = await fetchPage(offset, limit);
-    calls += 1;
-    records += count;
-    if (count < limit) return { calls, result: `${records} ${unit}` };
-  }
-}
-
-async function tour(api: ApiClient, day: string, cmArtist: number): Promise<Row[]> {
-  const range = { start_date: `${day}T00:00:00`, end_date: `${day}T23:59:59` };
-  const one = (operation: string, count: number, unit: string): Row => ({
-    operation,
-    calls: 1,
-    result: `${count.toLocaleString("en-US")} ${unit}`,
-  });
-  const territories = await api.catalogue.getTerritories({ key: "all" });
-  const dsps = await api.catalogue.getDsps({ key: "all" });
-  const totals = await api.trends.getTrendsTotal({
-    selection_type: "dsp",
-    start_date: day,
-    end_date: day,
-  });
-  const chart = await api.trends.getTrendsChart({
-    selection_type: "territory",
-    sale_type: "download",
-    ...range,
-  });
-  const stat = await api.artistStats.stat({ source: "music_streaming_1", artist_id: cmArtist });
-  return [
-    one("catalogue.getTerritories", territories.records.length, "territories"),
-    one("catalogue.getDsps", dsps.records.length, "DSPs"),
-    {
-      operation: 'catalogue.getProductByUpc "0"',
-      ...(await pageAll(
-        async (offset, size) =>
-          (await api.catalogue.getProductByUpc({ upc: "0", page: offset / size, page_size: size }))
-            .records.length,
-        100,
-        "products",
-      )),
-    },
-    one(`trends.total dsp ${day}`, totals.streamCount ?? 0, "streams"),
-    {
-      operation: `trends.list asset stream ${day}`,
-      ...(await pageAll(
-        async (offset, size) =>
-          (
-            await api.trends.getTrendsList({
-              selection_type: "asset",
-              sale_type: "stream",
-              ...range,
-              offset,
-              size,
-            })
-          ).items.length,
-        100,
-        "assets",
-      )),
-    },
-    one(`trends.chart territory download ${day}`, chart.series.length, "series"),
-    one("artistStats.stat music_streaming_1", stat.points.length, "points"),
-    {
-      operation: "artistStats.editorialPlaylists",
-      ...(await pageAll(
-        async (offset, limit) =>
-          (
-            await api.artistStats.editorialPlaylists({
-              artist_id: cmArtist,
-              platform: "music_streaming_1",
-              status: "current",
-              offset,
-              limit,
-            })
-          ).records.length,
-        50,
-        "placements",
-      )),
-    },
-    {
-      operation: `artistStats.charts GLOBAL ${day}`,
-      ...(await pageAll(
-        async (offset, limit) =>
-          (
-            await api.artistStats.charts({
-              country_code: "GLOBAL",
-              genre: "All Genres",
-              date: day,
-              offset,
-              limit,
-            })
-          ).records.length,
-        100,
-        "chart rows",
-      )),
-    },
-    one("royalties.listPayouts", (await api.royalties.listPayouts()).payouts.length, "payouts"),
-    one("royalties.listIncomes", (await api.royalties.listIncomes()).records.length, "incomes"),
-  ];
+function print(line = ""): void {
+  process.stdout.write(`${line}\n`);
 }
 
 async function main(): Promise<number> {
-  if (!(await redisReachable(REDIS_URL))) {
+  const maintenance = new URL(env.DATABASE_URL);
+  maintenance.pathname = "/postgres";
+  const missing = [
+    (await reachable(() => withClient(maintenance.toString(), (c) => c.query("select 1"))))
+      ? null
+      : `PostgreSQL at ${displayUrl(env.DATABASE_URL)}`,
+    (await reachable(() => redisPing(env.REDIS_URL)))
+      ? null
+      : `Redis at ${displayUrl(env.REDIS_URL)}`,
+  ].filter((what) => what !== null);
+  if (missing.length > 0) {
     process.stderr.write(
-      `Redis is not reachable at ${displayUrl(REDIS_URL)}.\n` +
-        "Start it with `docker compose up -d redis` (or set REDIS_URL), then run `npm run demo` again.\n",
+      `Not reachable: ${missing.join(" and ")}.\n` +
+        "Start them with `docker compose up -d postgres redis` (or set DATABASE_URL / REDIS_URL), then run `npm run demo` again.\n",
     );
     return 1;
   }
-  const sandbox = await startSandbox({
-    apiKey: randomBytes(16).toString("hex"),
-    today: "2026-01-31",
-  });
+
+  const sandbox = await startSandbox({ apiKey: randomBytes(16).toString("hex"), today: TODAY });
+  const data = sandbox.data;
+  const [first, second] = data.socialArtists();
   const prefix = `music-etl-demo:${randomBytes(4).toString("hex")}:`;
+  const config = etlConfigSchema.parse({
+    start_date: data.size.startDate,
+    upcs: ["0", "1"],
+    artist_names: ["a", "o"],
+    territory_keys: ["all"],
+    dsp_keys: ["all"],
+    social_artist_ids: first ? [first.cm_artist] : [],
+    streaming_artist_ids: second ? [second.music_streaming_1] : [],
+    charts: [{ country_code: "GLOBAL", genre: "All Genres" }],
+    requests_per_second: 200,
+    max_concurrency: 8,
+    redis_prefix: prefix,
+  });
+  const databaseUrl = await freshDemoDatabase();
+  const db = createWarehouse(databaseUrl);
   const context = await createAppContext({
-    env: envSchema.parse({
-      MUSIC_API_URL: sandbox.url,
-      MUSIC_API_KEY: sandbox.apiKey,
-      REDIS_URL,
-      LOG_LEVEL: "warn",
-    }),
-    etl: etlConfigSchema.parse({
-      start_date: "2026-01-01",
-      requests_per_second: 50,
-      max_concurrency: 8,
-      redis_prefix: prefix,
-    }),
+    env: { ...env, MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: sandbox.apiKey },
+    etl: config,
     configPath: "(demo)",
   });
   try {
-    process.stdout.write(
-      `sandbox upstream at ${sandbox.url}; budget 50 req/s shared through ${displayUrl(REDIS_URL)}\n\n`,
+    await migrateToLatest(db);
+    const to = data.size.startDate.slice(0, 8) + String(data.size.days).padStart(2, "0");
+    print(`sandbox upstream ${sandbox.url} -> ${displayUrl(databaseUrl)}`);
+    print(
+      `syncing ${data.size.startDate}..${to}, ${config.requests_per_second} req/s at most, ${config.max_concurrency} at once\n`,
     );
+    const width = Math.max(...STREAMS.map((s) => s.name.length));
     const started = performance.now();
-    const cmArtist = sandbox.data.socialArtists()[0]?.cm_artist ?? 0;
-    const rows = await tour(context.api, "2026-01-15", cmArtist);
-    const seconds = (performance.now() - started) / 1000;
-    const width = Math.max(...rows.map((r) => r.operation.length));
-    process.stdout.write(`${"operation".padEnd(width)}  calls  result\n`);
-    for (const row of rows) {
-      process.stdout.write(
-        `${row.operation.padEnd(width)}  ${String(row.calls).padStart(5)}  ${row.result}\n`,
-      );
-    }
-    const stats = sandbox.stats();
-    process.stdout.write(
-      `\n${stats.requests} requests in ${seconds.toFixed(1)} s, at most ${stats.maxPerSecond} in any second, ` +
-        `${stats.rateLimited} rate-limited, peak ${stats.peakConcurrency} in flight\n`,
+    const summaries = await runSync(
+      { db, api: context.api, logger: context.logger, config, today: TODAY },
+      STREAMS,
+      { from: data.size.startDate, to },
+      (s) =>
+        print(
+          `  ${s.stream.padEnd(width)} ${String(s.partitions).padStart(5)} partitions  ${String(s.requests).padStart(5)} requests  ${String(s.rowsWritten).padStart(7)} rows  ${(s.durationMs / 1000).toFixed(1).padStart(5)} s${s.failed.length ? `  ${s.failed.length} FAILED` : ""}`,
+        ),
     );
-    return 0;
+    const seconds = (performance.now() - started) / 1000;
+    const requests = summaries.reduce((n, s) => n + s.requests, 0);
+    const failed = summaries.reduce((n, s) => n + s.failed.length, 0);
+    print(`\n${requests} requests in ${seconds.toFixed(1)} s, ${failed} failed partitions\n`);
+
+    await withClient(databaseUrl, async (client) => {
+      const tables = await client.query<{ name: string }>(
+        `select schemaname || '.' || relname as name from pg_stat_user_tables
+         where schemaname in ('catalogue', 'sales', 'artist_stats', 'royalties') order by 1`,
+      );
+      print("rows per table");
+      for (const { name } of tables.rows) {
+        const [schema, table] = name.split(".") as [string, string];
+        const { rows } = await client.query<{ n: string }>(
+          `select count(*)::text as n from ${pg.escapeIdentifier(schema)}.${pg.escapeIdentifier(table)}`,
+        );
+        print(`  ${name.padEnd(38)} ${(rows[0]?.n ?? "0").padStart(8)}`);
+      }
+      const query = `select a.isrc, a.title, sum(i.count) as streams
+  from sales.trend_items i
+  join catalogue.assets a on a.asset_id::text = i.item_id
+ where i.selection_type = 'asset' and i.sale_type = 'stream'
+ group by a.isrc, a.title
+ order by streams desc
+ limit 5`;
+      print(`\ntop assets by streams over the period:\n${query}\n`);
+      const top = await client.query<{ isrc: string; title: string | null; streams: string }>(
+        query,
+      );
+      for (const row of top.rows) {
+        print(`  ${row.isrc}  ${String(row.streams).padStart(10)}  ${row.title ?? ""}`);
+      }
+    });
+    return failed > 0 ? 1 : 0;
   } finally {
     await context.close();
+    await db.destroy();
     await sandbox.close();
-    const redis = new Redis(REDIS_URL);
+    const redis = new Redis(env.REDIS_URL);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();

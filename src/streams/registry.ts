@@ -1,13 +1,21 @@
 import { UsageError } from "../errors.js";
+import { artistStatsStreams } from "./artist-stats/index.js";
+import { catalogueStreams } from "./catalogue/index.js";
+import { royaltiesStreams } from "./royalties/index.js";
 import { STREAM_FAMILIES, type Stream } from "./stream.js";
 import { trendChartPoints } from "./trends/trend-chart-points.js";
 import { trendItems } from "./trends/trend-items.js";
 import { trendTotals } from "./trends/trend-totals.js";
 
 /** Every stream, in run order: by family (catalogue first: later families read it), then as listed. */
-export const STREAMS: readonly Stream[] = [trendTotals, trendItems, trendChartPoints].sort(
-  (a, b) => STREAM_FAMILIES.indexOf(a.family) - STREAM_FAMILIES.indexOf(b.family),
-);
+export const STREAMS: readonly Stream[] = [
+  ...catalogueStreams,
+  trendTotals,
+  trendItems,
+  trendChartPoints,
+  ...artistStatsStreams,
+  ...royaltiesStreams,
+].sort((a, b) => STREAM_FAMILIES.indexOf(a.family) - STREAM_FAMILIES.indexOf(b.family));
 
 /** The streams named by `--only` (stream or family names), in run order; all when none. */
 export function selectStreams(only: readonly string[] | undefined): Stream[] {

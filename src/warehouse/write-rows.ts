@@ -85,10 +85,14 @@ export async function deleteMissing(
 ): Promise<number> {
   const scoped = Object.keys(scope);
   const rest = target.key.filter((column) => !scoped.includes(column));
-  const inScope = sql.join(
-    scoped.map((c) => sql`t.${sql.ref(c)} = ${parameter(scope[c])}`),
-    sql` and `,
-  );
+  // An empty scope is the whole table (a stream with a single partition replaces it all).
+  const inScope =
+    scoped.length === 0
+      ? sql`true`
+      : sql.join(
+          scoped.map((c) => sql`t.${sql.ref(c)} = ${parameter(scope[c])}`),
+          sql` and `,
+        );
   // When the scope is the whole key, the partition is one row: kept if it was written at all.
   const kept =
     keep.length === 0

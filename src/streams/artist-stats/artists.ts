@@ -1,0 +1,115 @@
+import { sql } from "kysely";
+import { defineStream, type Partition, type PlanContext } from "../stream.js";
+import { toArrayLiteral } from "../typed-values.js";
+
+/** How an artist was found, in the order found_via lists them. */
+const WAYS = ["config", "streaming_id", "catalogue_artist"] as const;
+type Way = (typeof WAYS)[number];
+
+interface CatalogueLink {
+  readonly catalogueArtistId: string;
+  readonly socialArtistId: number;
+}
+
+/** The single partition: the catalogue's links are read while planning (fetch has no database). */
+interface TrackingPartition extends Partition {
+  readonly catalogue: readonly CatalogueLink[];
+}
+
+/**
+ * One tracked artist with every way it was found; a null id is a streaming id that resolved to
+ * nothing.
+ */
+interface TrackedArtist {
+  readonly artistId: number | null;
+  readonly ways: Set<Way>;
+  readonly streamingIds: string[];
+  readonly catalogueArtistIds: string[];
+  /** The /artist-id answers that resolved the artist, by streaming id. */
+  readonly lookups: Record<string, unknown>;
+}
+
+/**
+ * Catalogue artists linked to a social artist (written earlier in the sync by the catalogue
+ * family), by catalogue id: catalogue_artist_ids is stored in that order.
+ */
+async function catalogueLinks({ db }: PlanContext): Promise<CatalogueLink[]> {
+  const { rows } = await sql<{ artist_id: string; social_artist_id: string }>`
+    select artist_id::text, social_artist_id::text from catalogue.artists
+    where social_artist_id is not null order by artist_id`.execute(db);
+  return rows.map((row) => ({
+    catalogueArtistId: row.artist_id,
+    socialArtistId: Number(row.social_artist_id),
+  }));
+}
+
+export const artists = defineStream<TrackingPartition, TrackedArtist>({
+  name: "artist_stats_artists",
+  family: "artist_stats",
+  partitions: async (context) => [{ key: "tracked", catalogue: await catalogueLinks(context) }],
+  fetch: async ({ api, call, config }, { catalogue }) => {
+    const found = new Map<number, TrackedArtist>();
+    const unresolved: TrackedArtist[] = [];
+    const artist = (artistId: number): TrackedArtist => {
+      let entry = found.get(artistId);
+      if (!entry) {
+        entry = {
+          artistId,
+          ways: new Set(),
+          streamingIds: [],
+          catalogueArtistIds: [],
+          lookups: {},
+        };
+        found.set(artistId, entry);
+      }
+      return entry;
+    };
+    for (const id of config.social_artist_ids) artist(id).ways.add("config");
+    for (const id of config.streaming_artist_ids) {
+      const lookup = await api.artistStats.artistId({ id }, call);
+      if (lookup.socialArtistId === null) {
+        // Kept as a record without a key: the runner counts and reports it, and stores nothing.
+        unresolved.push({
+          artistId: null,
+          ways: new Set(["streaming_id"]),
+          streamingIds: [id],
+          catalogueArtistIds: [],
+          lookups: { [id]: lookup.raw },
+        });
+        continue;
+      }
+      const entry = artist(lookup.socialArtistId);
+      entry.ways.add("streaming_id");
+      entry.streamingIds.push(id);
+      entry.lookups[id] = lookup.raw;
+    }
+    for (const link of catalogue) {
+      const entry = artist(link.socialArtistId);
+      entry.ways.add("catalogue_artist");
+      entry.catalogueArtistIds.push(link.catalogueArtistId);
+    }
+    return { records: [...found.values(), ...unresolved], next: null };
+  },
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.artists",
+        key: ["artist_id"],
+        columns: ["found_via", "streaming_artist_ids", "catalogue_artist_ids", "raw"],
+      },
+      // The one partition is the whole table: an artist no longer found any way is dropped, so
+      // its statistics stop syncing (what was synced stays in the other tables).
+      mode: "replace",
+      scope: () => ({}),
+      rows: (artist) => [
+        {
+          artist_id: artist.artistId,
+          found_via: toArrayLiteral(WAYS.filter((way) => artist.ways.has(way))),
+          streaming_artist_ids: toArrayLiteral([...artist.streamingIds].sort()),
+          catalogue_artist_ids: toArrayLiteral(artist.catalogueArtistIds),
+          raw: artist.lookups,
+        },
+      ],
+    },
+  ],
+});

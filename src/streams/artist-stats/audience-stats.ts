@@ -1,0 +1,70 @@
+import { AUDIENCE_DOMAINS, type AudienceDomain } from "../../api/enums.js";
+import { toInteger, toNumber } from "../../api/extract.js";
+import type { FetchContext } from "../stream.js";
+import { defineStream } from "../stream.js";
+import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
+import { field, toInstant } from "../typed-values.js";
+import { snapshotRecords } from "./snapshot-records.js";
+
+/** One artist's audience on one domain: one of the three *-audience-stats paths. */
+interface AudiencePartition extends ArtistPartition {
+  readonly domain: AudienceDomain;
+}
+
+function audienceOperation({ api }: FetchContext, domain: AudienceDomain) {
+  switch (domain) {
+    case "social_3":
+      return api.artistStats.social3AudienceStats;
+    case "short_video":
+      return api.artistStats.shortVideoAudienceStats;
+    case "video":
+      return api.artistStats.videoAudienceStats;
+  }
+}
+
+function audienceScope({ artistId, domain }: AudiencePartition) {
+  return { artist_id: artistId, domain };
+}
+
+export const audienceStats = defineStream<AudiencePartition, unknown>({
+  name: "artist_stats_audience_stats",
+  family: "artist_stats",
+  partitions: async (context) =>
+    (await artistPartitions(context)).flatMap((artist) =>
+      AUDIENCE_DOMAINS.map((domain) => ({ ...artist, key: `${artist.key}|${domain}`, domain })),
+    ),
+  fetch: async (context, { artistId, domain }) => {
+    const operation = audienceOperation(context, domain);
+    const { data } = await operation({ artist_id: artistId }, context.call);
+    return { records: snapshotRecords(data), next: null };
+  },
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.audience_stats",
+        key: ["artist_id", "domain", "snapshot_date"],
+        columns: [
+          "followers",
+          "engagement_rate",
+          "avg_likes_per_post",
+          "avg_comments_per_post",
+          "measured_at",
+          "raw",
+        ],
+      },
+      mode: "snapshot",
+      scope: audienceScope,
+      rows: (audience, partition) => [
+        {
+          ...audienceScope(partition),
+          followers: toInteger(field(audience, "followers")),
+          engagement_rate: toNumber(field(audience, "engagement_rate")),
+          avg_likes_per_post: toNumber(field(audience, "avg_likes_per_post")),
+          avg_comments_per_post: toNumber(field(audience, "avg_comments_per_post")),
+          measured_at: toInstant(field(audience, "timestp")),
+          raw: audience,
+        },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,74 @@
+import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { nextOffset } from "../paging.js";
+import { defineStream, type Partition } from "../stream.js";
+import { field } from "../typed-values.js";
+
+const PAGE_SIZE = 200;
+
+/** One configured chart on one day. */
+interface ChartDay extends Partition {
+  readonly day: string;
+  readonly countryCode: string;
+  readonly genre: string;
+}
+
+function chartScope({ day, countryCode, genre }: ChartDay) {
+  return { chart_date: day, country_code: countryCode, genre };
+}
+
+export const chartEntries = defineStream<ChartDay, JsonRecord>({
+  name: "artist_stats_chart_entries",
+  family: "artist_stats",
+  partitions: ({ config, days }) =>
+    days.flatMap((day) =>
+      config.charts.map(({ country_code, genre }) => ({
+        key: `${day}|${country_code}|${genre}`,
+        day,
+        countryCode: country_code,
+        genre,
+      })),
+    ),
+  fetch: async ({ api, call }, { day, countryCode, genre }, cursor) => {
+    const offset = (cursor as number | null) ?? 0;
+    const { records } = await api.artistStats.charts(
+      { country_code: countryCode, genre, date: day, offset, limit: PAGE_SIZE },
+      call,
+    );
+    return { records, next: nextOffset(offset, records.length, PAGE_SIZE) };
+  },
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.chart_entries",
+        key: ["chart_date", "country_code", "genre", "rank"],
+        columns: [
+          "pre_rank",
+          "peak_rank",
+          "time_on_chart",
+          "artist_id",
+          "artist_name",
+          "track_name",
+          "isrc",
+          "raw",
+        ],
+      },
+      // A day's chart replaces what was stored for it: an entry no longer listed goes.
+      mode: "replace",
+      scope: chartScope,
+      rows: (entry, partition) => [
+        {
+          ...chartScope(partition),
+          rank: toInteger(entry.rank),
+          pre_rank: toInteger(entry.pre_rank),
+          peak_rank: toInteger(entry.peak_rank),
+          time_on_chart: toInteger(entry.time_on_chart),
+          artist_id: toInteger(field(entry, "artist", "cm_artist")),
+          artist_name: toText(field(entry, "artist", "name")),
+          track_name: toText(field(entry, "track", "name")),
+          isrc: toText(field(entry, "track", "isrc")),
+          raw: entry,
+        },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,35 @@
+import { toInteger, toText } from "../../api/extract.js";
+import { defineStream } from "../stream.js";
+import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
+import { field, toInstant } from "../typed-values.js";
+import { snapshotRecords } from "./snapshot-records.js";
+
+export const cmStats = defineStream<ArtistPartition, unknown>({
+  name: "artist_stats_cm_stats",
+  family: "artist_stats",
+  partitions: artistPartitions,
+  fetch: async ({ api, call }, { artistId }) => ({
+    records: snapshotRecords((await api.artistStats.cmStats({ artist_id: artistId }, call)).data),
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.cm_stats",
+        key: ["artist_id", "snapshot_date"],
+        columns: ["name", "cm_rank", "measured_at", "raw"],
+      },
+      mode: "snapshot",
+      scope: artistScope,
+      rows: (stats, partition) => [
+        {
+          ...artistScope(partition),
+          name: toText(field(stats, "name")),
+          cm_rank: toInteger(field(stats, "cm_rank")),
+          measured_at: toInstant(field(stats, "timestp")),
+          raw: stats,
+        },
+      ],
+    },
+  ],
+});

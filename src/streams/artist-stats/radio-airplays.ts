@@ -1,0 +1,49 @@
+import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { defineStream } from "../stream.js";
+import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
+import { field } from "../typed-values.js";
+
+export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
+  name: "artist_stats_radio_airplays",
+  family: "artist_stats",
+  partitions: artistDayPartitions,
+  fetch: async ({ api, call }, { artistId, day }) => ({
+    records: (await api.artistStats.radioAirplays({ artist_id: artistId, date: day }, call))
+      .records,
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.radio_airplays",
+        key: ["artist_id", "snapshot_date", "position"],
+        columns: [
+          "station_name",
+          "station_city",
+          "station_country_code",
+          "track_name",
+          "isrc",
+          "plays",
+          "raw",
+        ],
+      },
+      // Rows have no id (a station and track can appear twice a day): the day's list replaces
+      // the stored one, in the upstream's order.
+      mode: "replace",
+      scope: artistDayScope,
+      rows: (airplay, partition, position) => [
+        {
+          ...artistDayScope(partition),
+          position,
+          station_name: toText(field(airplay, "station", "name")),
+          station_city: toText(field(airplay, "station", "city")),
+          station_country_code: toText(field(airplay, "station", "country_code")),
+          track_name: toText(field(airplay, "track", "name")),
+          isrc: toText(field(airplay, "track", "isrc")),
+          plays: toInteger(airplay.plays),
+          raw: airplay,
+        },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,37 @@
+import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { defineStream } from "../stream.js";
+import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
+
+export const radio = defineStream<ArtistDayPartition, JsonRecord>({
+  name: "artist_stats_radio",
+  family: "artist_stats",
+  partitions: artistDayPartitions,
+  fetch: async ({ api, call }, { artistId, day }) => ({
+    records: (await api.artistStats.radio({ artist_id: artistId, date: day }, call)).records,
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.radio",
+        key: ["artist_id", "snapshot_date", "position"],
+        columns: ["station_name", "market", "format", "spins", "audience", "raw"],
+      },
+      // Rows have no id: the day's list replaces the stored one, in the upstream's order.
+      mode: "replace",
+      scope: artistDayScope,
+      rows: (spin, partition, position) => [
+        {
+          ...artistDayScope(partition),
+          position,
+          station_name: toText(spin.station_name),
+          market: toText(spin.market),
+          format: toText(spin.format),
+          spins: toInteger(spin.spins),
+          audience: toInteger(spin.audience),
+          raw: spin,
+        },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,78 @@
+import {
+  AUDIENCE_DOMAINS,
+  AUDIENCE_TYPES,
+  type AudienceDomain,
+  type AudienceType,
+  STATS_TYPES,
+  type StatsType,
+} from "../../api/enums.js";
+import { type JsonRecord, toNumber, toText } from "../../api/extract.js";
+import { nextOffset } from "../paging.js";
+import { defineStream } from "../stream.js";
+import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
+import { toInstant } from "../typed-values.js";
+
+const PAGE_SIZE = 100;
+
+/** One breakdown of one artist's audience: domain × audience type × statistics type. */
+interface BreakdownPartition extends ArtistPartition {
+  readonly domain: AudienceDomain;
+  readonly audienceType: AudienceType;
+  readonly statsType: StatsType;
+}
+
+function breakdownScope({ artistId, domain, audienceType, statsType }: BreakdownPartition) {
+  return { artist_id: artistId, domain, audience_type: audienceType, stats_type: statsType };
+}
+
+export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>({
+  name: "artist_stats_social_audience_stats",
+  family: "artist_stats",
+  partitions: async (context) =>
+    (await artistPartitions(context)).flatMap((artist) =>
+      AUDIENCE_DOMAINS.flatMap((domain) =>
+        AUDIENCE_TYPES.flatMap((audienceType) =>
+          STATS_TYPES.map((statsType) => ({
+            ...artist,
+            key: `${artist.key}|${domain}|${audienceType}|${statsType}`,
+            domain,
+            audienceType,
+            statsType,
+          })),
+        ),
+      ),
+    ),
+  fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => {
+    const offset = (cursor as number | null) ?? 0;
+    const { records } = await api.artistStats.socialAudienceStats(
+      { artist_id: artistId, domain, audienceType, statsType, offset, limit: PAGE_SIZE },
+      call,
+    );
+    return { records, next: nextOffset(offset, records.length, PAGE_SIZE) };
+  },
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.social_audience_stats",
+        key: ["artist_id", "domain", "audience_type", "stats_type", "snapshot_date", "position"],
+        columns: ["code", "name", "value", "percent", "measured_at", "raw"],
+      },
+      mode: "snapshot",
+      scope: breakdownScope,
+      // Entries have no id of their own: their place in the upstream's list (largest first) is
+      // their key.
+      rows: (entry, partition, position) => [
+        {
+          ...breakdownScope(partition),
+          position,
+          code: toText(entry.code),
+          name: toText(entry.name),
+          value: toNumber(entry.value),
+          percent: toNumber(entry.percent),
+          measured_at: toInstant(entry.timestp),
+          raw: entry,
+        },
+      ],
+    },
+  ],
+});

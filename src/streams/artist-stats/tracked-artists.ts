@@ -1,0 +1,43 @@
+import { sql } from "kysely";
+import type { Partition, PlanContext } from "../stream.js";
+
+/** One tracked artist: the partition of every per-artist snapshot stream. */
+export interface ArtistPartition extends Partition {
+  readonly artistId: number;
+}
+
+/** The social ids in artist_stats.artists (written first in the same sync), ascending. */
+export async function trackedArtistIds({ db }: Pick<PlanContext, "db">): Promise<number[]> {
+  const { rows } = await sql<{ artist_id: string }>`
+    select artist_id::text from artist_stats.artists order by artist_id`.execute(db);
+  return rows.map((row) => Number(row.artist_id));
+}
+
+export async function artistPartitions(context: PlanContext): Promise<ArtistPartition[]> {
+  return (await trackedArtistIds(context)).map((artistId) => ({
+    key: String(artistId),
+    artistId,
+  }));
+}
+
+/** The rows of one artist: what replace and snapshot modes scope their deletions to. */
+export function artistScope({ artistId }: ArtistPartition) {
+  return { artist_id: artistId };
+}
+
+/** One tracked artist on one day of the run's range: radio figures are asked for by date. */
+export interface ArtistDayPartition extends ArtistPartition {
+  readonly day: string;
+}
+
+export async function artistDayPartitions(context: PlanContext): Promise<ArtistDayPartition[]> {
+  const artistIds = await trackedArtistIds(context);
+  return context.days.flatMap((day) =>
+    artistIds.map((artistId) => ({ key: `${day}|${artistId}`, day, artistId })),
+  );
+}
+
+/** An artist's rows of one day (the day asked for is the row's snapshot_date). */
+export function artistDayScope({ artistId, day }: ArtistDayPartition) {
+  return { artist_id: artistId, snapshot_date: day };
+}

@@ -1,0 +1,36 @@
+import { toInteger } from "../../api/extract.js";
+import { defineStream } from "../stream.js";
+import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
+import { field, toInstant } from "../typed-values.js";
+import { snapshotRecords } from "./snapshot-records.js";
+
+export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({
+  name: "artist_stats_video_market_coverage",
+  family: "artist_stats",
+  partitions: artistPartitions,
+  fetch: async ({ api, call }, { artistId }) => ({
+    records: snapshotRecords(
+      (await api.artistStats.videoMarketCoverage({ artist_id: artistId }, call)).data,
+    ),
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "artist_stats.video_market_coverage",
+        key: ["artist_id", "snapshot_date"],
+        columns: ["total_views", "measured_at", "raw"],
+      },
+      mode: "snapshot",
+      scope: artistScope,
+      rows: (coverage, partition) => [
+        {
+          ...artistScope(partition),
+          total_views: toInteger(field(coverage, "total_views")),
+          measured_at: toInstant(field(coverage, "timestp")),
+          raw: coverage,
+        },
+      ],
+    },
+  ],
+});

@@ -1,0 +1,25 @@
+import type { Dsp } from "../../api/operations/catalogue.js";
+import { defineStream } from "../stream.js";
+import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
+
+/** DSPs by each configured key (a bare, unpaged list). */
+export const dsps = defineStream<LookupPartition, Dsp>({
+  name: "dsps",
+  family: "catalogue",
+  partitions: ({ config }) => lookupPartitions("key", config.dsp_keys),
+  fetch: async ({ api, call }, { value }) => ({
+    records: (await api.catalogue.getDsps({ key: value }, call)).records,
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "catalogue.dsps",
+        key: ["dsp_id"],
+        columns: ["name", "code", "state", "raw"],
+      },
+      mode: "upsert",
+      rows: ({ id, name, code, state, raw }) => [{ dsp_id: id, name, code, state, raw }],
+    },
+  ],
+});

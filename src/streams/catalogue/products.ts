@@ -1,0 +1,88 @@
+import { toInteger, toText } from "../../api/extract.js";
+import type { Product } from "../../api/operations/catalogue.js";
+import { defineStream } from "../stream.js";
+import {
+  LOOKUP_PAGE_SIZE,
+  type LookupPartition,
+  lookupPartitions,
+  nextLookupPage,
+} from "./lookup-paging.js";
+import { toBoolean, toDay } from "../typed-values.js";
+
+/** Products by each configured UPC (a substring search), with their assets. */
+export const products = defineStream<LookupPartition, Product>({
+  name: "products",
+  family: "catalogue",
+  partitions: ({ config }) => lookupPartitions("upc", config.upcs),
+  fetch: async ({ api, call }, { value }, cursor) => {
+    const page = (cursor as number | null) ?? 0;
+    const result = await api.catalogue.getProductByUpc(
+      { upc: value, page, page_size: LOOKUP_PAGE_SIZE },
+      call,
+    );
+    return { records: result.records, next: nextLookupPage(page, result) };
+  },
+  outputs: [
+    {
+      target: {
+        table: "catalogue.products",
+        key: ["product_id"],
+        columns: [
+          "upc",
+          "title",
+          "label_name",
+          "label_id",
+          "release_date",
+          "artist_id",
+          "artist_name",
+          "genre",
+          "format",
+          "raw",
+        ],
+      },
+      mode: "upsert",
+      rows: ({ id, upc, raw }) => [
+        {
+          product_id: id,
+          upc,
+          title: toText(raw.title),
+          label_name: toText(raw.label),
+          label_id: toInteger(raw.label_id),
+          release_date: toDay(raw.release_date),
+          artist_id: toInteger(raw.artist_id),
+          artist_name: toText(raw.artist_name),
+          genre: toText(raw.genre),
+          format: toText(raw.format),
+          raw,
+        },
+      ],
+    },
+    {
+      target: {
+        table: "catalogue.assets",
+        key: ["asset_id"],
+        columns: [
+          "product_id",
+          "isrc",
+          "title",
+          "duration_seconds",
+          "track_number",
+          "explicit",
+          "raw",
+        ],
+      },
+      mode: "upsert",
+      rows: (product) =>
+        product.assets.map(({ id, isrc, raw }) => ({
+          asset_id: id,
+          product_id: product.id,
+          isrc,
+          title: toText(raw.title),
+          duration_seconds: toInteger(raw.duration),
+          track_number: toInteger(raw.track_number),
+          explicit: toBoolean(raw.explicit),
+          raw,
+        })),
+    },
+  ],
+});

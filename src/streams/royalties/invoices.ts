@@ -1,0 +1,54 @@
+import { asRecord, type JsonRecord, toMoney, toText } from "../../api/extract.js";
+import { defineStream, type Partition } from "../stream.js";
+import { stableKey } from "./stable-key.js";
+import { toInstant } from "../typed-values.js";
+import { WHOLE_LIST } from "./whole-list.js";
+
+/** The invoice number, or a hash of the whole record when it has none. */
+export function invoiceKey(invoice: JsonRecord): string {
+  return toText(invoice.invoice_number) ?? stableKey(invoice);
+}
+
+/** The invoice object(s) of the body: one object, or a list of them. */
+function invoicesOf(data: unknown): JsonRecord[] {
+  const items = Array.isArray(data) ? (data as unknown[]) : [data];
+  return items.flatMap((item) => {
+    const record = asRecord(item);
+    return record ? [record] : [];
+  });
+}
+
+/** The current invoice, kept as a daily snapshot (the upstream only shows "now"). */
+export const invoices = defineStream<Partition, JsonRecord>({
+  name: "invoices",
+  family: "royalties",
+  partitions: () => WHOLE_LIST,
+  fetch: async ({ api, call }) => ({
+    records: invoicesOf((await api.royalties.getInvoice({}, call)).data),
+    next: null,
+  }),
+  outputs: [
+    {
+      target: {
+        table: "royalties.invoices",
+        key: ["invoice_key", "snapshot_date"],
+        columns: ["invoice_number", "period", "issued_at", "currency", "total", "lines", "raw"],
+      },
+      mode: "snapshot",
+      // The whole run date is the partition: an invoice no longer shown disappears from that day.
+      scope: () => ({}),
+      rows: (invoice) => [
+        {
+          invoice_key: invoiceKey(invoice),
+          invoice_number: toText(invoice.invoice_number),
+          period: toText(invoice.period),
+          issued_at: toInstant(invoice.issued_at),
+          currency: toText(invoice.currency),
+          total: toMoney(invoice.total),
+          lines: Array.isArray(invoice.lines) ? invoice.lines : null,
+          raw: invoice,
+        },
+      ],
+    },
+  ],
+});

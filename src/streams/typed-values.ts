@@ -1,0 +1,57 @@
+import { asRecord, toText } from "../api/extract.js";
+import { isCalendarDate } from "../time/calendar.js";
+
+/**
+ * Tolerant readers for typed columns, beside those of src/api/extract.ts: a value that is not
+ * what was hoped for becomes null (the row keeps its raw JSON), never an insert error that would
+ * fail a whole page.
+ */
+
+const ISO =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/** The field at `path` of a record ("playlist", "id"), or undefined. */
+export function field(record: unknown, ...path: string[]): unknown {
+  let value: unknown = record;
+  for (const key of path) value = asRecord(value)?.[key];
+  return value;
+}
+
+/** The calendar day (YYYY-MM-DD) of an ISO date or instant; null for anything else. */
+export function toDay(value: unknown): string | null {
+  const match = ISO.exec(toText(value)?.trim() ?? "");
+  return match && isCalendarDate(match[1] as string) ? (match[1] as string) : null;
+}
+
+/**
+ * An ISO 8601 instant as text Postgres reads the same way whatever the session's time zone: the
+ * spec says the upstream's instants are UTC, so one without a zone is taken as UTC.
+ */
+export function toInstant(value: unknown): string | null {
+  const match = ISO.exec(toText(value)?.trim() ?? "");
+  if (!match || !isCalendarDate(match[1] as string)) return null;
+  const [, day, time, zone] = match;
+  const instant = `${day}T${time ?? "00:00:00"}${zone ?? "Z"}`;
+  return Number.isFinite(Date.parse(instant)) ? instant : null;
+}
+
+/** The first day of a YYYY-MM month, else null. */
+export function monthStart(value: unknown): string | null {
+  const text = toText(value);
+  return text !== null && /^\d{4}-(0[1-9]|1[0-2])$/.test(text) ? `${text}-01` : null;
+}
+
+/** A boolean, also from "true"/"false" text; anything else is null. */
+export function toBoolean(value: unknown): boolean | null {
+  if (typeof value === "boolean") return value;
+  return value === "true" ? true : value === "false" ? false : null;
+}
+
+/**
+ * A Postgres array literal ({"a","b"}) for an array column: the row writer sends JS arrays as
+ * JSON (for jsonb), which an array column refuses.
+ */
+export function toArrayLiteral(values: readonly (string | number)[]): string {
+  const quoted = values.map((value) => `"${String(value).replace(/["\\]/g, "\\$&")}"`);
+  return `{${quoted.join(",")}}`;
+}

@@ -1,0 +1,632 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ApiClient } from "../../src/api/api-client.js";
+import {
+  AUDIENCE_DOMAINS,
+  AUDIENCE_TYPES,
+  CURATOR_PLATFORMS,
+  EDITORIAL_PLATFORMS,
+  PLAYLIST_STATUSES,
+  STAT_SOURCES,
+  STATS_TYPES,
+} from "../../src/api/enums.js";
+import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import type { SandboxDataset, SocialArtist } from "../../src/sandbox/index.js";
+import { artistStatsStreams } from "../../src/streams/artist-stats/index.js";
+import { playlistKey } from "../../src/streams/artist-stats/playlist-placements.js";
+import type { DayRange } from "../../src/streams/plan-partitions.js";
+import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
+import type { Stream } from "../../src/streams/stream.js";
+import { daysBetween } from "../../src/time/calendar.js";
+import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+const TODAY = "2026-02-15";
+const LATER = "2026-02-20";
+// More than 365 days before yesterday: the first sync asks for each series in two windows.
+const START = "2025-01-01";
+const FROM = "2026-02-12";
+const TO = "2026-02-14";
+const CHARTS = [
+  { country_code: "GLOBAL", genre: "All Genres" },
+  { country_code: "US", genre: "Hip-Hop/Rap" },
+];
+const SIZE = { socialArtists: 3, playlistsPerArtist: 160, chartRows: 230 };
+
+interface StatCall {
+  readonly artist_id: number;
+  readonly source: string;
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/** A harness, the config naming the sandbox's artists, and a runner that records /stat windows. */
+interface Fixture {
+  readonly harness: SyncHarness;
+  readonly config: EtlConfig;
+  readonly statCalls: StatCall[];
+  sync(today: string, streams?: readonly Stream[], range?: DayRange): Promise<StreamSummary[]>;
+}
+
+async function startFixture(
+  label: string,
+  options: Parameters<typeof startSyncHarness>[1],
+  configFor: (artists: readonly SocialArtist[]) => Partial<Record<keyof EtlConfig, unknown>>,
+): Promise<Fixture> {
+  const harness = await startSyncHarness(label, options);
+  const config = etlConfigSchema.parse({
+    ...harness.config,
+    ...configFor(harness.upstream.sandbox.data.socialArtists()),
+  });
+  const statCalls: StatCall[] = [];
+  const real = harness.upstream.context.api;
+  const api: ApiClient = {
+    ...real,
+    artistStats: {
+      ...real.artistStats,
+      stat: (params, call) => {
+        statCalls.push(params);
+        return real.artistStats.stat(params, call);
+      },
+    },
+  };
+  return {
+    harness,
+    config,
+    statCalls,
+    sync: (today, streams = artistStatsStreams, range = {}) =>
+      runSync(
+        { db: harness.warehouse.db, api, logger: harness.upstream.context.logger, config, today },
+        streams,
+        range,
+      ),
+  };
+}
+
+/** Links catalogue artists to social ids, as the catalogue streams do earlier in a sync. */
+async function linkCatalogueArtists(
+  harness: SyncHarness,
+  links: readonly (readonly [number, number | null])[],
+): Promise<void> {
+  for (const [artistId, socialArtistId] of links) {
+    await harness.warehouse.query(
+      "insert into catalogue.artists (artist_id, social_artist_id, raw) values ($1, $2, '{}')",
+      [artistId, socialArtistId],
+    );
+  }
+}
+
+function failures(summaries: readonly StreamSummary[]) {
+  return summaries.flatMap((s) =>
+    s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`),
+  );
+}
+
+/** Every point served for the artists' series, by `artist|source|metric|day`. */
+function servedPoints(
+  data: SandboxDataset,
+  ids: readonly number[],
+  since: string,
+  until: string,
+  metricName = (metric: string) => metric,
+): Map<string, number> {
+  return new Map(
+    ids.flatMap((id) =>
+      STAT_SOURCES.flatMap((source) =>
+        Object.entries(data.statSeries(id, source, since, until).metrics).flatMap(
+          ([metric, points]) =>
+            points.map((p): [string, number] => [
+              `${id}|${source}|${metricName(metric)}|${p.timestp.slice(0, 10)}`,
+              p.value,
+            ]),
+        ),
+      ),
+    ),
+  );
+}
+
+const POINT_KEY = "concat_ws('|', artist_id, source, metric, day) as key";
+
+describe("artist statistics streams", () => {
+  let fixture: Fixture;
+  let harness: SyncHarness;
+  let artists: readonly SocialArtist[];
+  let first: StreamSummary[];
+  const ids = () => artists.map((a) => a.cm_artist);
+  const data = () => harness.upstream.sandbox.data;
+
+  beforeAll(async () => {
+    fixture = await startFixture(
+      "artist_stats",
+      { today: TODAY, sandbox: { size: SIZE }, etl: { start_date: START } },
+      ([a, b]) => ({
+        social_artist_ids: [a?.cm_artist],
+        // b only through its streaming id; a also through it; the last id is unknown upstream.
+        streaming_artist_ids: [
+          b?.music_streaming_1,
+          a?.music_streaming_1,
+          "0123456789abcdefghijkl",
+        ],
+        charts: CHARTS,
+      }),
+    );
+    harness = fixture.harness;
+    artists = data().socialArtists();
+    const [a, , c] = artists as [SocialArtist, SocialArtist, SocialArtist];
+    // c only through the catalogue; a also; a catalogue artist without a social id is ignored.
+    await linkCatalogueArtists(harness, [
+      [c.artist_id ?? 900_001, c.cm_artist],
+      [a.artist_id ?? 900_002, a.cm_artist],
+      [900_003, null],
+    ]);
+    first = await fixture.sync(TODAY, artistStatsStreams, { from: FROM, to: TO });
+  });
+
+  afterAll(() => harness.close());
+
+  it("syncs every partition of every stream", () => {
+    expect(failures(first)).toEqual([]);
+    expect(first.map((s) => s.stream)).toEqual(artistStatsStreams.map((s) => s.name));
+  });
+
+  it("tracks each artist once, with every way it was found", async () => {
+    const [a, b, c] = artists as [SocialArtist, SocialArtist, SocialArtist];
+    const rows = await harness.warehouse.query(
+      `select artist_id::int, found_via, streaming_artist_ids, catalogue_artist_ids::text[], raw
+       from artist_stats.artists order by artist_id`,
+    );
+    const expected = [
+      {
+        artist_id: a.cm_artist,
+        found_via: ["config", "streaming_id", "catalogue_artist"],
+        streaming_artist_ids: [a.music_streaming_1],
+        catalogue_artist_ids: [String(a.artist_id ?? 900_002)],
+        raw: { [a.music_streaming_1]: { obj: [a] } },
+      },
+      {
+        artist_id: b.cm_artist,
+        found_via: ["streaming_id"],
+        streaming_artist_ids: [b.music_streaming_1],
+        catalogue_artist_ids: [],
+        raw: { [b.music_streaming_1]: { obj: [b] } },
+      },
+      {
+        artist_id: c.cm_artist,
+        found_via: ["catalogue_artist"],
+        streaming_artist_ids: [],
+        catalogue_artist_ids: [String(c.artist_id ?? 900_001)],
+        raw: {},
+      },
+    ].sort((x, y) => x.artist_id - y.artist_id);
+    expect(rows).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(harness.upstream.logs.join("")).toContain("rows without a key value were not stored");
+  });
+
+  it("asks for each series in windows of at most 365 days", () => {
+    const windows = fixture.statCalls.map(
+      (c) => `${c.artist_id}|${c.source}|${c.since}|${c.until}`,
+    );
+    const expected = ids().flatMap((id) =>
+      STAT_SOURCES.flatMap((source) => [
+        `${id}|${source}|${START}|2025-12-31`,
+        `${id}|${source}|2026-01-01|2026-02-14`,
+      ]),
+    );
+    expect(windows.sort()).toEqual(expected.sort());
+  });
+
+  it("stores every point of every series", async () => {
+    const stored = await harness.warehouse.query<{ key: string; value: string }>(
+      `select ${POINT_KEY}, value::float8 as value from artist_stats.platform_stats`,
+    );
+    const expected = servedPoints(data(), ids(), START, TO);
+    expect(expected.size).toBeGreaterThan(10_000);
+    expect(new Map(stored.map((r) => [r.key, r.value]))).toEqual(expected);
+    expect(stored.length).toBe(expected.size);
+  });
+
+  it("keeps today's cm stats, audience and video market coverage", async () => {
+    const cm = await harness.warehouse.query(
+      "select artist_id::int, snapshot_date::text, name, cm_rank::int, raw from artist_stats.cm_stats order by 1",
+    );
+    expect(cm).toEqual(
+      [...ids()]
+        .sort((x, y) => x - y)
+        .map((id) => {
+          const stats = data().cmStats(id);
+          return {
+            artist_id: id,
+            snapshot_date: TODAY,
+            name: stats.name,
+            cm_rank: stats.cm_rank,
+            raw: stats,
+          };
+        }),
+    );
+
+    const audience = await harness.warehouse.query(
+      `select artist_id::int, domain, snapshot_date::text, followers::float8, engagement_rate::float8, raw
+       from artist_stats.audience_stats order by 1, 2`,
+    );
+    expect(audience).toEqual(
+      [...ids()]
+        .sort((x, y) => x - y)
+        .flatMap((id) =>
+          [...AUDIENCE_DOMAINS].sort().map((domain) => {
+            const snapshot = data().audienceStats(id, domain);
+            return {
+              artist_id: id,
+              domain,
+              snapshot_date: TODAY,
+              followers: snapshot.followers,
+              engagement_rate: snapshot.engagement_rate,
+              raw: snapshot,
+            };
+          }),
+        ),
+    );
+
+    const coverage = await harness.warehouse.query(
+      "select artist_id::int, snapshot_date::text, total_views::float8, raw from artist_stats.video_market_coverage order by 1",
+    );
+    expect(coverage).toEqual(
+      [...ids()]
+        .sort((x, y) => x - y)
+        .map((id) => {
+          const vmc = data().videoMarketCoverage(id);
+          return { artist_id: id, snapshot_date: TODAY, total_views: vmc.total_views, raw: vmc };
+        }),
+    );
+  });
+
+  it("stores each artist's urls", async () => {
+    for (const id of ids()) {
+      const rows = await harness.warehouse.query(
+        "select domain, url from artist_stats.urls where artist_id = $1 order by domain, url",
+        [id],
+      );
+      const expected = data()
+        .urls(id)
+        .map(({ domain, url }) => ({ domain, url }))
+        .sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0));
+      expect(rows, String(id)).toEqual(expected);
+    }
+  });
+
+  it("stores every breakdown of the social audience, in the upstream's order", async () => {
+    const rows = await harness.warehouse.query<Record<string, unknown>>(
+      `select artist_id::int, domain, audience_type, stats_type, position, code, name,
+              value::float8, percent::float8
+       from artist_stats.social_audience_stats where snapshot_date = $1
+       order by artist_id, domain, audience_type, stats_type, position`,
+      [TODAY],
+    );
+    const expected = [...ids()]
+      .sort((x, y) => x - y)
+      .flatMap((id) =>
+        [...AUDIENCE_DOMAINS].sort().flatMap((domain) =>
+          [...AUDIENCE_TYPES].sort().flatMap((audienceType) =>
+            [...STATS_TYPES].sort().flatMap((statsType) =>
+              data()
+                .socialAudienceStats(id, domain, audienceType, statsType, TODAY)
+                .map((row, position) => ({
+                  artist_id: id,
+                  domain,
+                  audience_type: audienceType,
+                  stats_type: statsType,
+                  position,
+                  code: row.code,
+                  name: row.name,
+                  value: row.value,
+                  percent: row.percent,
+                })),
+            ),
+          ),
+        ),
+      );
+    expect(rows).toEqual(expected);
+  });
+
+  it("stores every playlist placement, all pages, one row per playlist and track", async () => {
+    const rows = await harness.warehouse.query<{ key: string; raw: unknown }>(
+      `select concat_ws('|', artist_id, kind, platform, status, playlist_key) as key, raw
+       from artist_stats.playlist_placements where snapshot_date = $1`,
+      [TODAY],
+    );
+    const lists = ids().flatMap((id) => [
+      ...EDITORIAL_PLATFORMS.flatMap((platform) =>
+        PLAYLIST_STATUSES.map((status) => ({
+          prefix: `${id}|editorial|${platform}|${status}`,
+          entries: data().editorialPlaylists(id, platform, status),
+        })),
+      ),
+      ...CURATOR_PLATFORMS.map((platform) => ({
+        prefix: `${id}|curator|${platform}|all`,
+        entries: data().curatorPlaylists(id, platform),
+      })),
+    ]);
+    // Several lists need more than one page of 100.
+    expect(lists.filter((l) => l.entries.length > 100).length).toBeGreaterThan(1);
+    const expected = new Map(
+      lists.flatMap(({ prefix, entries }) =>
+        entries.map((e) => [`${prefix}|${e.playlist.id}|${e.track.id}`, e] as const),
+      ),
+    );
+    expect(new Map(rows.map((r) => [r.key, r.raw]))).toEqual(expected);
+    expect(rows.length).toBe(expected.size);
+  });
+
+  it("stores each day's radio rows in the upstream's order", async () => {
+    for (const id of ids()) {
+      for (const day of daysBetween(FROM, TO)) {
+        const airplays = await harness.warehouse.query(
+          `select position, station_name, isrc, plays::int, raw from artist_stats.radio_airplays
+           where artist_id = $1 and snapshot_date = $2 order by position`,
+          [id, day],
+        );
+        expect(airplays, `${id} ${day}`).toEqual(
+          data()
+            .radioAirplays(id, day)
+            .map((r, position) => ({
+              position,
+              station_name: r.station.name,
+              isrc: r.track.isrc,
+              plays: r.plays,
+              raw: r,
+            })),
+        );
+        const spins = await harness.warehouse.query(
+          `select position, station_name, spins::int, audience::int, raw from artist_stats.radio
+           where artist_id = $1 and snapshot_date = $2 order by position`,
+          [id, day],
+        );
+        expect(spins, `${id} ${day}`).toEqual(
+          data()
+            .radio(id, day)
+            .map((r, position) => ({
+              position,
+              station_name: r.station_name,
+              spins: r.spins,
+              audience: r.audience,
+              raw: r,
+            })),
+        );
+      }
+    }
+    const [count] = await harness.warehouse.query<{ n: string }>(
+      "select count(*) as n from artist_stats.radio_airplays",
+    );
+    expect(Number(count?.n)).toBeGreaterThan(0);
+  });
+
+  it("stores every entry of each followed chart, every day", async () => {
+    for (const { country_code, genre } of CHARTS) {
+      for (const day of daysBetween(FROM, TO)) {
+        const rows = await harness.warehouse.query(
+          `select rank, pre_rank, peak_rank, time_on_chart, artist_id::int, isrc
+           from artist_stats.chart_entries
+           where chart_date = $1 and country_code = $2 and genre = $3 order by rank`,
+          [day, country_code, genre],
+        );
+        const chart = data().chart(country_code, genre, day);
+        expect(chart.length).toBeGreaterThan(200); // two pages
+        expect(rows, `${country_code} ${genre} ${day}`).toEqual(
+          chart.map((r) => ({
+            rank: r.rank,
+            pre_rank: r.pre_rank,
+            peak_rank: r.peak_rank,
+            time_on_chart: r.time_on_chart,
+            artist_id: r.artist.cm_artist,
+            isrc: r.track.isrc,
+          })),
+        );
+      }
+    }
+  });
+
+  describe("a later run", () => {
+    const [artistsStream, platformStats, cmStats, urls] = artistStatsStreams;
+    let later: StreamSummary[];
+    let stale: { artist: number };
+
+    beforeAll(async () => {
+      const [a] = artists as [SocialArtist];
+      stale = { artist: a.cm_artist };
+      await harness.warehouse.query(
+        `insert into artist_stats.urls (artist_id, domain, url, raw)
+         values ($1, 'website', 'https://gone.example/', '{}')`,
+        [a.cm_artist],
+      );
+      fixture.statCalls.length = 0;
+      later = await fixture.sync(LATER, [
+        artistsStream,
+        platformStats,
+        cmStats,
+        urls,
+      ] as readonly Stream[]);
+    });
+
+    it("fetches each series only from its checkpoint minus lookback_days", async () => {
+      expect(failures(later)).toEqual([]);
+      expect(fixture.config.lookback_days).toBe(7);
+      // The last sync reached 2026-02-14: 7 days before it, up to the day before the run.
+      const windows = fixture.statCalls.map(
+        (c) => `${c.artist_id}|${c.source}|${c.since}|${c.until}`,
+      );
+      expect(windows.sort()).toEqual(
+        ids()
+          .flatMap((id) => STAT_SOURCES.map((source) => `${id}|${source}|2026-02-07|2026-02-19`))
+          .sort(),
+      );
+      const checkpoints = await harness.warehouse.query<{ checkpoint: unknown }>(
+        "select distinct checkpoint from etl.stream_state where stream = 'artist_stats_platform_stats'",
+      );
+      expect(checkpoints).toEqual([{ checkpoint: { until: "2026-02-19" } }]);
+    });
+
+    it("adds the new points and rewrites none of the unchanged ones", async () => {
+      // The sandbox's series end on its today (2026-02-15): one new point per series with data.
+      const newPoints = servedPoints(data(), ids(), TODAY, TODAY).size;
+      expect(newPoints).toBeGreaterThan(0);
+      expect(later.find((s) => s.stream === platformStats?.name)?.rowsWritten).toBe(newPoints);
+      const stored = await harness.warehouse.query<{ key: string; value: number }>(
+        `select ${POINT_KEY}, value::float8 as value from artist_stats.platform_stats`,
+      );
+      expect(new Map(stored.map((r) => [r.key, r.value]))).toEqual(
+        servedPoints(data(), ids(), START, TODAY),
+      );
+    });
+
+    it("keeps one snapshot per run date", async () => {
+      const rows = await harness.warehouse.query<{ snapshot_date: string; n: string }>(
+        "select snapshot_date::text, count(*) as n from artist_stats.cm_stats group by 1 order by 1",
+      );
+      expect(rows).toEqual([
+        { snapshot_date: TODAY, n: "3" },
+        { snapshot_date: LATER, n: "3" },
+      ]);
+    });
+
+    it("removes a url the upstream no longer lists", async () => {
+      const rows = await harness.warehouse.query<{ url: string }>(
+        "select url from artist_stats.urls where artist_id = $1 order by url",
+        [stale.artist],
+      );
+      expect(rows.map((r) => r.url)).toEqual(
+        data()
+          .urls(stale.artist)
+          .map((u) => u.url)
+          .sort(),
+      );
+      expect(rows.map((r) => r.url)).not.toContain("https://gone.example/");
+    });
+  });
+
+  it("drops an artist no longer found any way, and keeps what was synced for it", async () => {
+    const [a, b] = artists as [SocialArtist, SocialArtist];
+    const [artistsStream] = artistStatsStreams;
+    if (!artistsStream) throw new Error("no artists stream");
+    const config = etlConfigSchema.parse({ ...fixture.config, streaming_artist_ids: [] });
+    const deps = {
+      db: harness.warehouse.db,
+      api: harness.upstream.context.api,
+      logger: harness.upstream.context.logger,
+      config,
+      today: LATER,
+    };
+    await runSync(deps, [artistsStream], {});
+    const tracked = await harness.warehouse.query<{ artist_id: number; found_via: string[] }>(
+      "select artist_id::int, found_via from artist_stats.artists order by artist_id",
+    );
+    expect(tracked.map((t) => t.artist_id)).not.toContain(b.cm_artist);
+    expect(tracked.find((t) => t.artist_id === a.cm_artist)?.found_via).toEqual([
+      "config",
+      "catalogue_artist",
+    ]);
+    const [kept] = await harness.warehouse.query<{ n: number }>(
+      "select count(*)::int as n from artist_stats.platform_stats where artist_id = $1",
+      [b.cm_artist],
+    );
+    expect(kept?.n).toBeGreaterThan(0);
+  });
+});
+
+describe("artist statistics streams against a drifting upstream", () => {
+  const DAY = "2026-02-14";
+  let fixture: Fixture;
+  let harness: SyncHarness;
+  let summaries: StreamSummary[];
+
+  beforeAll(async () => {
+    fixture = await startFixture(
+      "artist_stats_drift",
+      {
+        today: TODAY,
+        sandbox: {
+          size: SIZE,
+          knobs: {
+            drift: { extraFields: true, numbersAsStrings: true, nulls: true, renamedEnum: true },
+          },
+        },
+        etl: { start_date: "2026-01-15" },
+      },
+      (artists) => ({
+        social_artist_ids: artists.slice(1).map((a) => a.cm_artist),
+        streaming_artist_ids: artists.slice(0, 1).map((a) => a.music_streaming_1),
+        charts: CHARTS.slice(0, 1),
+      }),
+    );
+    harness = fixture.harness;
+    // catalogue.artists is left empty: no artist is found that way, and nothing fails.
+    summaries = await fixture.sync(TODAY, artistStatsStreams, { from: DAY, to: DAY });
+  });
+
+  afterAll(() => harness.close());
+
+  it("completes every partition", () => {
+    expect(failures(summaries)).toEqual([]);
+    expect(summaries.every((s) => s.partitions > 0)).toBe(true);
+  });
+
+  it("keeps the raw records with their unexpected fields in every table", async () => {
+    for (const table of [
+      "platform_stats",
+      "cm_stats",
+      "urls",
+      "audience_stats",
+      "social_audience_stats",
+      "video_market_coverage",
+      "playlist_placements",
+      "radio_airplays",
+      "radio",
+      "chart_entries",
+    ]) {
+      const [counts] = await harness.warehouse.query<{ n: string; drifted: string }>(
+        `select count(*) as n, count(*) filter (where raw ? 'x_unexpected') as drifted
+         from artist_stats.${table}`,
+      );
+      expect(Number(counts?.n), table).toBeGreaterThan(0);
+      expect(counts?.drifted, table).toBe(counts?.n);
+    }
+    const tracked = await harness.warehouse.query<{ n: string }>(
+      "select count(*) as n from artist_stats.artists where raw::text like '%x_unexpected%'",
+    );
+    expect(tracked).toEqual([{ n: "1" }]);
+  });
+
+  it("reads numbers sent as strings, stores nulls as null and a renamed metric under its new name", async () => {
+    const data = harness.upstream.sandbox.data;
+    const ids = data.socialArtists().map((a) => a.cm_artist);
+    const stored = await harness.warehouse.query<{ key: string; value: number | null }>(
+      `select ${POINT_KEY}, value::float8 as value from artist_stats.platform_stats`,
+    );
+    const expected = servedPoints(data, ids, "2026-01-15", DAY, (metric) =>
+      metric === "listeners" ? "monthly_listeners" : metric,
+    );
+    expect(stored.length).toBe(expected.size);
+    expect(stored.filter((r) => r.value === null).length).toBeGreaterThan(0);
+    for (const row of stored.filter((r) => r.value !== null)) {
+      expect(row.value, row.key).toBe(expected.get(row.key));
+    }
+    expect(stored.some((r) => r.key.includes("|monthly_listeners|"))).toBe(true);
+
+    const chart = await harness.warehouse.query(
+      "select rank, artist_id::int from artist_stats.chart_entries order by rank",
+    );
+    expect(chart).toEqual(
+      data
+        .chart("GLOBAL", "All Genres", DAY)
+        .map((r) => ({ rank: r.rank, artist_id: r.artist.cm_artist })),
+    );
+  });
+});
+
+describe("playlistKey", () => {
+  it("tells apart the tracks of one playlist, by track id or else ISRC", () => {
+    const entry = (track: Record<string, unknown>) => ({ playlist: { id: "p1" }, track });
+    expect(playlistKey(entry({ id: "t1", isrc: "GBAAA2600001" }))).toBe("p1|t1");
+    expect(playlistKey(entry({ id: "t2", isrc: "GBAAA2600001" }))).toBe("p1|t2");
+    expect(playlistKey(entry({ id: null, isrc: "GBAAA2600001" }))).toBe("p1|GBAAA2600001");
+    expect(playlistKey({ playlist: { id: 42 }, track: { id: 7 } })).toBe("42|7");
+    expect(playlistKey(entry({}))).toBeNull();
+    expect(playlistKey({ track: { id: "t1" } })).toBeNull();
+  });
+});
