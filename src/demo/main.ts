@@ -11,6 +11,7 @@ import { displayUrl } from "../config/display-url.js";
 import { envSchema } from "../config/env-schema.js";
 import { etlConfigSchema } from "../config/etl-config-schema.js";
 import { startSandbox } from "../sandbox/index.js";
+import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../streams/registry.js";
 import { runSync } from "../streams/run-sync.js";
 import { createWarehouse } from "../warehouse/database.js";
@@ -92,17 +93,9 @@ async function main(): Promise<number> {
 
   const sandbox = await startSandbox({ apiKey: randomBytes(16).toString("hex"), today: TODAY });
   const data = sandbox.data;
-  const [first, second] = data.socialArtists();
   const prefix = `music-etl-demo:${randomBytes(4).toString("hex")}:`;
   const config = etlConfigSchema.parse({
-    start_date: data.size.startDate,
-    upcs: ["0", "1"],
-    artist_names: ["a", "o"],
-    territory_keys: ["all"],
-    dsp_keys: ["all"],
-    social_artist_ids: first ? [first.cm_artist] : [],
-    streaming_artist_ids: second ? [second.music_streaming_1] : [],
-    charts: [{ country_code: "GLOBAL", genre: "All Genres" }],
+    ...sandboxTracking(data),
     requests_per_second: 200,
     max_concurrency: 8,
     redis_prefix: prefix,
