@@ -7,6 +7,11 @@ import { ExitCode } from "./exit-codes.js";
 import { reportError } from "./report-error.js";
 
 const stdout = { line: (text: string) => process.stdout.write(`${text}\n`) };
+// `etl status | head` closes the pipe early: that is the reader's choice, not a failure.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
 const writeError = (line: string) => process.stderr.write(`${line}\n`);
 
 /** Runs a command and turns its outcome, or its error, into the process's exit code. */
