@@ -31,7 +31,10 @@ export async function startSyncHarness(
     ...options,
     sandbox: { today: options.today, ...options.sandbox },
   });
-  const warehouse = await createTestWarehouse(label);
+  const warehouse = await createTestWarehouse(label).catch(async (error: unknown) => {
+    await upstream.close();
+    throw error;
+  });
   const config = etlConfigSchema.parse({
     start_date: "2026-01-01",
     requests_per_second: 1000,

@@ -24,9 +24,17 @@ export async function createTestWarehouse(label: string): Promise<TestWarehouse>
   const url = `${PG_HOST_URL}/${name}`;
   await ensureDatabase(url);
   const db = createWarehouse(url, { maxConnections: 4 });
-  await migrateToLatest(db);
   const client = new pg.Client(pgConnectionConfig(url));
-  await client.connect();
+  try {
+    await migrateToLatest(db);
+    await client.connect();
+  } catch (error) {
+    // A setup that fails halfway must not leave its database behind.
+    await client.end().catch(() => undefined);
+    await db.destroy();
+    await dropDatabase(name);
+    throw error;
+  }
   return {
     url,
     db,
@@ -34,13 +42,17 @@ export async function createTestWarehouse(label: string): Promise<TestWarehouse>
     async drop() {
       await client.end();
       await db.destroy();
-      const admin = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/postgres`));
-      await admin.connect();
-      try {
-        await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
-      } finally {
-        await admin.end();
-      }
+      await dropDatabase(name);
     },
   };
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  const admin = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/postgres`));
+  await admin.connect();
+  try {
+    await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+  } finally {
+    await admin.end();
+  }
 }
