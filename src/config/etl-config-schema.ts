@@ -18,6 +18,32 @@ const chartSchema = z.strictObject({
   genre: nonEmptyString,
 });
 
+const schedule = z.strictObject({
+  pattern: z
+    .string()
+    .trim()
+    .regex(/^(\S+\s+){4,5}\S+$/, "must be a cron pattern of 5 or 6 fields, e.g. 0 * * * *"),
+  tz: z.string().trim().min(1, "must not be empty").default("UTC"),
+});
+
+/** When each family runs unattended; `null` turns a family's schedule off. */
+const DEFAULT_SCHEDULES = {
+  catalogue: { pattern: "15 3 * * *", tz: "UTC" },
+  trends: { pattern: "5 * * * *", tz: "UTC" },
+  artist_stats: { pattern: "45 3 * * *", tz: "UTC" },
+  royalties: { pattern: "35 * * * *", tz: "UTC" },
+};
+
+const schedules = z
+  .strictObject({
+    catalogue: schedule.nullable().optional(),
+    trends: schedule.nullable().optional(),
+    artist_stats: schedule.nullable().optional(),
+    royalties: schedule.nullable().optional(),
+  })
+  .default({})
+  .transform((given) => ({ ...DEFAULT_SCHEDULES, ...given }));
+
 /** The JSON file that names what to track (ETL_CONFIG). Keys are snake_case, a public contract. */
 export const etlConfigSchema = z.strictObject({
   start_date: z
@@ -50,6 +76,28 @@ export const etlConfigSchema = z.strictObject({
     .int("must be a whole number")
     .min(0, "must be 0 or more")
     .default(300_000),
+  schedules,
+  worker_concurrency: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .default(4),
+  job_attempts: z.number().int("must be a whole number").min(1, "must be at least 1").default(3),
+  job_backoff_ms: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .default(30_000),
+  job_lock_ms: z
+    .number()
+    .int("must be a whole number")
+    .min(1_000, "must be at least 1000")
+    .default(30_000),
+  shutdown_grace_ms: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must be 0 or more")
+    .default(30_000),
   redis_prefix: z
     .string()
     .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")

@@ -1,0 +1,36 @@
+import { type JobsOptions, Queue } from "bullmq";
+import { Redis } from "ioredis";
+import type { EtlConfig } from "../src/config/etl-config-schema.js";
+
+export const QUEUE_NAME = "etl";
+
+/** BullMQ needs connections that retry forever instead of failing a blocking command. */
+export function bullConnection(redisUrl: string): Redis {
+  return new Redis(redisUrl, { maxRetriesPerRequest: null });
+}
+
+/** Where BullMQ keeps the queue: under the app's Redis prefix. */
+export function bullPrefix(config: EtlConfig): string {
+  return `${config.redis_prefix}bull`;
+}
+
+export function createEtlQueue(redisUrl: string, config: EtlConfig): Queue {
+  return new Queue(QUEUE_NAME, {
+    connection: bullConnection(redisUrl),
+    prefix: bullPrefix(config),
+    defaultJobOptions: jobOptions(config),
+  });
+}
+
+/**
+ * Retries with exponential backoff for what still fails after the client's own retries; a job
+ * that failed for good stays visible for a month; completed ones are trimmed by count and age.
+ */
+export function jobOptions(config: EtlConfig): JobsOptions {
+  return {
+    attempts: config.job_attempts,
+    backoff: { type: "exponential", delay: config.job_backoff_ms },
+    removeOnComplete: { count: 5_000, age: 7 * 24 * 3600 },
+    removeOnFail: { age: 30 * 24 * 3600 },
+  };
+}

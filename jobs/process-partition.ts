@@ -1,0 +1,69 @@
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import { AuthError } from "../src/errors.js";
+import { runPartition } from "../src/streams/run-partition.js";
+import { streamNamed } from "../src/streams/registry.js";
+import { utcToday } from "../src/time/calendar.js";
+import type { Stream } from "../src/streams/stream.js";
+import type { PartitionJobData } from "./job-types.js";
+import { lockPartition } from "./partition-lock.js";
+import type { WorkerDeps } from "./worker-deps.js";
+
+/**
+ * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with backoff; a refused
+ * credential is not retried; a partition cut short by shutdown goes back to the queue for
+ * another worker without spending an attempt.
+ */
+export async function processPartition(
+  job: Job<PartitionJobData>,
+  token: string | undefined,
+  deps: WorkerDeps,
+): Promise<{ rowsWritten: number; requests: number }> {
+  const stream = streamNamed(job.data.stream);
+  const { config } = deps.runner;
+  const lock = await lockPartition(
+    deps.redis,
+    config.redis_prefix,
+    stream.name,
+    job.data.partition.key,
+    config.job_lock_ms,
+  );
+  if (!lock) {
+    // Another run's job holds this partition: come back once it is likely done.
+    if (!token) throw new Error(`partition ${stream.name} ${job.data.partition.key} is locked`);
+    await job.moveToDelayed(Date.now() + Math.min(5_000, config.job_lock_ms), token);
+    throw new DelayedError();
+  }
+  try {
+    return await runLocked(job, token, deps, stream);
+  } finally {
+    await lock.release();
+  }
+}
+
+async function runLocked(
+  job: Job<PartitionJobData>,
+  token: string | undefined,
+  deps: WorkerDeps,
+  stream: Stream,
+): Promise<{ rowsWritten: number; requests: number }> {
+  const outcome = await runPartition(
+    {
+      ...deps.runner,
+      logger: deps.runner.logger.child({ jobId: job.id }),
+      today: utcToday(),
+      signal: deps.shutdown,
+    },
+    stream,
+    job.data.partition,
+  );
+  deps.onPartition?.(outcome);
+  if (outcome.status === "succeeded") {
+    return { rowsWritten: outcome.rowsWritten, requests: outcome.requests };
+  }
+  if (deps.shutdown.aborted && token) {
+    await job.moveToDelayed(Date.now(), token);
+    throw new DelayedError();
+  }
+  if (outcome.error instanceof AuthError) throw new UnrecoverableError(outcome.error.message);
+  throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
+}

@@ -1,0 +1,67 @@
+import { type Job, Worker } from "bullmq";
+import type { EtlConfig } from "../src/config/etl-config-schema.js";
+import type { Logger } from "../src/logging/logger.js";
+import { bullConnection, bullPrefix, QUEUE_NAME } from "./etl-queue.js";
+import { type PartitionJobData, RUN_JOB, type RunJobData } from "./job-types.js";
+import { processPartition } from "./process-partition.js";
+import { processRun } from "./process-run.js";
+import type { WorkerDeps } from "./worker-deps.js";
+
+export interface EtlWorker {
+  readonly worker: Worker;
+  /**
+   * Stops taking jobs and lets active ones finish for up to `graceMs`; then aborts them, and
+   * each gives its job back to the queue for another worker.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+export function startEtlWorker(options: {
+  readonly redisUrl: string;
+  readonly config: EtlConfig;
+  readonly logger: Logger;
+  readonly deps: Omit<WorkerDeps, "shutdown">;
+}): EtlWorker {
+  const { config, logger } = options;
+  const shutdown = new AbortController();
+  const deps: WorkerDeps = { ...options.deps, shutdown: shutdown.signal };
+  const worker = new Worker(
+    QUEUE_NAME,
+    (job: Job, token?: string) =>
+      job.name === RUN_JOB
+        ? processRun(job as Job<RunJobData>, token, deps)
+        : processPartition(job as Job<PartitionJobData>, token, deps),
+    {
+      connection: bullConnection(options.redisUrl),
+      prefix: bullPrefix(config),
+      concurrency: config.worker_concurrency,
+      // A crashed worker's jobs are picked up again after about one lock period.
+      lockDuration: config.job_lock_ms,
+      stalledInterval: config.job_lock_ms,
+      maxStalledCount: 3,
+    },
+  );
+  worker.on("failed", (job, error) => {
+    logger.warn(
+      { jobId: job?.id, job: job?.name, attempt: job?.attemptsMade, err: error.message },
+      "job failed",
+    );
+  });
+  worker.on("error", (error) => {
+    logger.error({ err: error.message }, "worker error");
+  });
+  return {
+    worker,
+    async stop(graceMs) {
+      const timer = setTimeout(() => {
+        logger.warn({ graceMs }, "grace period over: giving active jobs back to the queue");
+        shutdown.abort(new Error("worker shutting down"));
+      }, graceMs);
+      try {
+        await worker.close();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}

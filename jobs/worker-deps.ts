@@ -1,0 +1,14 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { PartitionOutcome, RunnerDeps } from "../src/streams/run-partition.js";
+
+/** What the processors need; `today` is taken when each job starts. */
+export interface WorkerDeps {
+  readonly runner: Omit<RunnerDeps, "today" | "signal">;
+  readonly queue: Queue;
+  /** For the partition locks. */
+  readonly redis: Redis;
+  /** Aborted when the worker is told to stop: active partitions give their job back. */
+  readonly shutdown: AbortSignal;
+  readonly onPartition?: (outcome: PartitionOutcome) => void;
+}

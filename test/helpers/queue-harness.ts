@@ -1,0 +1,55 @@
+import type { Queue } from "bullmq";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { type RunProgress, readRunProgress } from "../../jobs/run-progress.js";
+import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
+import { REDIS_URL } from "./redis.js";
+import type { SyncHarness } from "./sync-harness.js";
+
+export interface QueueHarness {
+  readonly queue: Queue;
+  startWorker(): EtlWorker;
+  waitForRun(runId: string, timeoutMs?: number): Promise<RunProgress>;
+  close(): Promise<void>;
+}
+
+/** A BullMQ queue under the harness's Redis prefix, and in-process workers on it. */
+export function startQueueHarness(harness: SyncHarness): QueueHarness {
+  const queue = createEtlQueue(REDIS_URL, harness.config);
+  const workers: EtlWorker[] = [];
+  return {
+    queue,
+    startWorker() {
+      const worker = startEtlWorker({
+        redisUrl: REDIS_URL,
+        config: harness.config,
+        logger: harness.upstream.context.logger,
+        deps: {
+          queue,
+          redis: harness.upstream.context.redis,
+          runner: {
+            db: harness.warehouse.db,
+            api: harness.upstream.context.api,
+            logger: harness.upstream.context.logger,
+            config: harness.config,
+          },
+        },
+      });
+      workers.push(worker);
+      return worker;
+    },
+    async waitForRun(runId, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const progress = await readRunProgress(queue, runId);
+        if (progress?.finished) return progress;
+        if (Date.now() > deadline)
+          throw new Error(`run ${runId} unfinished: ${JSON.stringify(progress)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+    async close() {
+      for (const worker of workers) await worker.stop(0);
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
+import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+let harness: SyncHarness;
+let queues: QueueHarness;
+
+beforeAll(async () => {
+  harness = await startSyncHarness("backfill", {
+    today: "2026-01-31",
+    etl: { job_backoff_ms: 10, job_lock_ms: 2_000 },
+  });
+  queues = startQueueHarness(harness);
+});
+
+afterAll(async () => {
+  await queues.close();
+  await harness.close();
+});
+
+describe("a backfill through the queue", () => {
+  it("fans out into partition jobs, stream after stream, and lands exactly what the sandbox serves", async () => {
+    const data = {
+      kind: "backfill" as const,
+      streams: ["trend_totals", "trend_items"],
+      range: { from: "2026-01-03", to: "2026-01-04" },
+    };
+    const first = await enqueueRun(queues.queue, data);
+    const second = await enqueueRun(queues.queue, data);
+    expect(first.added).toBe(true);
+    expect(second).toEqual({ runId: first.runId, added: false });
+
+    queues.startWorker();
+    const progress = await queues.waitForRun(first.runId);
+    expect(progress.error).toBeUndefined();
+    expect(progress).toMatchObject({
+      state: "completed",
+      stage: 2,
+      planned: 2 * 5 + 2 * 10,
+      succeeded: 30,
+      failed: 0,
+    });
+
+    const [row] = await harness.warehouse.query<{ n: number }>(
+      "select count(*)::int as n from sales.trend_items",
+    );
+    const expected = ["2026-01-03", "2026-01-04"].flatMap((day) =>
+      (["dsp", "territory", "label", "product", "asset"] as const).flatMap((selection) =>
+        (["stream", "download"] as const).map(
+          (sale) => harness.upstream.sandbox.data.trendList(day, day, selection, sale).length,
+        ),
+      ),
+    );
+    expect(row?.n).toBe(expected.reduce((a, b) => a + b, 0));
+  });
+});
