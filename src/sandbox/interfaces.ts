@@ -2,8 +2,10 @@
 import type { SandboxDataset } from "./dataset/dataset.js";
 
 export interface SandboxOptions {
-  /** Default 0 (ephemeral); the host is always 127.0.0.1. */
+  /** Default 0 (ephemeral). */
   port?: number;
+  /** Interface to listen on; default 127.0.0.1 (0.0.0.0 in a container, for other containers). */
+  host?: string;
   /** Default "sandbox-key"; requests need `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
   /** Default 1; the same seed and size give byte-identical data. */

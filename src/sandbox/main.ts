@@ -6,6 +6,7 @@ import { startSandbox } from "./server.js";
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port <n>          SANDBOX_PORT        default 8787
+  --host <address>    SANDBOX_HOST        default 127.0.0.1 (0.0.0.0 in a container)
   --api-key <key>     SANDBOX_API_KEY     default sandbox-key
   --seed <n>          SANDBOX_SEED        default 1
   --rps <n>           SANDBOX_RPS         requests per second before 429s, default unlimited
@@ -16,6 +17,7 @@ Steer a running sandbox with POST /__sandbox/knobs; read GET /__sandbox/stats.`;
 const { values } = parseArgs({
   options: {
     port: { type: "string" },
+    host: { type: "string" },
     "api-key": { type: "string" },
     seed: { type: "string" },
     rps: { type: "string" },
@@ -53,6 +55,7 @@ if (latencyMs !== undefined) knobs.latencyMs = latencyMs;
 try {
   const sandbox = await startSandbox({
     port: numberSetting(values.port, "SANDBOX_PORT") ?? 8787,
+    host: values.host ?? (process.env.SANDBOX_HOST || "127.0.0.1"),
     apiKey: values["api-key"] ?? (process.env.SANDBOX_API_KEY || "sandbox-key"),
     seed: numberSetting(values.seed, "SANDBOX_SEED") ?? 1,
     knobs,

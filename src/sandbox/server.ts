@@ -11,9 +11,7 @@ import type { SandboxState } from "./sandbox-state.js";
 import { resolveSize } from "./size.js";
 import { StatsRecorder } from "./stats.js";
 
-const HOST = "127.0.0.1";
-
-/** Starts a sandbox upstream on 127.0.0.1; nothing is generated until a request needs it. */
+/** Starts a sandbox upstream (on 127.0.0.1 by default); nothing is generated until a request needs it. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const seed = options.seed ?? 1;
   const data = new SandboxDataset(
@@ -37,10 +35,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   const server = createServer(createRequestHandler(state));
-  await listen(server, options.port ?? 0);
+  const host = options.host ?? "127.0.0.1";
+  await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://${HOST}:${port}`,
+    // Reached from this machine, whatever interface it listens on.
+    url: `http://127.0.0.1:${port}`,
     apiKey: state.apiKey,
     data,
     stats: () => state.stats.snapshot(),
@@ -52,10 +52,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 }
 
-function listen(server: Server, port: number): Promise<void> {
+function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, HOST, () => {
+    server.listen(port, host, () => {
       server.off("error", reject);
       resolve();
     });

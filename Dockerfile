@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# music-etl worker image. Build: docker build -t music-etl .
+# Runs TypeScript directly through tsx (a runtime dependency); there is no build step.
+
+# --- deps: production dependencies only, installed exactly from the lockfile ---
+FROM node:22-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# The package.json override of msgpackr's optional native extractor points here.
+COPY vendor/ ./vendor/
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# --- runtime: only what runs ---
+FROM node:22-slim
+ENV NODE_ENV=production
+WORKDIR /app
+# Owned by root and read-only to the `node` user the process runs as.
+COPY package.json package-lock.json ./
+COPY --from=deps /app/node_modules ./node_modules
+COPY vendor/ ./vendor/
+COPY src/ ./src/
+COPY migrations/ ./migrations/
+COPY jobs/ ./jobs/
+COPY etl.config.example.json ./
+USER node
+# The worker's operator HTTP port: /healthz, /metrics, /queues.
+EXPOSE 9464
+# No curl in slim images: node's own fetch.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+# node itself is PID 1 (no tsx wrapper process), so SIGTERM reaches the worker, which drains.
+ENTRYPOINT ["node", "--import", "tsx", "src/cli/main.ts"]
+CMD ["worker"]
