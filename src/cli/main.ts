@@ -1,12 +1,19 @@
 import { Command, CommanderError } from "commander";
+import { type BackfillOptions, backfillCommand } from "./commands/backfill.js";
 import { checkCommand } from "./commands/check.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { statusCommand } from "./commands/status.js";
 import { type SyncOptions, syncCommand } from "./commands/sync.js";
+import { workerCommand } from "./commands/worker.js";
 import { ExitCode } from "./exit-codes.js";
 import { reportError } from "./report-error.js";
 
-const stdout = { line: (text: string) => process.stdout.write(`${text}\n`) };
+const interactive = process.stdout.isTTY;
+const stdout = {
+  line: (text: string) => process.stdout.write(`${text}\n`),
+  interactive,
+  progress: (text: string) => process.stdout.write(interactive ? `\r\x1b[2K${text}` : `${text}\n`),
+};
 // `etl status | head` closes the pipe early: that is the reader's choice, not a failure.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
@@ -57,6 +64,22 @@ program
   .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
   .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
   .action(action((options: SyncOptions) => syncCommand(options, stdout)));
+
+program
+  .command("worker")
+  .description(
+    "run the worker: scheduled runs and backfills from the queue; /healthz, /metrics and /queues on WORKER_PORT",
+  )
+  .action(action(() => workerCommand()));
+
+program
+  .command("backfill")
+  .description("queue a backfill for the workers: daily streams over the range, the others once")
+  .requiredOption("--from <YYYY-MM-DD>", "first day, inclusive")
+  .requiredOption("--to <YYYY-MM-DD>", "last day, inclusive")
+  .option("--only <streams>", "comma-separated stream or family names")
+  .option("--wait", "follow it with a progress bar; exit 1 if any partition failed")
+  .action(action((options: BackfillOptions) => backfillCommand(options, stdout)));
 
 program
   .command("status")

@@ -1,15 +1,11 @@
 import { loadConfig } from "../../config/load-config.js";
 import { STREAMS } from "../../streams/registry.js";
-import { addDays, utcToday } from "../../time/calendar.js";
+import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
-import { streamStatuses } from "../../warehouse/stream-status.js";
+import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
 import { type Output, table } from "../output.js";
-
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 /**
  * Per stream: the last success, how many days behind it is (daily streams: since the last day
@@ -27,11 +23,7 @@ export async function statusCommand(out: Output): Promise<ExitCode> {
       if (!status) return [stream.name, "never", "-", "0", ""];
       const lastSuccess =
         status.lastSuccessAt?.toISOString().slice(0, 16).replace("T", " ") ?? "never";
-      const behind = status.lastDay
-        ? daysBetween(status.lastDay, addDays(today, -1))
-        : status.lastSuccessAt
-          ? daysBetween(status.lastSuccessAt.toISOString().slice(0, 10), today)
-          : null;
+      const behind = daysBehind(status, today);
       const failed = status.failed.map((f) => f.partition);
       const shown = failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : "");
       return [

@@ -1,0 +1,99 @@
+import { createEtlQueue } from "../../../jobs/etl-queue.js";
+import { reconcileSchedulers } from "../../../jobs/schedulers.js";
+import { startEtlWorker } from "../../../jobs/start-worker.js";
+import { createAppContext } from "../../app-context.js";
+import { loadConfig } from "../../config/load-config.js";
+import { createLogger } from "../../logging/logger.js";
+import { createEtlMetrics } from "../../metrics/etl-metrics.js";
+import { postgresCheck, redisCheck } from "../../operator/health-checks.js";
+import { startOperatorServer } from "../../operator/operator-server.js";
+import { utcToday } from "../../time/calendar.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { ensureDatabase } from "../../warehouse/ensure-database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
+import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
+import { ExitCode } from "../exit-codes.js";
+
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+}
+
+/**
+ * The long-running worker: reconciles the job schedulers with the config, processes runs and
+ * partitions `worker_concurrency` at a time under the shared request budget, and serves
+ * /healthz, /metrics and /queues. On SIGTERM or SIGINT it stops taking jobs, gives active ones
+ * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
+ */
+export async function workerCommand(): Promise<ExitCode> {
+  const config = loadConfig();
+  const { env, etl } = config;
+  const logger = createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY ?? ""] });
+  await ensureDatabase(env.DATABASE_URL);
+  const db = createWarehouse(env.DATABASE_URL);
+  await migrateToLatest(db);
+  const metrics = createEtlMetrics({ logger });
+  const context = await createAppContext(config, {
+    logger,
+    http: { onAttempt: (event) => metrics.observeAttempt(event) },
+  });
+  const queue = createEtlQueue(env.REDIS_URL, etl);
+  // The probe's own connection: it fails at once while Redis is away instead of queueing pings.
+  const healthRedis = context.redis.duplicate({
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  healthRedis.on("error", () => undefined);
+  const stopping = nextSignal();
+  try {
+    const changes = await reconcileSchedulers(queue, etl);
+    logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
+    metrics.setSources({
+      queueCounts: () => queue.getJobCounts(),
+      freshness: async () =>
+        (await streamStatuses(db)).map((s) => ({
+          stream: s.stream,
+          daysBehind: daysBehind(s, utcToday()),
+        })),
+    });
+    const server = await startOperatorServer({
+      port: env.WORKER_PORT,
+      metrics,
+      checks: { postgres: () => postgresCheck(db), redis: () => redisCheck(healthRedis) },
+      queues: [queue],
+      logger,
+    });
+    const worker = startEtlWorker({
+      redisUrl: env.REDIS_URL,
+      config: etl,
+      logger,
+      deps: {
+        queue,
+        redis: context.redis,
+        runner: { db, api: context.api, logger, config: etl },
+        onPartition: (outcome) => metrics.observePartition(outcome),
+      },
+    });
+    logger.info(
+      {
+        operator: server.url,
+        concurrency: etl.worker_concurrency,
+        requestsPerSecond: etl.requests_per_second,
+      },
+      "worker started",
+    );
+    const signal = await stopping;
+    logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
+    await worker.stop(etl.shutdown_grace_ms);
+    await server.close();
+    logger.info("worker stopped");
+    return ExitCode.ok;
+  } finally {
+    healthRedis.disconnect();
+    await queue.close();
+    await context.close();
+    await db.destroy();
+  }
+}

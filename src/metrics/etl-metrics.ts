@@ -1,0 +1,189 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { HttpAttemptEvent } from "../http/http-client.js";
+import type { Logger } from "../logging/logger.js";
+import { withTimeout } from "../operator/with-timeout.js";
+import type { PartitionOutcome } from "../streams/run-partition.js";
+
+/** BullMQ's `queue.getJobCounts()`: job state → count. */
+export type QueueCountsSource = () => Promise<Record<string, number>>;
+
+/** How far behind each stream is; `null` when it cannot say (not daily, never synced). */
+export type FreshnessSource = () => Promise<
+  readonly { readonly stream: string; readonly daysBehind: number | null }[]
+>;
+
+export interface MetricSources {
+  readonly queueCounts?: QueueCountsSource;
+  readonly freshness?: FreshnessSource;
+}
+
+export interface EtlMetricsOptions {
+  /** Told when a scrape-time source fails; the scrape still answers without that metric. */
+  readonly logger?: Logger;
+  /** Longest wait for one scrape-time source. Default 2000 ms. */
+  readonly sourceTimeoutMs?: number;
+}
+
+export interface EtlMetrics {
+  /** Its own registry, so several instances (tests, several workers in one process) coexist. */
+  readonly registry: Registry;
+  observeAttempt(event: HttpAttemptEvent): void;
+  observePartition(outcome: PartitionOutcome): void;
+  /** Sets the sources given; a source left out keeps its current value. */
+  setSources(sources: MetricSources): void;
+}
+
+/** The states BullMQ counts by default: always exported, so a state at 0 is a series at 0. */
+export const QUEUE_STATES = [
+  "waiting",
+  "active",
+  "delayed",
+  "failed",
+  "completed",
+  "waiting-children",
+  "prioritized",
+] as const;
+
+// Upstream calls take tens of milliseconds to tens of seconds (the request timeout is 30 s).
+const HTTP_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+// A partition is one page or hundreds, under a shared request budget of a few per second.
+const PARTITION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
+
+export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const sourceTimeoutMs = options.sourceTimeoutMs ?? 2000;
+  let sources: MetricSources = {};
+
+  const requests = new Counter({
+    name: "etl_http_requests_total",
+    help: "Upstream HTTP attempts, by operation and HTTP status (or error name when none came back).",
+    labelNames: ["operation", "status"] as const,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: "etl_http_rate_limited_total",
+    help: "Upstream attempts answered 429 Too Many Requests.",
+    labelNames: ["operation"] as const,
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: "etl_http_retries_total",
+    help: "Upstream attempts after the first of a request.",
+    labelNames: ["operation"] as const,
+    registers: [registry],
+  });
+  const requestDuration = new Histogram({
+    name: "etl_http_request_duration_seconds",
+    help: "Duration of one upstream attempt, from sending to the whole body (budget wait excluded).",
+    labelNames: ["operation"] as const,
+    buckets: HTTP_BUCKETS,
+    registers: [registry],
+  });
+  const rowsWritten = new Counter({
+    name: "etl_rows_written_total",
+    help: "Warehouse rows inserted, updated or deleted, by stream.",
+    labelNames: ["stream"] as const,
+    registers: [registry],
+  });
+  const partitionDuration = new Histogram({
+    name: "etl_partition_duration_seconds",
+    help: "Duration of one partition sync, by stream and outcome.",
+    labelNames: ["stream", "status"] as const,
+    buckets: PARTITION_BUCKETS,
+    registers: [registry],
+  });
+  const failedPartitions = new Counter({
+    name: "etl_failed_partitions_total",
+    help: "Partition syncs that failed, by stream.",
+    labelNames: ["stream"] as const,
+    registers: [registry],
+  });
+
+  const queueJobs: Gauge<"state"> = new Gauge({
+    name: "etl_queue_jobs",
+    help: "Jobs in the queue by state, read at scrape time.",
+    labelNames: ["state"] as const,
+    registers: [registry],
+    collect: async () => {
+      // Reset first: a state that vanished, or a source that failed, must not export stale counts.
+      queueJobs.reset();
+      const source = sources.queueCounts;
+      if (!source) return;
+      const counts = await readSource("queueCounts", source);
+      if (!counts) return;
+      const byState = new Map<string, number>(QUEUE_STATES.map((state) => [state, 0]));
+      for (const [state, count] of Object.entries(counts)) {
+        // getJobCounts("wait") names the waiting list by its Redis key.
+        const name = label(state === "wait" ? "waiting" : state);
+        byState.set(name, (byState.get(name) ?? 0) + count);
+      }
+      for (const [state, count] of byState) queueJobs.set({ state }, count);
+    },
+  });
+
+  const freshness: Gauge<"stream"> = new Gauge({
+    name: "etl_stream_freshness_days",
+    help: "Days from the last day a stream synced to yesterday (UTC), read at scrape time.",
+    labelNames: ["stream"] as const,
+    registers: [registry],
+    collect: async () => {
+      freshness.reset();
+      const source = sources.freshness;
+      if (!source) return;
+      const rows = await readSource("freshness", source);
+      for (const row of rows ?? []) {
+        // No series rather than a made-up number for a stream without a day to measure from.
+        if (row.daysBehind !== null) freshness.set({ stream: label(row.stream) }, row.daysBehind);
+      }
+    },
+  });
+
+  /** A failing source costs its own metric, never the whole scrape (and the process metrics). */
+  async function readSource<T>(name: string, source: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await withTimeout(source, sourceTimeoutMs);
+    } catch (error) {
+      options.logger?.warn(
+        { source: name, err: error instanceof Error ? error.message : String(error) },
+        "metrics source failed; its metric is left out of this scrape",
+      );
+      return undefined;
+    }
+  }
+
+  return {
+    registry,
+    observeAttempt(event) {
+      const operation = label(event.operation);
+      requests.inc({ operation, status: label(String(event.outcome)) });
+      if (event.outcome === 429) rateLimited.inc({ operation });
+      if (event.attempt > 1) retries.inc({ operation });
+      requestDuration.observe({ operation }, event.durationMs / 1000);
+    },
+    observePartition(outcome) {
+      const stream = label(outcome.stream);
+      // A failed partition may have committed pages before it failed: those rows were written.
+      rowsWritten.inc({ stream }, outcome.rowsWritten);
+      partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
+      // Adding 0 on success creates the series, so rate() sees a stream before its first failure.
+      failedPartitions.inc({ stream }, outcome.status === "failed" ? 1 : 0);
+    },
+    setSources(next) {
+      sources = { ...sources, ...definedOnly(next) };
+    },
+  };
+}
+
+/**
+ * Label values are names chosen by the code (operations, streams, statuses), but a label is
+ * exported to every scraper: anything outside a name's alphabet is replaced, so a URL or a
+ * header value can never reach one whole, and the length is capped against cardinality accidents.
+ */
+function label(value: string): string {
+  return value.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 100);
+}
+
+function definedOnly(sources: MetricSources): MetricSources {
+  return Object.fromEntries(Object.entries(sources).filter(([, value]) => value !== undefined));
+}

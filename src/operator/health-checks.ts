@@ -1,0 +1,16 @@
+import type { Redis } from "ioredis";
+import { type Kysely, sql } from "kysely";
+
+/** Rejects unless Postgres answers a query: a pool that cannot connect fails here. */
+export async function postgresCheck<DB>(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/**
+ * Rejects unless Redis answers PING. Give it a client with `enableOfflineQueue: false`: one that
+ * queues commands while disconnected (BullMQ's) makes the probe wait for its timeout instead.
+ */
+export async function redisCheck(redis: Redis): Promise<void> {
+  const reply = await redis.ping();
+  if (reply !== "PONG") throw new Error(`unexpected PING reply ${JSON.stringify(reply)}`);
+}

@@ -1,0 +1,140 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logging/logger.js";
+import { createEtlMetrics } from "../../src/metrics/etl-metrics.js";
+import { postgresCheck, redisCheck } from "../../src/operator/health-checks.js";
+import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
+import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
+import { PG_HOST_URL } from "../helpers/warehouse.js";
+import { type PrivateRedis, privateRedis } from "./private-redis.js";
+
+const logger = createLogger({ level: "silent", secrets: [] });
+
+interface Health {
+  readonly status: string;
+  readonly checks: Record<string, string>;
+}
+
+async function health(server: OperatorServer): Promise<{ status: number; body: Health }> {
+  const response = await fetch(`${server.url}/healthz`);
+  return { status: response.status, body: (await response.json()) as Health };
+}
+
+async function pollHealth(server: OperatorServer, status: number): Promise<Health> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const result = await health(server);
+    if (result.status === status || Date.now() > deadline) {
+      expect(result.status).toBe(status);
+      return result.body;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+describe("/healthz against Postgres and a Redis that goes away", () => {
+  let redisServer: PrivateRedis;
+  let redis: Redis;
+  let db: Warehouse;
+  let server: OperatorServer;
+
+  beforeAll(async () => {
+    redisServer = await privateRedis();
+    await redisServer.start();
+    // Without an offline queue and with one retry, a ping fails at once while Redis is gone.
+    redis = new Redis({
+      host: "127.0.0.1",
+      port: redisServer.port,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      lazyConnect: true,
+    });
+    redis.on("error", () => undefined);
+    await redis.connect();
+    db = createWarehouse(`${PG_HOST_URL}/postgres`, { maxConnections: 2 });
+    server = await startOperatorServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics: createEtlMetrics(),
+      checks: { postgres: () => postgresCheck(db), redis: () => redisCheck(redis) },
+      queues: [],
+      logger,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    redis?.disconnect();
+    await db?.destroy();
+    await redisServer?.kill();
+  });
+
+  it("is 200 while both answer, 503 naming redis while it is down, 200 again once it is back", async () => {
+    expect(await health(server)).toEqual({
+      status: 200,
+      body: { status: "ok", checks: { postgres: "ok", redis: "ok" } },
+    });
+
+    await redisServer.kill();
+    const down = await pollHealth(server, 503);
+    expect(down.status).toBe("unavailable");
+    expect(down.checks.postgres).toBe("ok");
+    expect(down.checks.redis).not.toBe("ok");
+    expect(down.checks.redis?.length).toBeGreaterThan(0);
+
+    await redisServer.start();
+    expect(await pollHealth(server, 200)).toEqual({
+      status: "ok",
+      checks: { postgres: "ok", redis: "ok" },
+    });
+  });
+});
+
+describe("/healthz check handling", () => {
+  let server: OperatorServer;
+
+  beforeAll(async () => {
+    server = await startOperatorServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics: createEtlMetrics(),
+      checks: {
+        fine: () => Promise.resolve(),
+        hangs: () => new Promise<void>(() => undefined),
+        leaky: () =>
+          Promise.reject(new Error("connect to postgres://etl:hunter2@db.internal:5432/x failed")),
+        refused: () =>
+          Promise.reject(new AggregateError([new Error("connect ECONNREFUSED ::1:5432")], "")),
+      },
+      queues: [],
+      logger,
+      checkTimeoutMs: 200,
+    });
+  });
+
+  afterAll(() => server?.close());
+
+  it("times a hanging check out, and says a failure without URLs or passwords", async () => {
+    const started = Date.now();
+    const result = await health(server);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(result).toEqual({
+      status: 503,
+      body: {
+        status: "unavailable",
+        checks: {
+          fine: "ok",
+          hangs: "timed out after 200 ms",
+          leaky: "connect to [url] failed",
+          refused: "connect ECONNREFUSED ::1:5432",
+        },
+      },
+    });
+  });
+
+  it("answers 404 elsewhere", async () => {
+    const response = await fetch(`${server.url}/nothing-here`);
+    expect(response.status).toBe(404);
+    await response.body?.cancel();
+  });
+});

@@ -1,0 +1,186 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logging/logger.js";
+import { createEtlMetrics, type EtlMetrics } from "../../src/metrics/etl-metrics.js";
+import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
+import { startUpstream } from "../helpers/upstream.js";
+
+const logger = createLogger({ level: "silent", secrets: [] });
+
+const METRIC_NAMES = [
+  "etl_http_requests_total",
+  "etl_http_rate_limited_total",
+  "etl_http_retries_total",
+  "etl_http_request_duration_seconds",
+  "etl_rows_written_total",
+  "etl_partition_duration_seconds",
+  "etl_failed_partitions_total",
+  "etl_queue_jobs",
+  "etl_stream_freshness_days",
+];
+
+let servers: OperatorServer[] = [];
+
+async function serve(metrics: EtlMetrics): Promise<OperatorServer> {
+  const server = await startOperatorServer({
+    host: "127.0.0.1",
+    port: 0,
+    metrics,
+    checks: {},
+    queues: [],
+    logger,
+  });
+  servers.push(server);
+  return server;
+}
+
+async function scrape(server: OperatorServer): Promise<{ contentType: string; text: string }> {
+  const response = await fetch(`${server.url}/metrics`);
+  expect(response.status).toBe(200);
+  return { contentType: response.headers.get("content-type") ?? "", text: await response.text() };
+}
+
+afterEach(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+  servers = [];
+});
+
+describe("/metrics", () => {
+  it("exports every ETL metric with its labels, and the process metrics", async () => {
+    const metrics = createEtlMetrics();
+    const operation = "catalogue.getTerritories";
+    metrics.observeAttempt({ operation, outcome: 200, durationMs: 250, attempt: 1 });
+    metrics.observeAttempt({ operation, outcome: 429, durationMs: 500, attempt: 1 });
+    metrics.observeAttempt({ operation, outcome: 200, durationMs: 250, attempt: 2 });
+    metrics.observeAttempt({
+      operation: "trends.sales",
+      outcome: "NetworkError",
+      durationMs: 5,
+      attempt: 1,
+    });
+    metrics.observePartition({
+      stream: "catalogue_territories",
+      partition: "all",
+      status: "succeeded",
+      requests: 3,
+      rowsWritten: 40,
+      rowsSkipped: 0,
+      durationMs: 2_500,
+    });
+    metrics.observePartition({
+      stream: "sales_trends",
+      partition: "2026-01-02",
+      status: "failed",
+      requests: 1,
+      rowsWritten: 7,
+      rowsSkipped: 0,
+      durationMs: 400,
+      error: new Error("boom"),
+    });
+    metrics.setSources({
+      queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
+      freshness: () =>
+        Promise.resolve([
+          { stream: "sales_trends", daysBehind: 2 },
+          { stream: "catalogue_territories", daysBehind: null },
+        ]),
+    });
+
+    const { contentType, text } = await scrape(await serve(metrics));
+    expect(contentType).toBe(metrics.registry.contentType);
+    for (const name of METRIC_NAMES) expect(text).toContain(`# TYPE ${name} `);
+    expect(text).toContain("process_cpu_user_seconds_total");
+
+    const lines = text.split("\n");
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        `etl_http_requests_total{operation="${operation}",status="200"} 2`,
+        `etl_http_requests_total{operation="${operation}",status="429"} 1`,
+        `etl_http_requests_total{operation="trends.sales",status="NetworkError"} 1`,
+        `etl_http_rate_limited_total{operation="${operation}"} 1`,
+        `etl_http_retries_total{operation="${operation}"} 1`,
+        `etl_http_request_duration_seconds_count{operation="${operation}"} 3`,
+        `etl_http_request_duration_seconds_sum{operation="${operation}"} 1`,
+        `etl_rows_written_total{stream="catalogue_territories"} 40`,
+        `etl_rows_written_total{stream="sales_trends"} 7`,
+        `etl_partition_duration_seconds_count{stream="catalogue_territories",status="succeeded"} 1`,
+        `etl_partition_duration_seconds_bucket{le="5",stream="catalogue_territories",status="succeeded"} 1`,
+        `etl_partition_duration_seconds_count{stream="sales_trends",status="failed"} 1`,
+        `etl_failed_partitions_total{stream="catalogue_territories"} 0`,
+        `etl_failed_partitions_total{stream="sales_trends"} 1`,
+        `etl_queue_jobs{state="waiting"} 3`,
+        `etl_queue_jobs{state="active"} 1`,
+        `etl_queue_jobs{state="failed"} 2`,
+        `etl_queue_jobs{state="delayed"} 0`,
+        `etl_queue_jobs{state="completed"} 0`,
+        `etl_queue_jobs{state="waiting-children"} 0`,
+        `etl_queue_jobs{state="prioritized"} 0`,
+        `etl_stream_freshness_days{stream="sales_trends"} 2`,
+      ]),
+    );
+    // A stream that cannot say how far behind it is has no series rather than a made-up one.
+    expect(text).not.toContain('etl_stream_freshness_days{stream="catalogue_territories"}');
+    expect(text).not.toContain("Bearer");
+    expect(text).not.toContain("http://");
+  });
+
+  it("reads the sources at every scrape, and a failing or hanging one costs only its metric", async () => {
+    const metrics = createEtlMetrics({ sourceTimeoutMs: 100 });
+    let waiting = 1;
+    metrics.setSources({ queueCounts: () => Promise.resolve({ waiting }) });
+    const server = await serve(metrics);
+    expect((await scrape(server)).text).toContain('etl_queue_jobs{state="waiting"} 1');
+    waiting = 5;
+    expect((await scrape(server)).text).toContain('etl_queue_jobs{state="waiting"} 5');
+
+    metrics.setSources({
+      queueCounts: () => Promise.reject(new Error("Connection is closed.")),
+      freshness: () => new Promise(() => undefined),
+    });
+    const { text } = await scrape(server);
+    expect(text).toContain("process_cpu_user_seconds_total");
+    expect(text).not.toMatch(/^etl_queue_jobs\{/m);
+    expect(text).not.toMatch(/^etl_stream_freshness_days\{/m);
+  });
+
+  it("keeps each instance's metrics in its own registry", async () => {
+    const first = createEtlMetrics();
+    const second = createEtlMetrics();
+    first.observeAttempt({ operation: "a.b", outcome: 200, durationMs: 1, attempt: 1 });
+    expect(await first.registry.metrics()).toContain('etl_http_requests_total{operation="a.b"');
+    expect(await second.registry.metrics()).not.toContain('operation="a.b"');
+  });
+});
+
+describe("/metrics fed by the real HTTP client", () => {
+  const metrics = createEtlMetrics();
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+
+  beforeAll(async () => {
+    upstream = await startUpstream("operator-metrics", {
+      http: {
+        onAttempt: (event) => {
+          metrics.observeAttempt(event);
+          // Only the first attempt meets the fault; the retry finds the upstream healthy.
+          upstream.sandbox.setKnobs({ faultRate: 0 });
+        },
+      },
+    });
+  });
+
+  afterAll(() => upstream?.close());
+
+  it("counts a connection reset and its retry, with neither the key nor a URL in a label", async () => {
+    upstream.sandbox.setKnobs({ faultRate: 1, faults: ["reset"] });
+    await upstream.context.api.catalogue.getTerritories({ key: "all" });
+
+    const { text } = await scrape(await serve(metrics));
+    expect(text).toMatch(
+      /^etl_http_requests_total\{operation="[\w.]+",status="NetworkError"\} 1$/m,
+    );
+    expect(text).toMatch(/^etl_http_requests_total\{operation="[\w.]+",status="200"\} 1$/m);
+    expect(text).toMatch(/^etl_http_retries_total\{operation="[\w.]+"\} 1$/m);
+    expect(text).not.toContain(upstream.sandbox.apiKey);
+    expect(text).not.toContain("Bearer");
+    expect(text).not.toContain("http://");
+  });
+});

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer } from "node:net";
+import { Redis } from "ioredis";
+
+/**
+ * A redis-server of the test's own on a free port, which the test may kill and restart: the
+ * machine's Redis on 6379 is shared by every other test and is never stopped.
+ */
+export interface PrivateRedis {
+  readonly port: number;
+  start(): Promise<void>;
+  /** SIGKILL, like a crash: no shutdown handshake with the clients. */
+  kill(): Promise<void>;
+}
+
+export async function privateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+  // Should the test runner die before afterAll, the server must not outlive it.
+  process.once("exit", () => child?.kill("SIGKILL"));
+  return {
+    port,
+    async start() {
+      if (child) throw new Error("the private redis is already running");
+      const started = spawn(
+        "redis-server",
+        [
+          ...["--port", String(port), "--bind", "127.0.0.1"],
+          ...["--save", "", "--appendonly", "no", "--daemonize", "no"],
+        ],
+        { stdio: "ignore" },
+      );
+      child = started;
+      await waitUntilAnswers(port, started);
+    },
+    async kill() {
+      const running = child;
+      child = null;
+      if (!running || running.exitCode !== null || running.signalCode !== null) return;
+      const exited = once(running, "exit");
+      running.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  await once(server, "close");
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+async function waitUntilAnswers(port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited (${child.exitCode})`);
+    const probe = new Redis({
+      port,
+      host: "127.0.0.1",
+      lazyConnect: true,
+      retryStrategy: () => null,
+    });
+    probe.on("error", () => undefined);
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === "PONG") return;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      probe.disconnect();
+    }
+  }
+}
