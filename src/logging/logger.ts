@@ -42,6 +42,19 @@ export function createLogger(options: LoggerOptions): Logger {
           secrets.reduce((text, secret) => text.split(secret).join(REDACTED), line),
       },
     },
-    options.destination ?? pino.destination(2),
+    options.destination ?? defaultDestination(),
   );
+}
+
+/**
+ * Standard error: JSON lines for machines, or readable colored lines when a person watches a
+ * terminal (pino-pretty in a worker thread; the secret scrub above runs before either).
+ */
+function defaultDestination(): DestinationStream {
+  return process.stderr.isTTY
+    ? (pino.transport({
+        target: "pino-pretty",
+        options: { destination: 2, translateTime: "SYS:HH:MM:ss" },
+      }) as DestinationStream)
+    : pino.destination(2);
 }

@@ -5,6 +5,7 @@ import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
+import { queueStatus } from "../queue-status.js";
 import { type Output, table } from "../output.js";
 
 /**
@@ -12,7 +13,7 @@ import { type Output, table } from "../output.js";
  * synced, which is yesterday when current; others: since the last success), failed partitions.
  */
 export async function statusCommand(out: Output): Promise<ExitCode> {
-  const { env } = loadConfig({ upstream: false });
+  const { env, etl } = loadConfig({ upstream: false });
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
   try {
     await migrateToLatest(db);
