@@ -52,9 +52,9 @@ export function createLogger(options: LoggerOptions): Logger {
  */
 function defaultDestination(): DestinationStream {
   return process.stderr.isTTY
-    ? (pino.transport({
+    ? pino.transport({
         target: "pino-pretty",
         options: { destination: 2, translateTime: "SYS:HH:MM:ss" },
-      }) as DestinationStream)
+      })
     : pino.destination(2);
 }

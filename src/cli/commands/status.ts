@@ -41,6 +41,8 @@ export async function statusCommand(out: Output): Promise<ExitCode> {
     ])) {
       out.line(line);
     }
+    out.line("");
+    for (const line of await queueStatus(env.REDIS_URL, etl)) out.line(line);
     return ExitCode.ok;
   } finally {
     await db.destroy();
