@@ -1,12 +1,14 @@
-import { type JobsOptions, Queue } from "bullmq";
-import { Redis } from "ioredis";
+import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import type { EtlConfig } from "../src/config/etl-config-schema.js";
 
 export const QUEUE_NAME = "etl";
 
-/** BullMQ needs connections that retry forever instead of failing a blocking command. */
-export function bullConnection(redisUrl: string): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: null });
+/**
+ * Connection options, not an instance: BullMQ never closes a connection it was handed, which
+ * would keep a command's process alive. Retries forever, as BullMQ's blocking commands need.
+ */
+export function bullConnection(redisUrl: string): ConnectionOptions {
+  return { url: redisUrl, maxRetriesPerRequest: null };
 }
 
 /** Where BullMQ keeps the queue: under the app's Redis prefix. */
