@@ -42,6 +42,7 @@ export async function workerCommand(): Promise<ExitCode> {
   const queue = createEtlQueue(env.REDIS_URL, etl);
   // The probe's own connection: it fails at once while Redis is away instead of queueing pings.
   const healthRedis = context.redis.duplicate({
+    lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
   });

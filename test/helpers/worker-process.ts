@@ -1,0 +1,61 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PROJECT_ROOT } from "./cli.js";
+
+const TSX_LOADER = pathToFileURL(resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const MAIN = resolve(PROJECT_ROOT, "src/cli/main.ts");
+
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** http://127.0.0.1:PORT of its /healthz, /metrics and /queues. */
+  readonly operatorUrl: string;
+  /** Its log lines (JSON), as they came. */
+  readonly logs: string[];
+  /** Resolves with the exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+/**
+ * `etl worker` as its own single process (node with tsx's loader, as in the Docker image), so a
+ * signal reaches the worker itself. Resolves once it reports it has started.
+ */
+export function spawnWorker(options: {
+  cwd: string;
+  env: Record<string, string>;
+}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, "worker"], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? "", WORKER_PORT: "0", LOG_LEVEL: "info", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  return new Promise((resolvePromise, reject) => {
+    let buffered = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        logs.push(line);
+        const parsed = safeJson(line);
+        if (parsed?.msg === "worker started") {
+          resolvePromise({ child, operatorUrl: String(parsed.operator), logs, exited });
+        }
+      }
+    });
+    child.stdout.on("data", () => undefined);
+    void exited.then((code) =>
+      reject(new Error(`worker exited (${code}) before starting:\n${logs.join("\n")}`)),
+    );
+  });
+}
+
+function safeJson(line: string): Record<string, unknown> | null {
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
