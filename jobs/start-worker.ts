@@ -42,8 +42,16 @@ export function startEtlWorker(options: {
     },
   );
   worker.on("failed", (job, error) => {
+    const data = job?.data as Partial<PartitionJobData> | undefined;
     logger.warn(
-      { jobId: job?.id, job: job?.name, attempt: job?.attemptsMade, err: error.message },
+      {
+        jobId: job?.id,
+        job: job?.name,
+        stream: data?.stream,
+        partition: data?.partition?.key,
+        attempt: job?.attemptsMade,
+        err: error.message,
+      },
       "job failed",
     );
   });

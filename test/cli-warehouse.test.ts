@@ -129,6 +129,10 @@ describe("etl sync and status", () => {
     const line = result.stdout.split("\n").find((l) => l.startsWith("trend_totals"));
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const behind = Math.round((Date.parse(yesterday) - Date.parse("2026-01-04")) / 86_400_000);
+    expect(result.stdout).toMatch(
+      /^queue: \d+ waiting, \d+ active, \d+ delayed, \d+ waiting-children, \d+ failed, \d+ completed$/m,
+    );
+    expect(result.stdout).toMatch(/^scheduler\s+pattern\s+time zone\s+next run \(UTC\)$/m);
     expect(line).toMatch(
       new RegExp(`^trend_totals\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+${behind}\\s+0$`),
     );

@@ -54,4 +54,25 @@ describe("a backfill through the queue", () => {
     );
     expect(row?.n).toBe(expected.reduce((a, b) => a + b, 0));
   });
+
+  it("retries a failing partition job with backoff, then keeps it visible as failed with its error", async () => {
+    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    try {
+      const { runId } = await enqueueRun(queues.queue, {
+        kind: "backfill",
+        streams: ["trend_totals"],
+        range: { from: "2026-01-05", to: "2026-01-05" },
+      });
+      const progress = await queues.waitForRun(runId);
+      expect(progress).toMatchObject({ state: "completed", planned: 5, succeeded: 0, failed: 5 });
+      const failed = await queues.queue.getJobs(["failed"]);
+      expect(failed).toHaveLength(5);
+      for (const job of failed) {
+        expect(job.attemptsMade).toBe(harness.config.job_attempts);
+        expect(job.failedReason).toMatch(/trends\.total .*HTTP 500/);
+      }
+    } finally {
+      harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+    }
+  });
 });
