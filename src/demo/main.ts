@@ -13,7 +13,12 @@ import { etlConfigSchema } from "../config/etl-config-schema.js";
 import { startSandbox } from "../sandbox/index.js";
 import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../streams/registry.js";
-import { runSync } from "../streams/run-sync.js";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { startEtlWorker } from "../../jobs/start-worker.js";
+import { followRun } from "../cli/follow-run.js";
+import { table } from "../cli/output.js";
+import { addDays } from "../time/calendar.js";
 import { createWarehouse } from "../warehouse/database.js";
 import { migrateToLatest } from "../warehouse/migrate.js";
 import { pgConnectionConfig } from "../warehouse/pg-connection-config.js";
@@ -98,44 +103,71 @@ async function main(): Promise<number> {
     ...sandboxTracking(data),
     requests_per_second: 200,
     max_concurrency: 8,
+    worker_concurrency: 8,
+    job_backoff_ms: 1_000,
     redis_prefix: prefix,
   });
   const databaseUrl = await freshDemoDatabase();
   const db = createWarehouse(databaseUrl);
+  await migrateToLatest(db);
   const context = await createAppContext({
     env: { ...env, MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: sandbox.apiKey },
     etl: config,
     configPath: "(demo)",
   });
+  const queue = createEtlQueue(env.REDIS_URL, config);
+  const worker = startEtlWorker({
+    redisUrl: env.REDIS_URL,
+    config,
+    logger: context.logger,
+    deps: {
+      queue,
+      redis: context.redis,
+      runner: { db, api: context.api, logger: context.logger, config },
+    },
+  });
   try {
-    await migrateToLatest(db);
-    const to = data.size.startDate.slice(0, 8) + String(data.size.days).padStart(2, "0");
+    const to = addDays(data.size.startDate, data.size.days - 1);
     print(`sandbox upstream ${sandbox.url} -> ${displayUrl(databaseUrl)}`);
     print(
-      `syncing ${data.size.startDate}..${to}, ${config.requests_per_second} req/s at most, ${config.max_concurrency} at once\n`,
+      `backfill ${data.size.startDate}..${to} through the queue, one worker; ${config.requests_per_second} req/s at most, ${config.max_concurrency} at once\n`,
     );
-    const width = Math.max(...STREAMS.map((s) => s.name.length));
-    const started = performance.now();
-    const summaries = await runSync(
-      { db, api: context.api, logger: context.logger, config, today: TODAY },
-      STREAMS,
-      { from: data.size.startDate, to },
-      (s) =>
-        print(
-          `  ${s.stream.padEnd(width)} ${String(s.partitions).padStart(5)} partitions  ${String(s.requests).padStart(5)} requests  ${String(s.rowsWritten).padStart(7)} rows  ${(s.durationMs / 1000).toFixed(1).padStart(5)} s${s.failed.length ? `  ${s.failed.length} FAILED` : ""}`,
-        ),
-    );
-    const seconds = (performance.now() - started) / 1000;
-    const requests = summaries.reduce((n, s) => n + s.requests, 0);
-    const failed = summaries.reduce((n, s) => n + s.failed.length, 0);
-    print(`\n${requests} requests in ${seconds.toFixed(1)} s, ${failed} failed partitions\n`);
+    const { runId } = await enqueueRun(queue, {
+      kind: "backfill",
+      streams: STREAMS.map((s) => s.name),
+      range: { from: data.size.startDate, to },
+    });
+    const interactive = process.stdout.isTTY;
+    const completed = await followRun(queue, runId, {
+      line: print,
+      interactive,
+      progress: (text) => process.stdout.write(interactive ? `\r\x1b[2K${text}` : `${text}\n`),
+    });
 
     await withClient(databaseUrl, async (client) => {
+      const runs = await client.query<Record<string, string>>(
+        `select stream, count(*)::text as partitions, sum(requests)::text as requests,
+                sum(rows_written)::text as rows, count(*) filter (where status <> 'succeeded')::text as failed
+           from etl.sync_runs group by stream order by min(run_id)`,
+      );
+      print("\nper stream (etl.sync_runs)");
+      for (const line of table([
+        ["stream", "partitions", "failed", "requests", "rows written"],
+        ...runs.rows.map((r) => [
+          r.stream ?? "",
+          r.partitions ?? "",
+          r.failed ?? "",
+          r.requests ?? "",
+          r.rows ?? "",
+        ]),
+      ])) {
+        print(`  ${line}`);
+      }
       const tables = await client.query<{ name: string }>(
         `select schemaname || '.' || relname as name from pg_stat_user_tables
          where schemaname in ('catalogue', 'sales', 'artist_stats', 'royalties') order by 1`,
       );
-      print("rows per table");
+      print("\nrows per table");
       for (const { name } of tables.rows) {
         const [schema, table] = name.split(".") as [string, string];
         const { rows } = await client.query<{ n: string }>(
@@ -158,8 +190,10 @@ async function main(): Promise<number> {
         print(`  ${row.isrc}  ${String(row.streams).padStart(10)}  ${row.title ?? ""}`);
       }
     });
-    return failed > 0 ? 1 : 0;
+    return completed ? 0 : 1;
   } finally {
+    await worker.stop(config.shutdown_grace_ms);
+    await queue.close();
     await context.close();
     await db.destroy();
     await sandbox.close();

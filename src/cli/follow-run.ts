@@ -1,0 +1,58 @@
+import type { Queue } from "bullmq";
+import { readRunProgress } from "../../jobs/run-progress.js";
+import type { Output } from "./output.js";
+import { progressLine } from "./progress-line.js";
+
+export interface ProgressOutput extends Output {
+  /** Replaces the current line in a terminal; elsewhere prints it. */
+  readonly progress: (text: string) => void;
+  readonly interactive: boolean;
+}
+
+const POLL_MS = 500;
+const PLAIN_EVERY_MS = 5_000;
+
+/**
+ * Follows a run to its end with a progress line (rewritten in place in a terminal, every few
+ * seconds elsewhere). True when it completed with no failed partition.
+ */
+export async function followRun(
+  queue: Queue,
+  runId: string,
+  out: ProgressOutput,
+): Promise<boolean> {
+  const started = Date.now();
+  let lastPlain = 0;
+  for (;;) {
+    const progress = await readRunProgress(queue, runId);
+    if (!progress) {
+      out.line(`backfill ${runId} is gone from the queue (removed?)`);
+      return false;
+    }
+    const stream = progress.streams[Math.max(0, progress.stage - 1)] ?? "";
+    const line = progressLine({
+      done: progress.succeeded + progress.failed,
+      total: progress.planned,
+      failed: progress.failed,
+      elapsedMs: Date.now() - started,
+      doing: progress.finished
+        ? progress.state
+        : `stream ${Math.max(1, progress.stage)}/${progress.streams.length} ${stream}`,
+    });
+    if (out.interactive || progress.finished || Date.now() - lastPlain >= PLAIN_EVERY_MS) {
+      out.progress(line);
+      lastPlain = Date.now();
+    }
+    if (progress.finished) {
+      if (out.interactive) out.line("");
+      if (progress.error) out.line(`backfill ${runId} failed: ${progress.error}`);
+      if (progress.failed > 0) {
+        out.line(
+          `${progress.failed} partitions failed for good: see \`etl status\` and etl.sync_runs`,
+        );
+      }
+      return progress.state === "completed" && progress.failed === 0;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
