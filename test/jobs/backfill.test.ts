@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { lockPartition } from "../../jobs/partition-lock.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
@@ -74,5 +75,47 @@ describe("a backfill through the queue", () => {
     } finally {
       harness.upstream.sandbox.setKnobs({ faultRate: 0 });
     }
+  });
+
+  it("never processes a partition another job holds: it waits for the lock, then runs", async () => {
+    const held = await lockPartition(
+      harness.upstream.context.redis,
+      harness.config.redis_prefix,
+      "trend_totals",
+      "2026-01-06|dsp",
+      10_000,
+    );
+    if (!held) throw new Error("could not take the lock");
+    const { runId } = await enqueueRun(queues.queue, {
+      kind: "backfill",
+      streams: ["trend_totals"],
+      range: { from: "2026-01-06", to: "2026-01-06" },
+    });
+    const synced = async () =>
+      (
+        await harness.warehouse.query<{ partition: string }>(
+          "select partition from etl.stream_state where stream = 'trend_totals' and partition like '2026-01-06|%' and last_status = 'succeeded' order by 1",
+        )
+      ).map((r) => r.partition);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await synced()).toEqual([
+      "2026-01-06|asset",
+      "2026-01-06|label",
+      "2026-01-06|product",
+      "2026-01-06|territory",
+    ]);
+    await held.release();
+    expect(await queues.waitForRun(runId)).toMatchObject({
+      state: "completed",
+      succeeded: 5,
+      failed: 0,
+    });
+    expect(await synced()).toContain("2026-01-06|dsp");
+  });
+
+  it("trims completed jobs by count and age, and keeps failed ones for a month", async () => {
+    const [job] = await queues.queue.getJobs(["completed"], 0, 0);
+    expect(job?.opts.removeOnComplete).toEqual({ count: 5_000, age: 7 * 24 * 3600 });
+    expect(job?.opts.removeOnFail).toEqual({ age: 30 * 24 * 3600 });
   });
 });
