@@ -12,7 +12,12 @@ export function createWarehouse(url: string, options: { maxConnections?: number 
     max: options.maxConnections ?? 10,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client that loses its server (restart, terminate) must not crash the process.
+  // A client that loses its server (restart, pg_terminate_backend) must not crash the process:
+  // the pool only listens on idle clients, so listen on every client. The query in flight, or
+  // the next one, fails with the error instead, and the partition is retried.
   pool.on("error", () => undefined);
+  pool.on("connect", (client) => {
+    client.on("error", () => undefined);
+  });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }

@@ -1,0 +1,59 @@
+import type { TestWarehouse } from "../helpers/warehouse.js";
+
+/** When a row was written or seen, not what it holds: differs between two correct runs. */
+const BOOKKEEPING = new Set(["synced_at", "first_seen_at", "last_seen_at", "observed_at"]);
+const DATA_SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
+
+export interface TableFingerprint {
+  readonly rows: number;
+  /** md5 of every row's content (bookkeeping columns left out), in a stable order. */
+  readonly digest: string;
+}
+
+/** Every data table's row count and content digest: two warehouses with equal prints hold the same data. */
+export async function fingerprints(
+  warehouse: TestWarehouse,
+): Promise<Map<string, TableFingerprint>> {
+  const columns = await warehouse.query<{ table: string; column: string }>(
+    `select table_schema || '.' || table_name as table, column_name as column
+       from information_schema.columns c
+       join information_schema.tables t using (table_schema, table_name)
+      where table_schema = any($1) and t.table_type = 'BASE TABLE'
+      order by 1, ordinal_position`,
+    [DATA_SCHEMAS],
+  );
+  const byTable = new Map<string, string[]>();
+  for (const { table, column } of columns) {
+    if (BOOKKEEPING.has(column)) continue;
+    byTable.set(table, [...(byTable.get(table) ?? []), column]);
+  }
+  const result = new Map<string, TableFingerprint>();
+  for (const [table, cols] of byTable) {
+    const projection = cols.map((c) => `t.${JSON.stringify(c)}`).join(", ");
+    const [row] = await warehouse.query<{ rows: number; digest: string }>(
+      `select count(*)::int as rows, md5(coalesce(string_agg(x, E'\\n' order by x), '')) as digest
+         from (select row(${projection})::text as x from ${table} t) s`,
+    );
+    result.set(table, { rows: row?.rows ?? 0, digest: row?.digest ?? "" });
+  }
+  return result;
+}
+
+/** Tables whose content differs, with both counts. */
+export function differences(
+  expected: Map<string, TableFingerprint>,
+  actual: Map<string, TableFingerprint>,
+): string[] {
+  const tables = [...new Set([...expected.keys(), ...actual.keys()])].sort();
+  return tables.flatMap((table) => {
+    const e = expected.get(table);
+    const a = actual.get(table);
+    return e?.digest === a?.digest
+      ? []
+      : [`${table}: expected ${e?.rows ?? 0} rows, got ${a?.rows ?? 0}`];
+  });
+}
+
+export function rowCount(prints: Map<string, TableFingerprint>): number {
+  return [...prints.values()].reduce((sum, p) => sum + p.rows, 0);
+}
