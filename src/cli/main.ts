@@ -1,7 +1,9 @@
 import { Command, CommanderError } from "commander";
 import { type BackfillOptions, backfillCommand } from "./commands/backfill.js";
 import { checkCommand } from "./commands/check.js";
+import { type GrantReaderOptions, grantReaderCommand } from "./commands/grant-reader.js";
 import { migrateCommand } from "./commands/migrate.js";
+import { registerPayoutsCommand } from "./commands/payouts.js";
 import { statusCommand } from "./commands/status.js";
 import { type SyncOptions, syncCommand } from "./commands/sync.js";
 import { workerCommand } from "./commands/worker.js";
@@ -58,6 +60,18 @@ program
   .action(action(() => migrateCommand(stdout)));
 
 program
+  .command("grant-reader")
+  .description("create (if missing) a read-only role for BI tools and grant it the warehouse")
+  .argument("<role>", "role name: lower-case letters, digits and underscores")
+  .option("--login", "make it a login role (default for a new role: NOLOGIN)")
+  .option("--password-env <NAME>", "with --login: set the password read from this variable")
+  .action(
+    action((role: string, options: GrantReaderOptions) =>
+      grantReaderCommand(role, options, stdout),
+    ),
+  );
+
+program
   .command("sync")
   .description("sync every stream (or those named) once, in the foreground")
   .option("--only <streams>", "comma-separated stream or family names (see status)")
@@ -85,6 +99,8 @@ program
   .command("status")
   .description("show each stream's last success, how many days behind it is, and failed partitions")
   .action(action(() => statusCommand(stdout)));
+
+registerPayoutsCommand(program, action, stdout);
 
 try {
   await program.parseAsync(process.argv);

@@ -42,7 +42,10 @@ describe("a full sync of every stream", () => {
 
   it("fills every table without a failed partition", async () => {
     expect(first.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}`))).toEqual([]);
-    const empty = Object.entries(await versions()).filter(([, v]) => v.startsWith("0:"));
+    // payout_requests records the `payouts request` command, not anything a sync reads.
+    const empty = Object.entries(await versions()).filter(
+      ([table, v]) => v.startsWith("0:") && table !== "royalties.payout_requests",
+    );
     expect(empty.map(([table]) => table)).toEqual([]);
   });
 

@@ -1,0 +1,78 @@
+import { envSchema } from "../../config/env-schema.js";
+import { readEnvironment } from "../../config/load-config.js";
+import { toConfigProblems } from "../../config/zod-problems.js";
+import { ConfigError, UsageError } from "../../errors.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
+import { grantReaderRole, readerRoleNameProblem } from "../../warehouse/reader-role.js";
+import { scramSha256Verifier } from "../../warehouse/scram-verifier.js";
+import { ExitCode } from "../exit-codes.js";
+import type { Output } from "../output.js";
+
+export interface GrantReaderOptions {
+  readonly login?: boolean;
+  readonly passwordEnv?: string;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The password's verifier, from the variable named by --password-env; never the password itself. */
+function passwordVerifier(options: GrantReaderOptions): string | undefined {
+  const name = options.passwordEnv;
+  if (name === undefined) return undefined;
+  if (!options.login)
+    throw new UsageError("--password-env needs --login (a NOLOGIN role has no use for a password)");
+  if (!ENV_NAME.test(name)) {
+    throw new UsageError(
+      `--password-env takes the name of an environment variable, not ${JSON.stringify(name)}`,
+    );
+  }
+  const password = readEnvironment()[name];
+  if (password === undefined) {
+    throw new UsageError(`--password-env: the environment variable ${name} is not set or empty`);
+  }
+  return scramSha256Verifier(password);
+}
+
+/**
+ * Creates (when missing) a read-only role for BI tools and grants it the warehouse: the business
+ * schemas and the analytics views, nothing of etl, no write and no create anywhere.
+ */
+export async function grantReaderCommand(
+  role: string,
+  options: GrantReaderOptions,
+  out: Output,
+): Promise<ExitCode> {
+  const problem = readerRoleNameProblem(role);
+  if (problem) throw new UsageError(problem);
+  const verifier = passwordVerifier(options);
+  const envResult = envSchema.safeParse(readEnvironment());
+  if (!envResult.success)
+    throw new ConfigError("environment", toConfigProblems(envResult.error, false));
+  const db = createWarehouse(envResult.data.DATABASE_URL, { maxConnections: 2 });
+  try {
+    await migrateToLatest(db);
+    const outcome = await grantReaderRole(db, {
+      role,
+      login: options.login === true,
+      ...(verifier === undefined ? {} : { passwordVerifier: verifier }),
+    });
+    const login = outcome.canLogin
+      ? `LOGIN${outcome.passwordSet ? ", password set from $" + String(options.passwordEnv) : ""}`
+      : "NOLOGIN";
+    out.line(`${outcome.created ? "created role" : "role exists:"} ${role} (${login})`);
+    out.line(
+      `granted USAGE and SELECT on ${outcome.relations.map((r) => `${r.schema} (${r.count})`).join(", ")} in ${outcome.database}`,
+    );
+    out.line(
+      `tables and views created later in those schemas by ${outcome.defaultPrivilegesFor.join(", ")} are readable too`,
+    );
+    out.line("no access to etl: stream freshness is in analytics.stream_freshness");
+    out.line(
+      `checked: ${role} cannot insert, update, delete, truncate or create anything in ${outcome.database}`,
+    );
+    return ExitCode.ok;
+  } finally {
+    await db.destroy();
+  }
+}

@@ -1,0 +1,312 @@
+import type { Command } from "commander";
+import type { CallOptions } from "../../api/api-client.js";
+import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
+import { type AppContext, createAppContext } from "../../app-context.js";
+import { loadConfig } from "../../config/load-config.js";
+import { AuthError, UpstreamStatusError } from "../../errors.js";
+import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
+import { ensureDatabase } from "../../warehouse/ensure-database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
+import {
+  findUnfinishedPayoutRequest,
+  lastKnownBalance,
+  otherUnfinishedPayoutRequests,
+  type PayoutRequestOutcome,
+  recordPayoutOutcome,
+  startPayoutRequest,
+} from "../../warehouse/payout-requests.js";
+import { parseAmountOption } from "../amount-option.js";
+import { type Confirm, confirmation } from "../confirm.js";
+import { ExitCode } from "../exit-codes.js";
+import type { Output } from "../output.js";
+
+export interface PayoutAmountOptions {
+  readonly amount: string;
+  readonly yes?: boolean;
+}
+
+export interface ConfirmOptions {
+  readonly yes?: boolean;
+}
+
+/** main.ts's wrapper that turns a command's outcome, or its error, into the exit code. */
+type Action = <A extends unknown[]>(
+  run: (...args: A) => Promise<ExitCode>,
+) => (...args: A) => Promise<void>;
+
+/** The `payouts` group: the spec's write operations on the account's royalties. */
+export function registerPayoutsCommand(program: Command, action: Action, out: Output): void {
+  const payouts = program
+    .command("payouts")
+    .description(
+      "royalties: request a payout, set the payout threshold, switch to monthly payouts (each asks for confirmation)",
+    );
+  payouts
+    .command("request")
+    .description(
+      "request a payout; recorded in royalties.payout_requests before it is sent, so a re-run after a timeout or a crash resumes it with the same idempotency key",
+    )
+    .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 150.00")
+    .option("--yes", "do not ask for confirmation (required without a terminal)")
+    .action(action((options: PayoutAmountOptions) => requestPayoutCommand(options, out)));
+  payouts
+    .command("threshold")
+    .description("set the payout threshold")
+    .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 200.00")
+    .option("--yes", "do not ask for confirmation (required without a terminal)")
+    .action(action((options: PayoutAmountOptions) => setThresholdCommand(options, out)));
+  payouts
+    .command("monthly")
+    .description("switch the account to monthly payouts (payouts on request are then refused)")
+    .option("--yes", "do not ask for confirmation (required without a terminal)")
+    .action(action((options: ConfirmOptions) => setMonthlyTypeCommand(options, out)));
+}
+
+const YES_FLAG = "--yes";
+
+function formatTime(at: Date): string {
+  return `${at.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/** What the upstream's refusal `type` means (spec, Errors). */
+export function refusalMeaning(type: number | null): string {
+  switch (type) {
+    case 1:
+      return "type 1: insufficient funds (the amount is above the available balance)";
+    case 0:
+      return "type 0: the withdrawal type cannot change now (e.g. the account is set to monthly payouts, so payouts on request are refused)";
+    case null:
+      return "no type given";
+    default:
+      return `type ${type}: a reason the spec does not document`;
+  }
+}
+
+function printRefusal(result: WriteResult & { accepted: false }, out: Output): void {
+  out.line(`refused: ${result.message ?? "(no message)"}`);
+  out.line(`  ${refusalMeaning(result.type)}`);
+}
+
+function quoted(message: string | null): string {
+  return message === null ? "" : ` (upstream: "${message}")`;
+}
+
+/** A failure that proves the upstream did not make the payout under this key. */
+function isDefiniteRefusal(error: unknown): error is UpstreamStatusError {
+  return (
+    error instanceof UpstreamStatusError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    ![408, 409, 425].includes(error.status)
+  );
+}
+
+/**
+ * `payouts request`: validated locally, confirmed, recorded (committed) with its idempotency key,
+ * then sent. Every attempt, and every re-run while it is unfinished, carries the same key, so
+ * the upstream makes at most one payout for it.
+ */
+export async function requestPayoutCommand(
+  options: PayoutAmountOptions,
+  out: Output,
+): Promise<ExitCode> {
+  const amount = parseAmountOption(options.amount);
+  const confirm = confirmation(YES_FLAG, { yes: options.yes });
+  const config = loadConfig();
+  await ensureDatabase(config.env.DATABASE_URL);
+  const db = createWarehouse(config.env.DATABASE_URL, { maxConnections: 2 });
+  let context: AppContext | undefined;
+  try {
+    await migrateToLatest(db);
+    context = await createAppContext(config);
+    if (!(await confirmRequest(db, amount, confirm, out))) {
+      out.line("cancelled: nothing was sent");
+      return ExitCode.failure;
+    }
+    return await sendPayoutRequest(db, context, amount, out);
+  } finally {
+    await context?.close();
+    await db.destroy();
+  }
+}
+
+async function confirmRequest(
+  db: Warehouse,
+  amount: string,
+  confirm: Confirm,
+  out: Output,
+): Promise<boolean> {
+  const unfinished = await findUnfinishedPayoutRequest(db, amount);
+  if (unfinished) {
+    return confirm(
+      `Request a payout of ${amount}? (resumes request ${unfinished.requestId} from ${formatTime(unfinished.requestedAt)}, whose outcome is not known)`,
+    );
+  }
+  // Best effort only: the balance is never asked for (the spec has no such operation), and the
+  // newest payout's wallet is stale both ways (incomes since raise it, payouts made elsewhere
+  // lower it). It informs; the upstream's type-1 refusal decides.
+  const balance = await lastKnownBalance(db);
+  if (balance) {
+    out.line(
+      `last known balance: ${balance.wallet} (left after payout ${balance.payoutId ?? "?"} of ${formatTime(balance.at)}; it may have changed since)`,
+    );
+    if (Number(amount) > Number(balance.wallet)) {
+      out.line(
+        `warning: ${amount} is above it; the upstream refuses the request if the funds are insufficient`,
+      );
+    }
+  }
+  return confirm(`Request a payout of ${amount}?`);
+}
+
+async function sendPayoutRequest(
+  db: Warehouse,
+  context: AppContext,
+  amount: string,
+  out: Output,
+): Promise<ExitCode> {
+  const request = await startPayoutRequest(db, amount);
+  const key = request.requestId;
+  if (request.resumed) {
+    out.line(
+      `resuming request ${key} from ${formatTime(request.requestedAt)} (${request.status}): the same key is sent again, so no second payout can be made`,
+    );
+  } else {
+    out.line(`request ${key} recorded; sending`);
+  }
+  for (const other of await otherUnfinishedPayoutRequests(db, key)) {
+    out.line(
+      `note: request ${other.requestId} of ${other.amount} from ${formatTime(other.requestedAt)} is ${other.status}; run it again with --amount ${other.amount} to learn its outcome`,
+    );
+  }
+
+  let attempts = 0;
+  const call: CallOptions = { onAttempt: () => (attempts += 1) };
+  let result: PayoutRequestResult;
+  try {
+    result = await context.api.royalties.requestPayout({ amount, idempotency_key: key }, call);
+  } catch (error) {
+    const refused = isDefiniteRefusal(error);
+    await record(db, key, {
+      status: refused ? "refused" : "unknown",
+      payoutId: null,
+      response: refused ? (error.body ?? null) : null,
+      message: refused ? error.upstreamMessage : (error as Error).message,
+    });
+    if (refused) {
+      out.line(`refused: HTTP ${error.status} ${error.upstreamMessage}`);
+      out.line(`request ${key} recorded as refused`);
+    } else {
+      out.line(
+        `outcome unknown after ${attempts} attempt(s): the payout may or may not have been made.`,
+      );
+      out.line(
+        `Run the same command again (within 24 h) to resume request ${key}: it re-sends the same key, which cannot create a second payout.`,
+      );
+    }
+    if (error instanceof AuthError) throw error;
+    if (!refused) throw error;
+    return ExitCode.failure;
+  }
+
+  const sentTimes = attempts > 1 ? ` (sent ${attempts} times with the same key)` : "";
+  if (!result.accepted) {
+    printRefusal(result, out);
+    await record(db, key, {
+      status: "refused",
+      payoutId: null,
+      response: result.raw,
+      message: result.message,
+    });
+    out.line(`request ${key} recorded as refused${sentTimes}`);
+    return ExitCode.failure;
+  }
+  const payout = result.payout;
+  if (payout) {
+    out.line(
+      `accepted: payout ${payout.id ?? "(no id)"} of ${payout.amount ?? amount}${payout.currency ? ` ${payout.currency}` : ""}, status ${payout.status ?? "(not given)"}${quoted(result.message)}`,
+    );
+    if (payout.wallet !== null) out.line(`balance left: ${payout.wallet.toFixed(2)}`);
+  } else {
+    out.line(`accepted, but the answer names no payout${quoted(result.message)}`);
+  }
+  await record(db, key, {
+    status: "accepted",
+    payoutId: payout?.id ?? null,
+    response: result.raw,
+    message: result.message,
+  });
+  out.line(`request ${key} recorded as accepted${sentTimes}`);
+  return ExitCode.ok;
+}
+
+async function record(db: Warehouse, key: string, outcome: PayoutRequestOutcome): Promise<void> {
+  try {
+    await recordPayoutOutcome(db, key, outcome);
+  } catch (error) {
+    throw new Error(
+      `the upstream's answer (${outcome.status}) could not be recorded for request ${key}: ${(error as Error).message}. Run the same command again: it resumes the request with the same key and records the answer.`,
+      { cause: error },
+    );
+  }
+}
+
+/** Runs one confirmed write that needs no warehouse, and prints the upstream's answer. */
+async function confirmedWrite(
+  yes: boolean | undefined,
+  question: string,
+  send: (context: AppContext) => Promise<WriteResult>,
+  describe: (result: WriteResult & { accepted: true }) => string,
+  out: Output,
+): Promise<ExitCode> {
+  const confirm = confirmation(YES_FLAG, { yes });
+  const config = loadConfig();
+  const context = await createAppContext(config);
+  try {
+    if (!(await confirm(question))) {
+      out.line("cancelled: nothing was sent");
+      return ExitCode.failure;
+    }
+    const result = await send(context);
+    if (!result.accepted) {
+      printRefusal(result, out);
+      return ExitCode.failure;
+    }
+    out.line(`accepted: ${describe(result)}`);
+    return ExitCode.ok;
+  } finally {
+    await context.close();
+  }
+}
+
+/** `payouts threshold`: sets the payout threshold. */
+export function setThresholdCommand(options: PayoutAmountOptions, out: Output): Promise<ExitCode> {
+  const amount = parseAmountOption(options.amount);
+  return confirmedWrite(
+    options.yes,
+    `Set the payout threshold to ${amount}?`,
+    (context) => context.api.royalties.setThreshold({ amount }),
+    (result) => {
+      const threshold = result.raw.threshold;
+      const shown =
+        typeof threshold === "string" || typeof threshold === "number" ? threshold : amount;
+      return `threshold set to ${shown}${quoted(result.message)}`;
+    },
+    out,
+  );
+}
+
+/** `payouts monthly`: switches the account to monthly payouts. */
+export function setMonthlyTypeCommand(options: ConfirmOptions, out: Output): Promise<ExitCode> {
+  return confirmedWrite(
+    options.yes,
+    "Switch the account to monthly payouts? Payouts on request are then refused.",
+    (context) => context.api.royalties.setMonthlyType(),
+    (result) => {
+      const type = result.raw.withdrawal_type;
+      const shown = typeof type === "number" || typeof type === "string" ? ` ${type}` : "";
+      return `withdrawal type set to monthly${shown ? ` (withdrawal_type${shown})` : ""}${quoted(result.message)}`;
+    },
+    out,
+  );
+}

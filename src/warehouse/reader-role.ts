@@ -1,0 +1,238 @@
+import { sql, type Transaction } from "kysely";
+import pg from "pg";
+import { EtlError, UsageError } from "../errors.js";
+import type { Warehouse } from "./database.js";
+import type { Database } from "./schema.js";
+
+/** The schemas a reader may read: everything but the pipeline's own (etl). */
+export const READER_SCHEMAS = [
+  "catalogue",
+  "sales",
+  "artist_stats",
+  "royalties",
+  "analytics",
+] as const;
+
+/** An unquoted lower-case SQL identifier, so the name reads the same in psql and BI tools. */
+const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+/** Names PostgreSQL reserves or gives a special meaning in GRANT and ALTER ROLE. */
+const RESERVED = new Set(["public", "none", "all", "current_user", "session_user", "current_role"]);
+
+/** Why `name` cannot be a reader role, or null when it can. */
+export function readerRoleNameProblem(name: string): string | null {
+  if (!ROLE_NAME.test(name)) {
+    return `role name ${JSON.stringify(name)} must be 1 to 63 lower-case letters, digits or underscores, not starting with a digit`;
+  }
+  if (name.startsWith("pg_"))
+    return `role name "${name}" starts with pg_, which PostgreSQL reserves`;
+  if (RESERVED.has(name)) return `role name "${name}" is reserved by PostgreSQL`;
+  return null;
+}
+
+export interface ReaderRoleOptions {
+  readonly role: string;
+  /** Make the role a login role (a new role is NOLOGIN otherwise; an existing one is left as is). */
+  readonly login: boolean;
+  /** SCRAM verifier to set as the role's password (with login only). */
+  readonly passwordVerifier?: string;
+}
+
+export interface ReaderRoleOutcome {
+  readonly database: string;
+  readonly created: boolean;
+  readonly canLogin: boolean;
+  readonly passwordSet: boolean;
+  /** Tables and views readable, per schema. */
+  readonly relations: readonly { schema: string; count: number }[];
+  /** Roles whose future tables in the reader schemas the role can read. */
+  readonly defaultPrivilegesFor: readonly string[];
+}
+
+interface RoleAttributes {
+  rolsuper: boolean;
+  rolcreaterole: boolean;
+  rolcreatedb: boolean;
+  rolreplication: boolean;
+  rolbypassrls: boolean;
+  rolcanlogin: boolean;
+}
+
+const ATTRIBUTES = "nosuperuser nocreatedb nocreaterole noreplication nobypassrls inherit";
+
+async function roleAttributes(trx: Transaction<Database>, role: string) {
+  const { rows } = await sql<RoleAttributes>`
+    select rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolbypassrls, rolcanlogin
+      from pg_roles where rolname = ${role}`.execute(trx);
+  return rows[0];
+}
+
+/** Creates the role, or finds it when another process created it at the same moment. */
+async function createRole(
+  trx: Transaction<Database>,
+  quoted: string,
+  options: ReaderRoleOptions,
+): Promise<boolean> {
+  const password = options.passwordVerifier
+    ? ` password ${pg.escapeLiteral(options.passwordVerifier)}`
+    : "";
+  await sql`savepoint create_reader_role`.execute(trx);
+  try {
+    await sql
+      .raw(`create role ${quoted} ${options.login ? "login" : "nologin"} ${ATTRIBUTES}${password}`)
+      .execute(trx);
+    await sql`release savepoint create_reader_role`.execute(trx);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code !== "42710") throw error;
+    await sql`rollback to savepoint create_reader_role`.execute(trx);
+    return false;
+  }
+}
+
+/** Roles whose future tables should be readable: the schemas' owners and the current user. */
+async function defaultPrivilegeOwners(trx: Transaction<Database>): Promise<string[]> {
+  const { rows } = await sql<{ rolname: string }>`
+    select r.rolname from pg_roles r
+     where (r.rolname = current_user
+            or r.oid in (select nspowner from pg_namespace where nspname in (${sql.join([...READER_SCHEMAS])})))
+       and pg_has_role(current_user, r.oid, 'MEMBER')
+     order by r.rolname`.execute(trx);
+  return rows.map((row) => row.rolname);
+}
+
+/** What the role can do that a reader must not; empty when it is read-only as intended. */
+async function violations(trx: Transaction<Database>, role: string): Promise<string[]> {
+  const { rows } = await sql<{ problem: string }>`
+    with user_schemas as (
+      select oid, nspname from pg_namespace
+       where nspname not like 'pg\\_%' and nspname <> 'information_schema'
+    ), relations as (
+      select c.oid, s.nspname, s.nspname || '.' || c.relname as name
+        from pg_class c join user_schemas s on s.oid = c.relnamespace
+       where c.relkind in ('r', 'p', 'v', 'm', 'f')
+    )
+    select 'can create objects in schema ' || nspname as problem from user_schemas
+     where has_schema_privilege(${role}, oid, 'CREATE')
+    union all
+    select 'can create schemas in the database' where has_database_privilege(${role}, current_database(), 'CREATE')
+    union all
+    select 'can write to ' || name from relations
+     where has_table_privilege(${role}, oid, 'DELETE, TRUNCATE, TRIGGER')
+        or has_any_column_privilege(${role}, oid, 'INSERT, UPDATE, REFERENCES')
+    union all
+    select 'can read ' || name from relations
+     where nspname = 'etl' and has_any_column_privilege(${role}, oid, 'SELECT')
+    union all
+    select 'cannot read ' || name from relations
+     where nspname in (${sql.join([...READER_SCHEMAS])})
+       and not has_table_privilege(${role}, oid, 'SELECT')
+    order by 1`.execute(trx);
+  return rows.map((row) => row.problem);
+}
+
+/**
+ * Makes `role` a read-only reader of the warehouse, in one transaction: creates it when missing,
+ * grants USAGE on the reader schemas and SELECT on their tables and views (and on those created
+ * later), revokes everything else it held there and on etl, then checks that it can write or
+ * create nothing anywhere in the database. Running it again changes nothing.
+ */
+export async function grantReaderRole(
+  db: Warehouse,
+  options: ReaderRoleOptions,
+): Promise<ReaderRoleOutcome> {
+  const { role } = options;
+  const problem = readerRoleNameProblem(role);
+  if (problem) throw new UsageError(problem);
+  const quoted = pg.escapeIdentifier(role);
+  return db.transaction().execute(async (trx) => {
+    // Two grant-reader runs at once would fail with "tuple concurrently updated".
+    await sql`select pg_advisory_xact_lock(hashtext('music-etl:grant-reader'))`.execute(trx);
+    const {
+      rows: [session],
+    } = await sql<{ user: string; database: string }>`
+      select current_user as user, current_database() as database`.execute(trx);
+    if (!session) throw new Error("no session information");
+    if (role === session.user) {
+      throw new UsageError(`"${role}" is the role running this command; choose another name`);
+    }
+
+    let existing = await roleAttributes(trx, role);
+    const created = existing ? false : await createRole(trx, quoted, options);
+    existing ??= await roleAttributes(trx, role);
+    if (!existing) throw new Error(`role "${role}" could not be created`);
+    if (!created) {
+      const powers = (
+        [
+          ["superuser", existing.rolsuper],
+          ["createrole", existing.rolcreaterole],
+          ["createdb", existing.rolcreatedb],
+          ["replication", existing.rolreplication],
+          ["bypassrls", existing.rolbypassrls],
+        ] as const
+      ).filter(([, has]) => has);
+      if (powers.length > 0) {
+        throw new UsageError(
+          `role "${role}" exists with ${powers.map(([name]) => name.toUpperCase()).join(", ")}: it cannot be a read-only reader; choose another name`,
+        );
+      }
+      if (options.login) {
+        const password = options.passwordVerifier
+          ? ` password ${pg.escapeLiteral(options.passwordVerifier)}`
+          : "";
+        await sql.raw(`alter role ${quoted} login${password}`).execute(trx);
+      }
+    }
+
+    const database = pg.escapeIdentifier(session.database);
+    const run = (statement: string) => sql.raw(statement).execute(trx);
+    await run(`revoke create, temporary on database ${database} from ${quoted}`);
+    await run(`grant connect on database ${database} to ${quoted}`);
+    const { rows: hasPublic } = await sql`
+      select 1 from pg_namespace where nspname = 'public'`.execute(trx);
+    if (hasPublic.length > 0) await run(`revoke create on schema public from ${quoted}`);
+
+    // The pipeline's own tables: nothing (freshness is readable through analytics.stream_freshness).
+    await run(`revoke all on all tables in schema etl from ${quoted}`);
+    await run(`revoke all on all sequences in schema etl from ${quoted}`);
+    await run(`revoke all on schema etl from ${quoted}`);
+
+    const owners = await defaultPrivilegeOwners(trx);
+    const relations: { schema: string; count: number }[] = [];
+    for (const schema of READER_SCHEMAS) {
+      const target = pg.escapeIdentifier(schema);
+      // Revoke first: a grant made by hand earlier (INSERT, UPDATE...) must not survive.
+      await run(`revoke all on all tables in schema ${target} from ${quoted}`);
+      await run(`revoke all on all sequences in schema ${target} from ${quoted}`);
+      await run(`revoke all on schema ${target} from ${quoted}`);
+      await run(`grant usage on schema ${target} to ${quoted}`);
+      await run(`grant select on all tables in schema ${target} to ${quoted}`);
+      for (const owner of owners) {
+        await run(
+          `alter default privileges for role ${pg.escapeIdentifier(owner)} in schema ${target} grant select on tables to ${quoted}`,
+        );
+      }
+      const { rows } = await sql<{ count: number }>`
+        select count(*)::int as count from pg_class c join pg_namespace n on n.oid = c.relnamespace
+         where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(trx);
+      relations.push({ schema, count: rows[0]?.count ?? 0 });
+    }
+
+    const problems = await violations(trx, role);
+    if (problems.length > 0) {
+      // Thrown inside the transaction: nothing of this run is kept.
+      throw new EtlError(
+        `role "${role}" would not be read-only, so nothing was changed: it ${problems.join("; ")}. Grants to PUBLIC or to roles it is a member of do this (e.g. REVOKE CREATE ON SCHEMA public FROM PUBLIC, the default since PostgreSQL 15).`,
+        { role },
+      );
+    }
+    const after = await roleAttributes(trx, role);
+    return {
+      database: session.database,
+      created,
+      canLogin: after?.rolcanlogin ?? false,
+      passwordSet: options.passwordVerifier !== undefined,
+      relations,
+      defaultPrivilegesFor: owners,
+    };
+  });
+}

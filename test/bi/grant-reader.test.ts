@@ -1,0 +1,268 @@
+import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scramSha256Verifier } from "../../src/warehouse/scram-verifier.js";
+import { runCli } from "../helpers/cli.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+const ROLE = `bi_test_${randomBytes(4).toString("hex")}`;
+const PASSWORD = `pw-${randomBytes(12).toString("base64url")}`;
+const dir = makeTempDir("grant-reader");
+let warehouse: TestWarehouse;
+const first = { code: -1, stdout: "", stderr: "" };
+const second = { ...first };
+
+function etl(args: string[], env: Record<string, string> = {}) {
+  return runCli(args, {
+    cwd: dir.path,
+    env: { DATABASE_URL: warehouse.url, LOG_LEVEL: "silent", BI_TEST_PASSWORD: PASSWORD, ...env },
+  });
+}
+
+/** A session as the reader (trust auth locally: the password is sent but not checked). */
+async function asReader<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const url = new URL(warehouse.url);
+  const client = new pg.Client({
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    database: decodeURIComponent(url.pathname.slice(1)),
+    user: ROLE,
+    password: PASSWORD,
+  });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The SQLSTATE of the statement run as the reader, or "ok". */
+function outcome(text: string): Promise<string> {
+  return asReader(async (client) => {
+    try {
+      await client.query(text);
+      return "ok";
+    } catch (error) {
+      return (error as { code?: string }).code ?? String(error);
+    }
+  });
+}
+
+/** Every privilege granted to the role in the database, and its default privileges. */
+function privileges() {
+  return warehouse.query<{ what: string }>(
+    `select n.nspname || '.' || c.relname || ' ' || a.privilege_type as what
+       from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       cross join lateral aclexplode(c.relacl) a
+      where a.grantee = $1::regrole
+     union all
+     select 'schema ' || n.nspname || ' ' || a.privilege_type
+       from pg_namespace n cross join lateral aclexplode(n.nspacl) a where a.grantee = $1::regrole
+     union all
+     select 'default ' || coalesce(n.nspname, '*') || ' ' || d.defaclobjtype::text || ' ' || a.privilege_type
+       from pg_default_acl d left join pg_namespace n on n.oid = d.defaclnamespace
+       cross join lateral aclexplode(d.defaclacl) a where a.grantee = $1::regrole
+     order by 1`,
+    [ROLE],
+  );
+}
+
+beforeAll(async () => {
+  warehouse = await createTestWarehouse("grant_reader");
+  const args = ["grant-reader", ROLE, "--login", "--password-env", "BI_TEST_PASSWORD"];
+  Object.assign(first, await etl(args));
+  const afterFirst = await privileges();
+  Object.assign(second, await etl(args));
+  expect(await privileges()).toEqual(afterFirst);
+}, 120_000);
+
+afterAll(async () => {
+  try {
+    // Roles are cluster-wide: leave none behind, whatever happened above.
+    if (warehouse) {
+      const exists = await warehouse.query("select 1 from pg_roles where rolname = $1", [ROLE]);
+      if (exists.length > 0) {
+        const role = pg.escapeIdentifier(ROLE);
+        await warehouse.query(`reassign owned by ${role} to current_user`);
+        await warehouse.query(`drop owned by ${role}`);
+        await warehouse.query(`drop role ${role}`);
+      }
+      const left = await warehouse.query("select 1 from pg_roles where rolname = $1", [ROLE]);
+      expect(left).toEqual([]);
+    }
+  } finally {
+    await warehouse?.drop();
+    dir.remove();
+  }
+});
+
+describe("etl grant-reader", () => {
+  it("creates the login role, then finds it on a second run, granting the same (idempotent)", () => {
+    expect(first.stderr).toBe("");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain(
+      `created role ${ROLE} (LOGIN, password set from $BI_TEST_PASSWORD)`,
+    );
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`role exists: ${ROLE} (LOGIN`);
+    expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(PASSWORD);
+  });
+
+  it("stores the password as a SCRAM-SHA-256 verifier of the password, computed like Postgres does", async () => {
+    const [row] = await warehouse.query<{ rolpassword: string; rolcanlogin: boolean }>(
+      "select rolpassword, rolcanlogin from pg_authid where rolname = $1",
+      [ROLE],
+    );
+    expect(row?.rolcanlogin).toBe(true);
+    const match = /^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):(.+)$/.exec(row?.rolpassword ?? "");
+    expect(match).not.toBeNull();
+    const [, iterations, salt, storedKey, serverKey] = match as unknown as string[];
+    // RFC 5802, independently of the project's code.
+    const salted = pbkdf2Sync(
+      PASSWORD,
+      Buffer.from(salt ?? "", "base64"),
+      Number(iterations),
+      32,
+      "sha256",
+    );
+    const clientKey = createHmac("sha256", salted).update("Client Key").digest();
+    expect(createHash("sha256").update(clientKey).digest("base64")).toBe(storedKey);
+    expect(createHmac("sha256", salted).update("Server Key").digest("base64")).toBe(serverKey);
+  });
+
+  it("computes the same verifier as Postgres for a given salt, non-ASCII spaces included", async () => {
+    const password = "pässwörd\u00A0with space\u00AD";
+    const probe = `${ROLE}_probe`;
+    await warehouse.query("begin");
+    try {
+      await warehouse.query("set local password_encryption = 'scram-sha-256'");
+      await warehouse.query(
+        `create role ${pg.escapeIdentifier(probe)} password ${pg.escapeLiteral(password)}`,
+      );
+      const [row] = await warehouse.query<{ rolpassword: string }>(
+        "select rolpassword from pg_authid where rolname = $1",
+        [probe],
+      );
+      const salt = Buffer.from(/:([^$]+)\$/.exec(row?.rolpassword ?? "")?.[1] ?? "", "base64");
+      expect(scramSha256Verifier(password, salt)).toBe(row?.rolpassword);
+    } finally {
+      await warehouse.query("rollback");
+    }
+  });
+
+  it("can connect with its password and read a table of each schema and every analytics view", async () => {
+    const views = await warehouse.query<{ name: string }>(
+      "select 'analytics.' || table_name as name from information_schema.views where table_schema = 'analytics' order by 1",
+    );
+    expect(views.length).toBeGreaterThanOrEqual(8);
+    const readable = [
+      "catalogue.products",
+      "sales.trend_items",
+      "artist_stats.platform_stats",
+      "royalties.payouts",
+      ...views.map((v) => v.name),
+    ];
+    const results: Record<string, string> = {};
+    for (const name of readable) results[name] = await outcome(`select * from ${name} limit 1`);
+    expect(results).toEqual(Object.fromEntries(readable.map((name) => [name, "ok"])));
+  });
+
+  it.each([
+    [
+      "insert",
+      "insert into sales.trend_items (day, selection_type, sale_type, item_id, raw) values ('2026-01-01', 'dsp', 'stream', '1', '{}')",
+    ],
+    ["update", "update sales.trend_items set count = 0"],
+    ["delete", "delete from sales.trend_items"],
+    ["truncate", "truncate sales.trend_items"],
+    ["update a payout", "update royalties.payouts set status = 'paid'"],
+  ])("cannot %s: permission denied", async (_what, statement) => {
+    expect(await outcome(statement)).toBe("42501");
+  });
+
+  it.each([
+    ["public", "create table public.bi_scratch (a int)"],
+    ["catalogue", "create table catalogue.bi_scratch (a int)"],
+    ["analytics", "create view analytics.bi_scratch as select 1 as a"],
+    ["a new schema", "create schema bi_scratch"],
+  ])("cannot create in %s: permission denied", async (_where, statement) => {
+    expect(await outcome(statement)).toBe("42501");
+  });
+
+  it("cannot read etl.sync_runs, but reads freshness through analytics.stream_freshness", async () => {
+    expect(await outcome("select * from etl.sync_runs")).toBe("42501");
+    expect(await outcome("select * from etl.stream_state")).toBe("42501");
+    expect(await outcome("select * from analytics.stream_freshness")).toBe("ok");
+  });
+
+  it("can read a table created after the grant (default privileges)", async () => {
+    await warehouse.query("create table sales.bi_later (a int)");
+    try {
+      expect(await outcome("select * from sales.bi_later")).toBe("ok");
+      expect(await outcome("insert into sales.bi_later values (1)")).toBe("42501");
+    } finally {
+      await warehouse.query("drop table sales.bi_later");
+    }
+  });
+
+  it("takes back a write privilege granted by hand when run again", async () => {
+    await warehouse.query(
+      `grant insert, delete on sales.trend_items to ${pg.escapeIdentifier(ROLE)}`,
+    );
+    expect(await outcome("delete from sales.trend_items")).toBe("ok");
+    const again = await etl(["grant-reader", ROLE]);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain(`role exists: ${ROLE} (LOGIN)`);
+    expect(await outcome("delete from sales.trend_items")).toBe("42501");
+  });
+
+  it.each([
+    [["grant-reader", "Bad-Name"], "must be 1 to 63 lower-case letters"],
+    [["grant-reader", "x; drop table catalogue.products"], "must be 1 to 63"],
+    [["grant-reader", "pg_reader"], "which PostgreSQL reserves"],
+    [["grant-reader", "public"], "is reserved by PostgreSQL"],
+    [["grant-reader", "bi_other", "--password-env", "BI_TEST_PASSWORD"], "needs --login"],
+    [["grant-reader", "bi_other", "--login", "--password-env", "NOT_SET_ANYWHERE"], "is not set"],
+  ])("refuses %j with exit 2, creating nothing", async (args, message) => {
+    const result = await etl(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    const roles = await warehouse.query(
+      "select rolname from pg_roles where rolname in ('bi_other', 'Bad-Name', 'pg_reader')",
+    );
+    expect(roles).toEqual([]);
+  });
+
+  it("changes nothing and exits 1 when a grant to PUBLIC would let the role create tables", async () => {
+    const blocked = `${ROLE}_blocked`;
+    await warehouse.query("grant create on schema public to public");
+    try {
+      const result = await etl(["grant-reader", blocked]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain("can create objects in schema public");
+      expect(result.stderr).toContain("nothing was changed");
+      const roles = await warehouse.query("select 1 from pg_roles where rolname = $1", [blocked]);
+      expect(roles).toEqual([]);
+    } finally {
+      await warehouse.query("revoke create on schema public from public");
+    }
+  });
+
+  it("refuses an existing role with more powers than a reader, and the role running it (exit 2)", async () => {
+    const powerful = `${ROLE}_createdb`;
+    await warehouse.query(`create role ${pg.escapeIdentifier(powerful)} nologin createdb`);
+    try {
+      const result = await etl(["grant-reader", powerful]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("exists with CREATEDB");
+    } finally {
+      await warehouse.query(`drop owned by ${pg.escapeIdentifier(powerful)}`);
+      await warehouse.query(`drop role ${pg.escapeIdentifier(powerful)}`);
+    }
+    const [me] = await warehouse.query<{ user: string }>("select current_user as user");
+    const self = await etl(["grant-reader", me?.user ?? "root"]);
+    expect(self.code).toBe(2);
+  });
+});
