@@ -16,12 +16,22 @@ export function bullPrefix(config: EtlConfig): string {
   return `${config.redis_prefix}bull`;
 }
 
-export function createEtlQueue(redisUrl: string, config: EtlConfig): Queue {
-  return new Queue(QUEUE_NAME, {
+/**
+ * The queue. Connection errors while Redis is away go to `onError` (BullMQ would print them to
+ * the console, past the logger and its redaction); commands see their own calls fail anyway.
+ */
+export function createEtlQueue(
+  redisUrl: string,
+  config: EtlConfig,
+  onError: (error: Error) => void = () => undefined,
+): Queue {
+  const queue = new Queue(QUEUE_NAME, {
     connection: bullConnection(redisUrl),
     prefix: bullPrefix(config),
     defaultJobOptions: jobOptions(config),
   });
+  queue.on("error", onError);
+  return queue;
 }
 
 /**

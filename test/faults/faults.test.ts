@@ -6,6 +6,7 @@ import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
 import { type SandboxKnobs, startSandbox } from "../../src/sandbox/index.js";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import { runCli } from "../helpers/cli.js";
+import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -63,6 +64,8 @@ interface FaultCase {
   readonly afterRequests?: number;
   /** Whether the fault must have cost retries (idle connections killed cost none). */
   readonly mustRetry?: boolean;
+  /** A Redis of the case's own (one it restarts), instead of the machine's. */
+  readonly redisUrl?: string;
 }
 
 /** A backfill through the queue with a worker, the fault applied; returns the stored prints. */
@@ -72,6 +75,7 @@ async function backfillWith(label: string, fault: FaultCase) {
     today: TODAY,
     etl: { ...tracking, ...RESILIENT },
     sandbox: { knobs: { slowMs: 3_000, ...fault.knobs } },
+    ...(fault.redisUrl ? { redisUrl: fault.redisUrl } : {}),
     http: {
       retryBaseMs: 100,
       retryMaxDelayMs: 1_000,
@@ -98,6 +102,12 @@ async function backfillWith(label: string, fault: FaultCase) {
     const [failedAttempts] = await harness.warehouse.query<{ n: number }>(
       "select count(*)::int as n from etl.sync_runs where status <> 'succeeded'",
     );
+    // Everything the case produced that a person could read: logs and recorded errors.
+    const errors = await harness.warehouse.query<{ error: string | null }>(
+      "select error from etl.sync_runs where error is not null",
+    );
+    const outputs = [...harness.upstream.logs, ...errors.map((e) => e.error ?? "")].join("\n");
+    expect(outputs).not.toContain(harness.upstream.sandbox.apiKey);
     return {
       progress,
       prints: await fingerprints(harness.warehouse),
@@ -213,6 +223,25 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
       },
     });
     expect(killed).toBeGreaterThan(0);
+  });
+
+  it("Redis restarted mid-run (killed, back 2 s later with its append-only file): workers reconnect and finish", async () => {
+    const redis = await privateRedis({ persistent: true });
+    await redis.start();
+    try {
+      await runCase("Redis killed and restarted", "faults_redis", {
+        redisUrl: redis.url,
+        afterRequests: 40,
+        mustRetry: false,
+        during: async () => {
+          await redis.kill();
+          await new Promise((resolve) => setTimeout(resolve, 2_000));
+          await redis.start();
+        },
+      });
+    } finally {
+      await redis.kill();
+    }
   });
 });
 

@@ -2,7 +2,6 @@ import type { Queue } from "bullmq";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { type RunProgress, readRunProgress } from "../../jobs/run-progress.js";
 import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
-import { REDIS_URL } from "./redis.js";
 import type { SyncHarness } from "./sync-harness.js";
 
 export interface QueueHarness {
@@ -14,13 +13,14 @@ export interface QueueHarness {
 
 /** A BullMQ queue under the harness's Redis prefix, and in-process workers on it. */
 export function startQueueHarness(harness: SyncHarness): QueueHarness {
-  const queue = createEtlQueue(REDIS_URL, harness.config);
+  const redisUrl = harness.upstream.redisUrl;
+  const queue = createEtlQueue(redisUrl, harness.config);
   const workers: EtlWorker[] = [];
   return {
     queue,
     startWorker() {
       const worker = startEtlWorker({
-        redisUrl: REDIS_URL,
+        redisUrl,
         config: harness.config,
         logger: harness.upstream.context.logger,
         deps: {

@@ -8,8 +8,8 @@ export function uniquePrefix(label: string): string {
   return `test:${label}:${randomBytes(4).toString("hex")}:`;
 }
 
-export async function keysWithPrefix(prefix: string): Promise<string[]> {
-  const redis = new Redis(REDIS_URL);
+export async function keysWithPrefix(prefix: string, url = REDIS_URL): Promise<string[]> {
+  const redis = new Redis(url);
   try {
     return await redis.keys(`${prefix}*`);
   } finally {
@@ -18,10 +18,10 @@ export async function keysWithPrefix(prefix: string): Promise<string[]> {
 }
 
 /** Deletes everything under the prefix: tests leave nothing behind. */
-export async function deleteKeysWithPrefix(prefix: string): Promise<void> {
-  const keys = await keysWithPrefix(prefix);
+export async function deleteKeysWithPrefix(prefix: string, url = REDIS_URL): Promise<void> {
+  const keys = await keysWithPrefix(prefix, url);
   if (keys.length === 0) return;
-  const redis = new Redis(REDIS_URL);
+  const redis = new Redis(url);
   try {
     await redis.del(...keys);
   } finally {

@@ -16,6 +16,7 @@ export interface Upstream {
   /** Every log line the client stack wrote. */
   readonly logs: string[];
   readonly prefix: string;
+  readonly redisUrl: string;
   /** Another client stack sharing the sandbox and the Redis budget, closed with this one. */
   connectAnother(): Promise<AppContext>;
   close(): Promise<void>;
@@ -27,6 +28,8 @@ export interface UpstreamOptions {
   readonly http?: AppContextOptions["http"];
   /** Use this key instead of the sandbox's (to provoke a 401). */
   readonly apiKey?: string;
+  /** Another Redis than the machine's (one the test may restart). */
+  readonly redisUrl?: string;
 }
 
 /** A sandbox upstream and the project's real client stack pointed at it, logging into memory. */
@@ -47,6 +50,7 @@ export async function startUpstream(
     context,
     logs,
     prefix,
+    redisUrl: options.redisUrl ?? REDIS_URL,
     async connectAnother() {
       const other = await connect(sandbox, prefix, options, logs);
       others.push(other);
@@ -55,7 +59,7 @@ export async function startUpstream(
     async close() {
       for (const other of [context, ...others]) await other.close();
       await sandbox.close();
-      await deleteKeysWithPrefix(prefix);
+      await deleteKeysWithPrefix(prefix, options.redisUrl);
     },
   };
 }
@@ -66,7 +70,7 @@ async function connect(sandbox: Sandbox, prefix: string, options: UpstreamOption
   const env = envSchema.parse({
     MUSIC_API_URL: sandbox.url,
     MUSIC_API_KEY: apiKey,
-    REDIS_URL,
+    REDIS_URL: options.redisUrl ?? REDIS_URL,
     LOG_LEVEL: "debug",
   });
   const etl = etlConfigSchema.parse({

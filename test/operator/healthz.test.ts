@@ -6,7 +6,7 @@ import { postgresCheck, redisCheck } from "../../src/operator/health-checks.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
 import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { PG_HOST_URL } from "../helpers/warehouse.js";
-import { type PrivateRedis, privateRedis } from "./private-redis.js";
+import { type PrivateRedis, privateRedis } from "../helpers/private-redis.js";
 
 const logger = createLogger({ level: "silent", secrets: [] });
 

@@ -39,7 +39,9 @@ export async function workerCommand(): Promise<ExitCode> {
     logger,
     http: { onAttempt: (event) => metrics.observeAttempt(event) },
   });
-  const queue = createEtlQueue(env.REDIS_URL, etl);
+  const queue = createEtlQueue(env.REDIS_URL, etl, (error) =>
+    logger.warn({ err: error.message }, "queue connection error"),
+  );
   // The probe's own connection: it fails at once while Redis is away instead of queueing pings.
   const healthRedis = context.redis.duplicate({
     lazyConnect: false,

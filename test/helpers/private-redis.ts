@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:net";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Redis } from "ioredis";
 
 /**
@@ -9,31 +12,41 @@ import { Redis } from "ioredis";
  */
 export interface PrivateRedis {
   readonly port: number;
+  readonly url: string;
   start(): Promise<void>;
   /** SIGKILL, like a crash: no shutdown handshake with the clients. */
   kill(): Promise<void>;
 }
 
-export async function privateRedis(): Promise<PrivateRedis> {
+/**
+ * `persistent`: an append-only file synced on every write, as in production (docker-compose's
+ * Redis): a killed and restarted server comes back with the queue it had.
+ */
+export async function privateRedis(options: { persistent?: boolean } = {}): Promise<PrivateRedis> {
   const port = await freePort();
+  const dir = options.persistent ? mkdtempSync(join(tmpdir(), "music-etl-redis-")) : null;
+  const persistence = dir
+    ? ["--appendonly", "yes", "--appendfsync", "always", "--save", "", "--dir", dir]
+    : ["--save", "", "--appendonly", "no"];
   let child: ChildProcess | null = null;
   // Should the test runner die before afterAll, the server must not outlive it.
-  process.once("exit", () => child?.kill("SIGKILL"));
+  process.once("exit", () => {
+    child?.kill("SIGKILL");
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
   return {
     port,
     async start() {
       if (child) throw new Error("the private redis is already running");
       const started = spawn(
         "redis-server",
-        [
-          ...["--port", String(port), "--bind", "127.0.0.1"],
-          ...["--save", "", "--appendonly", "no", "--daemonize", "no"],
-        ],
+        [...["--port", String(port), "--bind", "127.0.0.1"], ...persistence, "--daemonize", "no"],
         { stdio: "ignore" },
       );
       child = started;
       await waitUntilAnswers(port, started);
     },
+    url: `redis://127.0.0.1:${port}`,
     async kill() {
       const running = child;
       child = null;
