@@ -9,7 +9,8 @@ import { runCli } from "../helpers/cli.js";
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
-import { makeTempDir } from "../helpers/temp-dir.js";
+import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
+import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 import { PG_HOST_URL } from "../helpers/warehouse.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import {
@@ -60,13 +61,18 @@ let reference: Map<string, TableFingerprint>;
 interface FaultCase {
   readonly knobs?: Partial<SandboxKnobs>;
   /** Something to break once the run is under way (after `afterRequests` requests). */
-  readonly during?: (harness: SyncHarness) => Promise<void>;
+  readonly during?: (harness: SyncHarness, workers: Workers) => Promise<void>;
   readonly afterRequests?: number;
   /** Whether the fault must have cost retries (idle connections killed cost none). */
   readonly mustRetry?: boolean;
   /** A Redis of the case's own (one it restarts), instead of the machine's. */
   readonly redisUrl?: string;
+  /** Run the worker as its own process (which `during` may signal) instead of in-process. */
+  readonly processes?: boolean;
 }
+
+/** The case's worker processes, and a way to start one more. */
+type Workers = WorkerProcess[] & { spawn(): Promise<WorkerProcess> };
 
 /** A backfill through the queue with a worker, the fault applied; returns the stored prints. */
 async function backfillWith(label: string, fault: FaultCase) {
@@ -83,8 +89,13 @@ async function backfillWith(label: string, fault: FaultCase) {
     },
   });
   const queues = startQueueHarness(harness);
+  const configDir = makeTempDir("faults-worker");
+  const workers = Object.assign([] as WorkerProcess[], {
+    spawn: () => spawnWorkerFor(harness, configDir, 1_000),
+  });
   try {
-    queues.startWorker();
+    if (fault.processes) workers.push(await workers.spawn());
+    else queues.startWorker();
     const { runId } = await enqueueRun(queues.queue, {
       kind: "backfill",
       streams: STREAMS,
@@ -94,7 +105,7 @@ async function backfillWith(label: string, fault: FaultCase) {
       while (harness.upstream.sandbox.stats().requests < (fault.afterRequests ?? 20)) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await fault.during(harness);
+      await fault.during(harness, workers);
     }
     const progress = await queues.waitForRun(runId, 240_000);
     const stats = harness.upstream.sandbox.stats();
@@ -106,7 +117,11 @@ async function backfillWith(label: string, fault: FaultCase) {
     const errors = await harness.warehouse.query<{ error: string | null }>(
       "select error from etl.sync_runs where error is not null",
     );
-    const outputs = [...harness.upstream.logs, ...errors.map((e) => e.error ?? "")].join("\n");
+    const outputs = [
+      ...harness.upstream.logs,
+      ...workers.flatMap((w) => w.logs),
+      ...errors.map((e) => e.error ?? ""),
+    ].join("\n");
     expect(outputs).not.toContain(harness.upstream.sandbox.apiKey);
     return {
       progress,
@@ -115,9 +130,38 @@ async function backfillWith(label: string, fault: FaultCase) {
       retries: retries + stats.rateLimited + (failedAttempts?.n ?? 0),
     };
   } finally {
+    for (const w of workers)
+      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGTERM");
+    await Promise.all(workers.map((w) => w.exited));
     await queues.close();
     await harness.close();
+    configDir.remove();
   }
+}
+
+/** `etl worker` as a process on the case's sandbox, database and Redis prefix. */
+async function spawnWorkerFor(
+  harness: SyncHarness,
+  dir: TempDir,
+  graceMs: number,
+): Promise<WorkerProcess> {
+  const config = {
+    ...harness.config,
+    schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
+    shutdown_grace_ms: graceMs,
+  };
+  const file = dir.write("etl.config.json", config);
+  return spawnWorker({
+    cwd: dir.path,
+    env: {
+      MUSIC_API_URL: harness.upstream.sandbox.url,
+      MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
+      DATABASE_URL: harness.warehouse.url,
+      REDIS_URL: harness.upstream.redisUrl,
+      ETL_CONFIG: file,
+      LOG_LEVEL: "info",
+    },
+  });
 }
 
 async function runCase(name: string, label: string, fault: FaultCase): Promise<void> {
@@ -242,6 +286,34 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
     } finally {
       await redis.kill();
     }
+  });
+
+  it.each([
+    ["SIGKILL", "worker killed mid-partition, then restarted"],
+    ["SIGTERM", "worker stopped during a long page loop"],
+  ] as const)("%s: %s", async (signal, name) => {
+    let stopped = false;
+    await runCase(name, `faults_${signal.toLowerCase()}`, {
+      // Slow pages: partitions of several pages are in progress when the signal comes.
+      knobs: { latencyMs: 150 },
+      mustRetry: false,
+      processes: true,
+      afterRequests: 30,
+      during: async (harness, workers) => {
+        const [first] = workers;
+        if (!first) throw new Error("no worker");
+        const [running] = await harness.warehouse.query<{ n: number }>(
+          "select count(*)::int as n from etl.sync_runs where status = 'running'",
+        );
+        expect(running?.n).toBeGreaterThan(0);
+        first.child.kill(signal);
+        const code = await first.exited;
+        expect(code).toBe(signal === "SIGTERM" ? 0 : null);
+        stopped = true;
+        workers.push(await workers.spawn());
+      },
+    });
+    expect(stopped).toBe(true);
   });
 });
 
