@@ -128,6 +128,14 @@ describe("worker processes", () => {
       expect(metrics).toContain(name);
     }
     expect(metrics).not.toContain(sandbox.apiKey);
+    // The dashboard shows jobs with their data and errors: none of it carries the key.
+    const dashboard = await fetch(
+      `${three[0]?.operatorUrl}/queues/api/queues?activeQueue=etl&status=completed&page=1`,
+    );
+    expect(dashboard.status).toBe(200);
+    const shown = await dashboard.text();
+    expect(shown).toContain("partition");
+    expect(shown).not.toContain(sandbox.apiKey);
     expect(await stop(three)).toEqual([0, 0, 0]);
   }, 120_000);
 
