@@ -2,27 +2,16 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
-import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
 import { runCli } from "./helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
 import { makeTempDir } from "./helpers/temp-dir.js";
-import { PG_HOST_URL } from "./helpers/warehouse.js";
+import { PG_HOST_URL, withDatabaseClient } from "./helpers/warehouse.js";
 
 const prefix = uniquePrefix("cli-warehouse");
 const dir = makeTempDir("cli-warehouse");
 const database = `music_etl_test_cli_${randomBytes(4).toString("hex")}`;
 const untouched = `music_etl_test_cli_untouched_${randomBytes(4).toString("hex")}`;
 let sandbox: Sandbox;
-
-async function admin<T>(run: (client: pg.Client) => Promise<T>, db = "postgres"): Promise<T> {
-  const client = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/${db}`));
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
 
 function etl(args: string[], env: Record<string, string> = {}) {
   return runCli(args, {
@@ -52,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.close();
   await deleteKeysWithPrefix(prefix);
-  await admin((c) =>
+  await withDatabaseClient((c) =>
     c.query(`drop database if exists ${pg.escapeIdentifier(database)} with (force)`),
   );
   dir.remove();
@@ -65,7 +54,7 @@ describe("etl migrate", () => {
     const again = await etl(["migrate"]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("the warehouse is up to date");
-    const applied = await admin(
+    const applied = await withDatabaseClient(
       async (c) =>
         (await c.query("select count(*)::int as n from etl.kysely_migration")).rows[0] as {
           n: number;
@@ -81,7 +70,7 @@ describe("etl migrate", () => {
   });
 
   it("comments every table and every column of the warehouse for BI users", async () => {
-    const missing = await admin(
+    const missing = await withDatabaseClient(
       async (c) =>
         (
           await c.query<{ what: string }>(`
@@ -184,7 +173,7 @@ describe("etl sync and status", () => {
     const result = await etl(["sync", ...args], { DATABASE_URL: `${PG_HOST_URL}/${untouched}` });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
-    const exists = await admin((c) =>
+    const exists = await withDatabaseClient((c) =>
       c.query("select 1 from pg_database where datname = $1", [untouched]),
     );
     expect(exists.rowCount).toBe(0);

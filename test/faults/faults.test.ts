@@ -1,17 +1,15 @@
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { table } from "../../src/cli/output.js";
 import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
 import { type SandboxKnobs, startSandbox } from "../../src/sandbox/index.js";
-import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import { runCli } from "../helpers/cli.js";
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
-import { PG_HOST_URL } from "../helpers/warehouse.js";
+import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import {
   differences,
@@ -407,18 +405,8 @@ describe("bad input is refused at once, clearly, and writes nothing", () => {
   });
 });
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>, db = "postgres"): Promise<T> {
-  const client = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/${db}`));
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function createdDatabase(name: string): Promise<boolean> {
-  return admin(
+  return withDatabaseClient(
     async (c) =>
       ((await c.query("select 1 from pg_database where datname = $1", [name])).rowCount ?? 0) > 0,
   );
@@ -426,14 +414,10 @@ async function createdDatabase(name: string): Promise<boolean> {
 
 /** Data rows in the database's warehouse tables (etl's own bookkeeping aside). */
 async function rowsIn(name: string): Promise<number> {
-  return admin(async (c) => {
+  return withDatabaseClient(async (c) => {
     const { rows } = await c.query<{ n: string }>(
       "select coalesce(sum(n_live_tup), 0)::text as n from pg_stat_user_tables where schemaname in ('catalogue', 'sales', 'artist_stats', 'royalties')",
     );
     return Number(rows[0]?.n ?? 0);
   }, name);
-}
-
-async function dropDatabase(name: string): Promise<void> {
-  await admin((c) => c.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`));
 }

@@ -47,12 +47,22 @@ export async function createTestWarehouse(label: string): Promise<TestWarehouse>
   };
 }
 
-async function dropDatabase(name: string): Promise<void> {
-  const admin = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/postgres`));
-  await admin.connect();
+/** A client on one database of the test server (the maintenance one by default), closed after. */
+export async function withDatabaseClient<T>(
+  run: (client: pg.Client) => Promise<T>,
+  database = "postgres",
+): Promise<T> {
+  const client = new pg.Client(pgConnectionConfig(`${PG_HOST_URL}/${database}`));
+  await client.connect();
   try {
-    await admin.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+    return await run(client);
   } finally {
-    await admin.end();
+    await client.end();
   }
+}
+
+export async function dropDatabase(name: string): Promise<void> {
+  await withDatabaseClient((c) =>
+    c.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`),
+  );
 }
