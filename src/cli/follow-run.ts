@@ -9,6 +9,16 @@ export interface ProgressOutput extends Output {
   readonly interactive: boolean;
 }
 
+/** Standard output: a progress line is rewritten in place in a terminal, printed elsewhere. */
+export function standardOutput(): ProgressOutput {
+  const interactive = process.stdout.isTTY;
+  return {
+    line: (text) => void process.stdout.write(`${text}\n`),
+    interactive,
+    progress: (text) => void process.stdout.write(interactive ? `\r\x1b[2K${text}` : `${text}\n`),
+  };
+}
+
 const POLL_MS = 500;
 const PLAIN_EVERY_MS = 5_000;
 

@@ -8,14 +8,10 @@ import { statusCommand } from "./commands/status.js";
 import { type SyncOptions, syncCommand } from "./commands/sync.js";
 import { workerCommand } from "./commands/worker.js";
 import { ExitCode } from "./exit-codes.js";
+import { standardOutput } from "./follow-run.js";
 import { reportError } from "./report-error.js";
 
-const interactive = process.stdout.isTTY;
-const stdout = {
-  line: (text: string) => process.stdout.write(`${text}\n`),
-  interactive,
-  progress: (text: string) => process.stdout.write(interactive ? `\r\x1b[2K${text}` : `${text}\n`),
-};
+const stdout = standardOutput();
 // `etl status | head` closes the pipe early: that is the reader's choice, not a failure.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);

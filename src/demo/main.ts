@@ -16,7 +16,7 @@ import { STREAMS } from "../streams/registry.js";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
-import { followRun } from "../cli/follow-run.js";
+import { followRun, standardOutput } from "../cli/follow-run.js";
 import { table } from "../cli/output.js";
 import { addDays } from "../time/calendar.js";
 import { createWarehouse } from "../warehouse/database.js";
@@ -137,12 +137,7 @@ async function main(): Promise<number> {
       streams: STREAMS.map((s) => s.name),
       range: { from: data.size.startDate, to },
     });
-    const interactive = process.stdout.isTTY;
-    const completed = await followRun(queue, runId, {
-      line: print,
-      interactive,
-      progress: (text) => process.stdout.write(interactive ? `\r\x1b[2K${text}` : `${text}\n`),
-    });
+    const completed = await followRun(queue, runId, standardOutput());
 
     await withClient(databaseUrl, async (client) => {
       const runs = await client.query<Record<string, string>>(

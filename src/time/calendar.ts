@@ -28,6 +28,11 @@ export function addDays(day: string, n: number): string {
   return date.toISOString().slice(0, 10);
 }
 
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysFrom(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+}
+
 /** Every day from `from` to `to`, inclusive; empty when `to` is before `from`. */
 export function daysBetween(from: string, to: string): string[] {
   const days: string[] = [];

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from "kysely";
+import { addDays, daysFrom } from "../time/calendar.js";
 import type { Database } from "./schema.js";
 
 export interface StreamStatus {
@@ -43,19 +44,12 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
   }));
 }
 
-function daysFrom(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
-
 /**
  * How many days behind a stream is: for daily streams, from the last day synced to yesterday
  * (0 = current); for the others, since the last success; null when it never succeeded.
  */
 export function daysBehind(status: StreamStatus, today: string): number | null {
-  const yesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000)
-    .toISOString()
-    .slice(0, 10);
-  if (status.lastDay) return daysFrom(status.lastDay, yesterday);
+  if (status.lastDay) return daysFrom(status.lastDay, addDays(today, -1));
   if (status.lastSuccessAt) return daysFrom(status.lastSuccessAt.toISOString().slice(0, 10), today);
   return null;
 }
