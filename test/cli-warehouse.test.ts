@@ -151,6 +151,27 @@ describe("etl sync and status", () => {
     );
   });
 
+  it("names the fields it could not type when the upstream drifts, and still exits 0", async () => {
+    sandbox.setKnobs({ drift: { malformed: true } });
+    try {
+      const result = await etl([
+        "sync",
+        "--only",
+        "trend_items",
+        "--from",
+        "2026-01-07",
+        "--to",
+        "2026-01-07",
+      ]);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("Values that could not be typed");
+      expect(result.stdout).toMatch(/^ {2}trend_items\s+count\s+integer\s+\d+\s+"n\/a"$/m);
+      expect(result.stdout).toMatch(/^ {2}trend_items\s+percentage\s+number\s+\d+\s+"\d+,\d+"/m);
+    } finally {
+      sandbox.setKnobs({ drift: { malformed: false } });
+    }
+  });
+
   it("stops at once with exit 3 when the key is refused, after one request", async () => {
     sandbox.resetStats();
     const result = await etl(

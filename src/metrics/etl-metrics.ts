@@ -86,6 +86,12 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["stream"] as const,
     registers: [registry],
   });
+  const untypedValues = new Counter({
+    name: "etl_untyped_values_total",
+    help: "Upstream values a typed column could not hold (kept in raw JSON), by stream.",
+    labelNames: ["stream"] as const,
+    registers: [registry],
+  });
   const partitionDuration = new Histogram({
     name: "etl_partition_duration_seconds",
     help: "Duration of one partition sync, by stream and outcome.",
@@ -165,6 +171,10 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       const stream = label(outcome.stream);
       // A failed partition may have committed pages before it failed: those rows were written.
       rowsWritten.inc({ stream }, outcome.rowsWritten);
+      untypedValues.inc(
+        { stream },
+        outcome.untyped.reduce((sum, field) => sum + field.count, 0),
+      );
       partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
       // Adding 0 on success creates the series, so rate() sees a stream before its first failure.
       failedPartitions.inc({ stream }, outcome.status === "failed" ? 1 : 0);

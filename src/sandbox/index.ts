@@ -3,6 +3,7 @@ export type * from "./dataset/records.js";
 export type {
   DriftKnobs,
   FaultKind,
+  KnobsPatch,
   Sandbox,
   SandboxKnobs,
   SandboxOptions,

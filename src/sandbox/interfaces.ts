@@ -11,7 +11,7 @@ export interface SandboxOptions {
   /** Default 1; the same seed and size give byte-identical data. */
   seed?: number;
   size?: Partial<SandboxSize>;
-  knobs?: Partial<SandboxKnobs>;
+  knobs?: KnobsPatch;
   /** YYYY-MM-DD, the sandbox's "now" for snapshots and defaults; default the current UTC date. */
   today?: string;
 }
@@ -44,6 +44,8 @@ export interface DriftKnobs {
   numbersAsStrings: boolean;
   nulls: boolean;
   renamedEnum: boolean;
+  /** Some measures and dates in forms no reader can type: "n/a", "12,5", "21/01/2026". */
+  malformed: boolean;
 }
 
 export interface SandboxKnobs {
@@ -72,6 +74,9 @@ export interface SandboxKnobs {
   dropFirstPayoutResponse: boolean;
 }
 
+/** Knobs to change; drift merges field by field. */
+export type KnobsPatch = Partial<Omit<SandboxKnobs, "drift">> & { drift?: Partial<DriftKnobs> };
+
 export interface SandboxStats {
   /** All requests received, including 401s, 429s and faults. */
   requests: number;
@@ -96,7 +101,7 @@ export interface Sandbox {
   data: SandboxDataset;
   stats(): SandboxStats;
   resetStats(): void;
-  setKnobs(knobs: Partial<SandboxKnobs>): void;
+  setKnobs(knobs: KnobsPatch): void;
   /** Closes the server and every open socket promptly, even with slow responses pending. */
   close(): Promise<void>;
 }

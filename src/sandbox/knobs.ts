@@ -12,7 +12,13 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
   listShape: "array",
   royaltiesShape: "wrapped",
   chartsShape: "wrapped",
-  drift: { extraFields: false, numbersAsStrings: false, nulls: false, renamedEnum: false },
+  drift: {
+    extraFields: false,
+    numbersAsStrings: false,
+    nulls: false,
+    renamedEnum: false,
+    malformed: false,
+  },
   dropFirstPayoutResponse: false,
 };
 

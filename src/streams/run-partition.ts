@@ -7,7 +7,9 @@ import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream
 import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
 import { deleteMissing, type Row, upsertRows } from "../warehouse/write-rows.js";
 import { PagingError } from "../errors.js";
+import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
 import type { Output, Partition, Stream } from "./stream.js";
+import { UntypedReport } from "./untyped-report.js";
 
 export interface RunnerDeps {
   readonly db: Warehouse;
@@ -27,6 +29,8 @@ export interface PartitionOutcome {
   readonly rowsWritten: number;
   /** Rows dropped because a key column had no value (the record stays in no table). */
   readonly rowsSkipped: number;
+  /** Values that typed columns could not hold (kept in raw), by field. */
+  readonly untyped: readonly UntypedField[];
   readonly durationMs: number;
   readonly error?: unknown;
 }
@@ -53,6 +57,16 @@ export async function runPartition(
   stream: Stream,
   partition: Partition,
 ): Promise<PartitionOutcome> {
+  const noted: UntypedValue[] = [];
+  return collectUntyped(noted, () => runNoting(deps, stream, partition, noted));
+}
+
+async function runNoting(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  noted: UntypedValue[],
+): Promise<PartitionOutcome> {
   const started = performance.now();
   const { db, logger } = deps;
   const log = logger.child({ stream: stream.name, partition: partition.key });
@@ -60,6 +74,7 @@ export async function runPartition(
   let requests = 0;
   let rowsWritten = 0;
   let rowsSkipped = 0;
+  const untyped = new UntypedReport();
   const states: OutputState[] = stream.outputs.map((output) => ({ output, seen: [] }));
   const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
     output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;
@@ -102,6 +117,7 @@ export async function runPartition(
         return complete;
       });
       position += page.records.length;
+      untyped.addNoted(noted.splice(0), page.records);
       await db.transaction().execute(async (trx) => {
         const tx = trx as unknown as Kysely<unknown>;
         for (const [i, state] of states.entries()) {
@@ -119,12 +135,20 @@ export async function runPartition(
           partition.key,
           checkpointOf(stream, partition),
         );
-        await finishSyncRun(trx, runId, { status: "succeeded", requests, rowsWritten });
+        await finishSyncRun(trx, runId, {
+          status: "succeeded",
+          requests,
+          rowsWritten,
+          untyped: untyped.fields(),
+        });
       });
       if (last) break;
       cursor = page.next;
     }
     if (rowsSkipped > 0) log.warn({ rowsSkipped }, "rows without a key value were not stored");
+    if (untyped.size > 0) {
+      log.warn({ untyped: untyped.fields() }, "values could not be typed (kept in raw)");
+    }
     log.debug({ requests, rowsWritten }, "partition synced");
     return outcome("succeeded");
   } catch (error) {
@@ -132,7 +156,13 @@ export async function runPartition(
     log.error({ err: message, requests }, "partition failed");
     await db.transaction().execute(async (trx) => {
       await markPartitionFailed(trx, stream.name, partition.key, message);
-      await finishSyncRun(trx, runId, { status: "failed", requests, rowsWritten, error: message });
+      await finishSyncRun(trx, runId, {
+        status: "failed",
+        requests,
+        rowsWritten,
+        error: message,
+        untyped: untyped.fields(),
+      });
     });
     return outcome("failed", error);
   }
@@ -145,6 +175,7 @@ export async function runPartition(
       requests,
       rowsWritten,
       rowsSkipped,
+      untyped: untyped.fields(),
       durationMs: performance.now() - started,
       ...(error === undefined ? {} : { error }),
     };

@@ -2,7 +2,9 @@ import pLimit from "p-limit";
 import { AuthError } from "../errors.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
 import { type PartitionOutcome, type RunnerDeps, runPartition } from "./run-partition.js";
+import type { UntypedField } from "../api/untyped-values.js";
 import type { Stream } from "./stream.js";
+import { mergeUntyped } from "./untyped-report.js";
 
 export interface StreamSummary {
   readonly stream: string;
@@ -10,6 +12,8 @@ export interface StreamSummary {
   readonly failed: readonly PartitionOutcome[];
   readonly requests: number;
   readonly rowsWritten: number;
+  /** Values typed columns could not hold (kept in raw), by field, over the stream's partitions. */
+  readonly untyped: readonly UntypedField[];
   readonly durationMs: number;
 }
 
@@ -52,6 +56,7 @@ export async function runSync(
       failed: done.filter((o) => o.status === "failed"),
       requests: done.reduce((sum, o) => sum + o.requests, 0),
       rowsWritten: done.reduce((sum, o) => sum + o.rowsWritten, 0),
+      untyped: mergeUntyped(done.map((o) => o.untyped)),
       durationMs: performance.now() - started,
     };
     summaries.push(summary);

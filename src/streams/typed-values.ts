@@ -1,4 +1,5 @@
-import { asRecord, toText } from "../api/extract.js";
+import { asRecord, parseText } from "../api/extract.js";
+import { untyped } from "../api/untyped-values.js";
 import { isCalendarDate } from "../time/calendar.js";
 
 /**
@@ -19,8 +20,8 @@ export function field(record: unknown, ...path: string[]): unknown {
 
 /** The calendar day (YYYY-MM-DD) of an ISO date or instant; null for anything else. */
 export function toDay(value: unknown): string | null {
-  const match = ISO.exec(toText(value)?.trim() ?? "");
-  return match && isCalendarDate(match[1] as string) ? (match[1] as string) : null;
+  const match = ISO.exec(parseText(value)?.trim() ?? "");
+  return match && isCalendarDate(match[1] as string) ? (match[1] as string) : untyped("day", value);
 }
 
 /**
@@ -28,23 +29,25 @@ export function toDay(value: unknown): string | null {
  * spec says the upstream's instants are UTC, so one without a zone is taken as UTC.
  */
 export function toInstant(value: unknown): string | null {
-  const match = ISO.exec(toText(value)?.trim() ?? "");
-  if (!match || !isCalendarDate(match[1] as string)) return null;
+  const match = ISO.exec(parseText(value)?.trim() ?? "");
+  if (!match || !isCalendarDate(match[1] as string)) return untyped("instant", value);
   const [, day, time, zone] = match;
   const instant = `${day}T${time ?? "00:00:00"}${zone ?? "Z"}`;
-  return Number.isFinite(Date.parse(instant)) ? instant : null;
+  return Number.isFinite(Date.parse(instant)) ? instant : untyped("instant", value);
 }
 
 /** The first day of a YYYY-MM month, else null. */
 export function monthStart(value: unknown): string | null {
-  const text = toText(value);
-  return text !== null && /^\d{4}-(0[1-9]|1[0-2])$/.test(text) ? `${text}-01` : null;
+  const text = parseText(value);
+  return text !== null && /^\d{4}-(0[1-9]|1[0-2])$/.test(text)
+    ? `${text}-01`
+    : untyped("month", value);
 }
 
 /** A boolean, also from "true"/"false" text; anything else is null. */
 export function toBoolean(value: unknown): boolean | null {
   if (typeof value === "boolean") return value;
-  return value === "true" ? true : value === "false" ? false : null;
+  return value === "true" ? true : value === "false" ? false : untyped("boolean", value);
 }
 
 /**

@@ -17,6 +17,7 @@ export interface SyncRunsTable {
   requests: Generated<number>;
   rows_written: ColumnType<string, number | undefined, number>;
   error: string | null;
+  untyped_values: ColumnType<unknown, never, string | null>;
 }
 
 export interface StreamStateTable {

@@ -1,4 +1,5 @@
 import type { Kysely } from "kysely";
+import type { UntypedField } from "../api/untyped-values.js";
 import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
@@ -18,6 +19,7 @@ export interface SyncRunEnd {
   readonly requests: number;
   readonly rowsWritten: number;
   readonly error?: string;
+  readonly untyped?: readonly UntypedField[];
 }
 
 export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Promise<void> {
@@ -29,6 +31,7 @@ export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Pro
       requests: end.requests,
       rows_written: end.rowsWritten,
       error: end.error ?? null,
+      untyped_values: end.untyped?.length ? JSON.stringify(end.untyped) : null,
     })
     .where("run_id", "=", runId)
     .execute();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { table } from "../../src/cli/output.js";
 import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { type SandboxKnobs, startSandbox } from "../../src/sandbox/index.js";
+import { type KnobsPatch, startSandbox } from "../../src/sandbox/index.js";
 import { runCli } from "../helpers/cli.js";
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
@@ -57,7 +57,7 @@ let tracking: Record<string, unknown>;
 let reference: Map<string, TableFingerprint>;
 
 interface FaultCase {
-  readonly knobs?: Partial<SandboxKnobs>;
+  readonly knobs?: KnobsPatch;
   /** Something to break once the run is under way (after `afterRequests` requests). */
   readonly during?: (harness: SyncHarness, workers: Workers) => Promise<void>;
   readonly afterRequests?: number;
@@ -67,6 +67,16 @@ interface FaultCase {
   readonly redisUrl?: string;
   /** Run the worker as its own process (which `during` may signal) instead of in-process. */
   readonly processes?: boolean;
+}
+
+/** What a drift case finds in its warehouse before it is dropped. */
+interface DriftFindings {
+  /** Rows (of tables with a raw column) whose raw lacks the field the drift added. */
+  readonly rawWithoutNewField: number;
+  /** Values reported untyped in etl.sync_runs, summed over fields and partitions. */
+  readonly untypedReported: number;
+  /** Rows whose typed column is null while its raw holds a value (count and amount columns). */
+  readonly typedAsNull: number;
 }
 
 /** The case's worker processes, and a way to start one more. */
@@ -122,6 +132,7 @@ async function backfillWith(label: string, fault: FaultCase) {
     ].join("\n");
     expect(outputs).not.toContain(harness.upstream.sandbox.apiKey);
     return {
+      drift: await driftFindings(harness),
       progress,
       prints: await fingerprints(harness.warehouse),
       requests: stats.requests,
@@ -162,6 +173,34 @@ async function spawnWorkerFor(
   });
 }
 
+async function driftFindings(harness: SyncHarness): Promise<DriftFindings> {
+  const tables = await harness.warehouse.query<{ name: string }>(
+    `select table_schema || '.' || table_name as name from information_schema.columns
+      where column_name = 'raw' and table_schema in ('catalogue', 'sales', 'royalties')`,
+  );
+  let rawWithoutNewField = 0;
+  for (const { name } of tables) {
+    const [row] = await harness.warehouse.query<{ n: number }>(
+      `select count(*)::int as n from ${name} where not raw ? 'x_unexpected'`,
+    );
+    rawWithoutNewField += row?.n ?? 0;
+  }
+  const [untyped] = await harness.warehouse.query<{ n: number }>(
+    `select coalesce(sum((u->>'count')::int), 0)::int as n
+       from etl.sync_runs, jsonb_array_elements(untyped_values) u where status = 'succeeded'`,
+  );
+  const [nulls] = await harness.warehouse.query<{ n: number }>(
+    `select (select count(*) from sales.trend_items where count is null and raw->>'count' is not null)
+          + (select count(*) from royalties.payouts where amount is null and raw->>'amount' is not null)
+          as n`,
+  );
+  return {
+    rawWithoutNewField,
+    untypedReported: untyped?.n ?? 0,
+    typedAsNull: Number(nulls?.n ?? 0),
+  };
+}
+
 async function runCase(name: string, label: string, fault: FaultCase): Promise<void> {
   const outcome = await backfillWith(label, fault);
   const diff = differences(reference, outcome.prints);
@@ -189,6 +228,7 @@ beforeAll(async () => {
   // reconcile with the sandbox table by table.
   const healthy = await backfillWith("faults_reference", {});
   expect(healthy.progress).toMatchObject({ state: "completed", failed: 0 });
+  expect(healthy.drift.untypedReported).toBe(0);
   reference = healthy.prints;
   results.push({
     name: "reference (no fault)",
@@ -312,6 +352,43 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
       },
     });
     expect(stopped).toBe(true);
+  });
+});
+
+describe("a drifting upstream", () => {
+  it("stores every record with its raw JSON and reports what it could not type", async () => {
+    const outcome = await backfillWith("faults_drift", {
+      knobs: {
+        drift: {
+          extraFields: true,
+          renamedEnum: true,
+          numbersAsStrings: true,
+          nulls: true,
+          malformed: true,
+        },
+      },
+    });
+    const { rawWithoutNewField, untypedReported, typedAsNull } = outcome.drift;
+    // Values change under drift, so the check is the rows, table by table: none lost, none doubled.
+    const counts = (prints: Map<string, TableFingerprint>) =>
+      [...prints].map(([table, p]) => `${table} ${p.rows}`);
+    const sameRows = counts(outcome.prints).join() === counts(reference).join();
+    results.push({
+      name: "drift (fields, enum, text numbers, nulls, malformed)",
+      requests: outcome.requests,
+      retries: outcome.retries,
+      rowsChecked: rowCount(outcome.prints),
+      result:
+        sameRows && rawWithoutNewField === 0 && outcome.progress.failed === 0
+          ? `all rows, raw kept, ${untypedReported} untyped reported`
+          : `DIFFERENT: rows ${sameRows ? "same" : "differ"}, ${rawWithoutNewField} raw without drift`,
+    });
+    expect(outcome.progress).toMatchObject({ state: "completed", failed: 0 });
+    expect(counts(outcome.prints)).toEqual(counts(reference));
+    expect(rawWithoutNewField).toBe(0);
+    expect(typedAsNull).toBeGreaterThan(0);
+    // Every value a typed column could not hold is reported (the reference reports none).
+    expect(untypedReported).toBeGreaterThanOrEqual(typedAsNull);
   });
 });
 

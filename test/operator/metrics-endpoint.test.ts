@@ -12,6 +12,7 @@ const METRIC_NAMES = [
   "etl_http_retries_total",
   "etl_http_request_duration_seconds",
   "etl_rows_written_total",
+  "etl_untyped_values_total",
   "etl_partition_duration_seconds",
   "etl_failed_partitions_total",
   "etl_queue_jobs",
@@ -64,6 +65,7 @@ describe("/metrics", () => {
       requests: 3,
       rowsWritten: 40,
       rowsSkipped: 0,
+      untyped: [],
       durationMs: 2_500,
     });
     metrics.observePartition({
@@ -73,6 +75,10 @@ describe("/metrics", () => {
       requests: 1,
       rowsWritten: 7,
       rowsSkipped: 0,
+      untyped: [
+        { field: "count", expected: "integer", count: 2, examples: ['"n/a"'] },
+        { field: "percentage", expected: "number", count: 1, examples: ['"12,5"'] },
+      ],
       durationMs: 400,
       error: new Error("boom"),
     });
@@ -102,6 +108,8 @@ describe("/metrics", () => {
         `etl_http_request_duration_seconds_sum{operation="${operation}"} 1`,
         `etl_rows_written_total{stream="catalogue_territories"} 40`,
         `etl_rows_written_total{stream="sales_trends"} 7`,
+        `etl_untyped_values_total{stream="catalogue_territories"} 0`,
+        `etl_untyped_values_total{stream="sales_trends"} 3`,
         `etl_partition_duration_seconds_count{stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_bucket{le="5",stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_count{stream="sales_trends",status="failed"} 1`,

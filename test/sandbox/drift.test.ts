@@ -8,6 +8,7 @@ const NO_DRIFT: SandboxKnobs["drift"] = {
   numbersAsStrings: false,
   nulls: false,
   renamedEnum: false,
+  malformed: false,
 };
 
 describe("sandbox drift", () => {
@@ -86,6 +87,19 @@ describe("sandbox drift", () => {
     );
     expect(stat.obj).toHaveProperty("monthly_listeners");
     expect(stat.obj).not.toHaveProperty("listeners");
+  });
+
+  it("malformed sends some measures and dates in forms no reader can type", async () => {
+    const payouts = await drifted<{ data: Payout[] }>({ malformed: true }, "/api/v1/payouts");
+    const amounts = payouts.data.map((payout) => String(payout.amount));
+    const created = payouts.data.map((payout) => String(payout.created_at));
+    const garbled = [...amounts, ...created].filter((v) => /,|\/|^n\/a$/.test(v));
+    expect(garbled.length).toBeGreaterThan(0);
+    // About a quarter, not all: the rest still arrive as sent before.
+    expect(garbled.length).toBeLessThan(amounts.length);
+    expect(amounts.some((amount) => /^\d+,\d{2}$/.test(amount))).toBe(true);
+    expect(created.some((day) => /^\d{2}\/\d{2}\/\d{4}$/.test(day))).toBe(true);
+    expect(amounts.some((amount) => /^\d+\.\d{2}$/.test(amount))).toBe(true);
   });
 
   it("leaves the dataset and error bodies untouched", async () => {

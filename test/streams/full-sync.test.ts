@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { DEFAULT_KNOBS, startSandbox } from "../../src/sandbox/index.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
@@ -49,6 +49,14 @@ describe("a full sync of every stream", () => {
     expect(empty.map(([table]) => table)).toEqual([]);
   });
 
+  it("reports no untyped value when the upstream sends what the spec shows", async () => {
+    expect(first.flatMap((s) => s.untyped.map((u) => `${s.stream} ${u.field}`))).toEqual([]);
+    const [row] = await harness.warehouse.query<{ n: number }>(
+      "select count(*)::int as n from etl.sync_runs where untyped_values is not null",
+    );
+    expect(row?.n).toBe(0);
+  });
+
   it("writes zero rows when synced again with no upstream change (row versions unchanged)", async () => {
     const before = await versions();
     const second = await harness.sync(RANGE);
@@ -57,9 +65,15 @@ describe("a full sync of every stream", () => {
     expect(await versions()).toEqual(before);
   });
 
-  it("stores a drifting upstream's records (raw kept) without failing a partition", async () => {
+  it("stores a drifting upstream's records (raw kept) and reports exactly what it could not type", async () => {
     harness.upstream.sandbox.setKnobs({
-      drift: { extraFields: true, numbersAsStrings: true, nulls: true, renamedEnum: true },
+      drift: {
+        extraFields: true,
+        numbersAsStrings: true,
+        nulls: true,
+        renamedEnum: true,
+        malformed: true,
+      },
     });
     try {
       const drifted = await harness.sync(RANGE);
@@ -72,10 +86,45 @@ describe("a full sync of every stream", () => {
         "select count(*)::int as n from sales.trend_items where raw ? 'x_unexpected'",
       );
       expect(row?.n).toBeGreaterThan(0);
+
+      const reported = (stream: string, field: string) =>
+        drifted
+          .find((s) => s.stream === stream)
+          ?.untyped.filter((u) => u.field === field)
+          .reduce((sum, u) => sum + u.count, 0) ?? 0;
+      // Every garbled count is a row whose typed column is null while its raw holds the value.
+      const [items] = await harness.warehouse.query<{ n: number }>(
+        `select count(*)::int as n from sales.trend_items
+          where count is null and raw->>'count' is not null`,
+      );
+      expect(items?.n).toBeGreaterThan(0);
+      expect(reported("trend_items", "count")).toBe(items?.n);
+      const [payouts] = await harness.warehouse.query<{ n: number }>(
+        `select count(*)::int as n from royalties.payouts
+          where amount is null and raw->>'amount' is not null`,
+      );
+      expect(payouts?.n).toBeGreaterThan(0);
+      expect(reported("payouts", "amount")).toBe(payouts?.n);
+      // Only malformed values are reported: numbers sent as text and nulls are typed or absent.
+      const examples = drifted.flatMap((s) => s.untyped.flatMap((u) => u.examples));
+      expect(examples.length).toBeGreaterThan(0);
+      for (const example of examples)
+        expect(example).toMatch(/^"(n\/a|-?\d+,\d+|\d\d\/\d\d\/\d{4})"$/);
+      const recorded = await harness.warehouse.query<{
+        stream: string;
+        untyped: { field: string; count: number }[];
+      }>(
+        `select stream, untyped_values as untyped from etl.sync_runs
+          where untyped_values is not null and stream = 'trend_items'`,
+      );
+      expect(
+        recorded
+          .flatMap((r) => r.untyped)
+          .filter((u) => u.field === "count")
+          .reduce((n, u) => n + u.count, 0),
+      ).toBe(items?.n);
     } finally {
-      harness.upstream.sandbox.setKnobs({
-        drift: { extraFields: false, numbersAsStrings: false, nulls: false, renamedEnum: false },
-      });
+      harness.upstream.sandbox.setKnobs({ drift: DEFAULT_KNOBS.drift });
     }
   });
 });

@@ -31,6 +31,21 @@ function summaryRow(
   ];
 }
 
+/** The fields whose values typed columns could not hold: the upstream has drifted. */
+function reportUntyped(summaries: readonly StreamSummary[], out: Output): void {
+  const rows = summaries.flatMap((s) =>
+    s.untyped.map((u) => [s.stream, u.field, u.expected, String(u.count), u.examples.join(" ")]),
+  );
+  if (rows.length === 0) return;
+  out.line("");
+  out.line(
+    "Values that could not be typed (stored as null, kept in raw; see etl.sync_runs.untyped_values):",
+  );
+  for (const line of table([["stream", "field", "expected", "values", "examples"], ...rows])) {
+    out.line(`  ${line}`);
+  }
+}
+
 /**
  * The one-shot sync: every stream (or those named), in the foreground. Daily streams cover
  * --from..--to, or incrementally what was never synced plus the lookback window.
@@ -78,6 +93,7 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
     ])) {
       out.line(line);
     }
+    reportUntyped(summaries, out);
     if (failed.length > 0) {
       out.line("");
       out.line(`${failed.length} partitions failed:`);
