@@ -60,6 +60,12 @@ export const etlConfigSchema = z.strictObject({
   requests_per_second: z.number().positive("must be a number greater than 0").default(2),
   max_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").default(4),
   lookback_days: z.number().int("must be a whole number").min(0, "must be 0 or more").default(7),
+  write_batch_rows: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .max(100_000, "must be 100000 or less")
+    .default(5_000),
   request_timeout_ms: z
     .number()
     .int("must be a whole number")

@@ -92,6 +92,12 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["stream"] as const,
     registers: [registry],
   });
+  const phaseSeconds = new Counter({
+    name: "etl_phase_seconds_total",
+    help: "Time partitions spent fetching pages, normalising records into rows and writing them, by stream.",
+    labelNames: ["stream", "phase"] as const,
+    registers: [registry],
+  });
   const partitionDuration = new Histogram({
     name: "etl_partition_duration_seconds",
     help: "Duration of one partition sync, by stream and outcome.",
@@ -175,6 +181,10 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
         { stream },
         outcome.untyped.reduce((sum, field) => sum + field.count, 0),
       );
+      const { fetchMs, normaliseMs, writeMs } = outcome.timings;
+      phaseSeconds.inc({ stream, phase: "fetch" }, fetchMs / 1000);
+      phaseSeconds.inc({ stream, phase: "normalise" }, normaliseMs / 1000);
+      phaseSeconds.inc({ stream, phase: "write" }, writeMs / 1000);
       partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
       // Adding 0 on success creates the series, so rate() sees a stream before its first failure.
       failedPartitions.inc({ stream }, outcome.status === "failed" ? 1 : 0);

@@ -8,6 +8,7 @@ import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
 import { deleteMissing, type Row, upsertRows } from "../warehouse/write-rows.js";
 import { PagingError } from "../errors.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
+import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
 import type { Output, Partition, Stream } from "./stream.js";
 import { UntypedReport } from "./untyped-report.js";
 
@@ -31,6 +32,8 @@ export interface PartitionOutcome {
   readonly rowsSkipped: number;
   /** Values that typed columns could not hold (kept in raw), by field. */
   readonly untyped: readonly UntypedField[];
+  /** Where the time went: fetching pages, turning records into rows, writing them. */
+  readonly timings: PhaseTimings;
   readonly durationMs: number;
   readonly error?: unknown;
 }
@@ -38,6 +41,8 @@ export interface PartitionOutcome {
 /** What the runner tracks of one output while the partition's pages go by. */
 interface OutputState {
   readonly output: Output<Partition, unknown>;
+  /** Rows read but not yet written. */
+  pending: Row[];
   /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
   readonly seen: Row[];
 }
@@ -47,10 +52,10 @@ function describe(error: unknown): string {
 }
 
 /**
- * Syncs one partition: pages until the stream says it is complete, writing each page's rows in
- * its own transaction. The last page, the removal of rows the upstream no longer returns, the
- * checkpoint and the audit row commit together, so a crash re-runs at most this partition, and
- * re-running it changes nothing.
+ * Syncs one partition: pages until the stream says it is complete, writing its rows in batches
+ * of `write_batch_rows`, each in its own transaction. The last batch, the removal of rows the
+ * upstream no longer returns, the checkpoint and the audit row commit together, so a crash
+ * re-runs at most this partition, and re-running it changes nothing.
  */
 export async function runPartition(
   deps: RunnerDeps,
@@ -75,7 +80,12 @@ async function runNoting(
   let rowsWritten = 0;
   let rowsSkipped = 0;
   const untyped = new UntypedReport();
-  const states: OutputState[] = stream.outputs.map((output) => ({ output, seen: [] }));
+  const timer = new PhaseTimer();
+  const states: OutputState[] = stream.outputs.map((output) => ({
+    output,
+    pending: [],
+    seen: [],
+  }));
   const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
     output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;
 
@@ -86,42 +96,14 @@ async function runNoting(
     call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
   };
 
-  try {
-    let cursor: unknown = null;
-    let position = 0;
-    let previousPage = "";
-    for (;;) {
-      const page = await stream.fetch(context, partition, cursor);
-      const last = page.next === null || page.next === undefined;
-      // An upstream that ignores the offset would otherwise be paged forever.
-      const thisPage = page.records.length > 0 ? JSON.stringify(page.records) : "";
-      if (thisPage !== "" && thisPage === previousPage) {
-        throw new PagingError(stream.name, partition.key, position);
-      }
-      previousPage = thisPage;
-      const batches = states.map((state) => {
-        const rows = page.records.flatMap((record, i) =>
-          state.output
-            .rows(record, partition, position + i)
-            .map((row) => withSnapshot(state.output, row)),
-        );
-        const complete = rows.filter((row) =>
-          state.output.target.key.every(
-            (column) => row[column] !== null && row[column] !== undefined,
-          ),
-        );
-        rowsSkipped += rows.length - complete.length;
-        if (state.output.mode !== "upsert") {
-          for (const row of complete) state.seen.push(pick(row, state.output.target.key));
-        }
-        return complete;
-      });
-      position += page.records.length;
-      untyped.addNoted(noted.splice(0), page.records);
-      await db.transaction().execute(async (trx) => {
+  /** Writes the pending rows; the last write also closes the partition. */
+  const write = (last: boolean) =>
+    timer.time("write", () =>
+      db.transaction().execute(async (trx) => {
         const tx = trx as unknown as Kysely<unknown>;
-        for (const [i, state] of states.entries()) {
-          rowsWritten += await upsertRows(tx, state.output.target, batches[i] ?? []);
+        for (const state of states) {
+          rowsWritten += await upsertRows(tx, state.output.target, state.pending);
+          state.pending = [];
         }
         if (!last) return;
         for (const state of states) {
@@ -141,7 +123,45 @@ async function runNoting(
           rowsWritten,
           untyped: untyped.fields(),
         });
+      }),
+    );
+
+  try {
+    let cursor: unknown = null;
+    let position = 0;
+    let previousPage = "";
+    for (;;) {
+      const page = await timer.time("fetch", () => stream.fetch(context, partition, cursor));
+      const last = page.next === null || page.next === undefined;
+      const pending = timer.timeSync("normalise", () => {
+        // An upstream that ignores the offset would otherwise be paged forever.
+        const thisPage = page.records.length > 0 ? JSON.stringify(page.records) : "";
+        if (thisPage !== "" && thisPage === previousPage) {
+          throw new PagingError(stream.name, partition.key, position);
+        }
+        previousPage = thisPage;
+        let count = 0;
+        for (const state of states) {
+          for (const [i, record] of page.records.entries()) {
+            for (const row of state.output.rows(record, partition, position + i)) {
+              if (!state.output.target.key.every((c) => row[c] !== null && row[c] !== undefined)) {
+                rowsSkipped += 1;
+                continue;
+              }
+              const complete = withSnapshot(state.output, row);
+              state.pending.push(complete);
+              if (state.output.mode !== "upsert") {
+                state.seen.push(pick(complete, state.output.target.key));
+              }
+            }
+          }
+          count += state.pending.length;
+        }
+        position += page.records.length;
+        untyped.addNoted(noted.splice(0), page.records);
+        return count;
       });
+      if (last || pending >= deps.config.write_batch_rows) await write(last);
       if (last) break;
       cursor = page.next;
     }
@@ -149,7 +169,7 @@ async function runNoting(
     if (untyped.size > 0) {
       log.warn({ untyped: untyped.fields() }, "values could not be typed (kept in raw)");
     }
-    log.debug({ requests, rowsWritten }, "partition synced");
+    log.debug({ requests, rowsWritten, ...timer.timings() }, "partition synced");
     return outcome("succeeded");
   } catch (error) {
     const message = describe(error);
@@ -176,6 +196,7 @@ async function runNoting(
       rowsWritten,
       rowsSkipped,
       untyped: untyped.fields(),
+      timings: timer.timings(),
       durationMs: performance.now() - started,
       ...(error === undefined ? {} : { error }),
     };

@@ -13,6 +13,7 @@ const METRIC_NAMES = [
   "etl_http_request_duration_seconds",
   "etl_rows_written_total",
   "etl_untyped_values_total",
+  "etl_phase_seconds_total",
   "etl_partition_duration_seconds",
   "etl_failed_partitions_total",
   "etl_queue_jobs",
@@ -66,6 +67,7 @@ describe("/metrics", () => {
       rowsWritten: 40,
       rowsSkipped: 0,
       untyped: [],
+      timings: { fetchMs: 1_500, normaliseMs: 250, writeMs: 750 },
       durationMs: 2_500,
     });
     metrics.observePartition({
@@ -79,6 +81,7 @@ describe("/metrics", () => {
         { field: "count", expected: "integer", count: 2, examples: ['"n/a"'] },
         { field: "percentage", expected: "number", count: 1, examples: ['"12,5"'] },
       ],
+      timings: { fetchMs: 300, normaliseMs: 0, writeMs: 100 },
       durationMs: 400,
       error: new Error("boom"),
     });
@@ -110,6 +113,10 @@ describe("/metrics", () => {
         `etl_rows_written_total{stream="sales_trends"} 7`,
         `etl_untyped_values_total{stream="catalogue_territories"} 0`,
         `etl_untyped_values_total{stream="sales_trends"} 3`,
+        `etl_phase_seconds_total{stream="catalogue_territories",phase="fetch"} 1.5`,
+        `etl_phase_seconds_total{stream="catalogue_territories",phase="normalise"} 0.25`,
+        `etl_phase_seconds_total{stream="catalogue_territories",phase="write"} 0.75`,
+        `etl_phase_seconds_total{stream="sales_trends",phase="write"} 0.1`,
         `etl_partition_duration_seconds_count{stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_bucket{le="5",stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_count{stream="sales_trends",status="failed"} 1`,

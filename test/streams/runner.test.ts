@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuthError, UpstreamStatusError } from "../../src/errors.js";
+import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
 import { defineStream, type Partition } from "../../src/streams/stream.js";
 import { createLogger } from "../../src/logging/logger.js";
@@ -49,13 +50,27 @@ function testStream(
   });
 }
 
-function deps(maxConcurrency = 4) {
+function deps(maxConcurrency = 4, writeBatchRows = 5_000) {
   return {
     db: warehouse.db,
     api: {} as ApiClient,
     logger: createLogger({ level: "silent", secrets: [] }),
-    config: etlConfigSchema.parse({ start_date: "2026-01-01", max_concurrency: maxConcurrency }),
+    config: etlConfigSchema.parse({
+      start_date: "2026-01-01",
+      max_concurrency: maxConcurrency,
+      write_batch_rows: writeBatchRows,
+    }),
     today: "2026-02-01",
+  };
+}
+
+/** Page `cursor` (0, 1, ...) of a partition: records on two days of `month` per page. */
+function twoDaysPerPage(month: string, cursor: unknown, pages: number) {
+  const page = (cursor as number | null) ?? 0;
+  const day = (i: number) => `${month}-${String(page * 2 + i + 1).padStart(2, "0")}`;
+  return {
+    records: [0, 1].map((i) => ({ day: day(i), n: page })),
+    next: page + 1 < pages ? page + 1 : null,
   };
 }
 
@@ -121,5 +136,54 @@ describe("the runner", () => {
     );
     // Not checkpointed: the next run syncs the partition again from its first page.
     expect(state).toEqual({ last_status: "failed", checkpoint: {} });
+  });
+
+  it("writes a partition's rows in batches of write_batch_rows: a later failure keeps the batches already written", async () => {
+    const stream = testStream("batched", ["2026-02-01"], (_day, cursor) => {
+      if (cursor === 3) throw new UpstreamStatusError(request, 503, "unavailable", null);
+      return twoDaysPerPage("2026-02", cursor, 5);
+    });
+    // Pages of 2 rows, batches of 4: pages 0-1 are written, page 2 was read but not yet written.
+    const [summary] = await runSync(deps(4, 4), [stream], { from: "2026-02-01", to: "2026-02-01" });
+    expect(summary?.failed).toHaveLength(1);
+    const stored = await warehouse.query<{ day: string }>(
+      "select day::text from sales.trend_totals where selection_type = 'dsp' and day between '2026-02-01' and '2026-02-28' order by day",
+    );
+    expect(stored.map((r) => r.day)).toEqual([
+      "2026-02-01",
+      "2026-02-02",
+      "2026-02-03",
+      "2026-02-04",
+    ]);
+  });
+
+  it("writes a partition smaller than a batch once, at its end, and times its phases", async () => {
+    const pages: unknown[] = [];
+    const stream = testStream("timed", ["2026-03-01"], (_day, cursor) => {
+      pages.push(cursor);
+      return twoDaysPerPage("2026-03", cursor, 3);
+    });
+    const slowStream = {
+      ...stream,
+      fetch: async (...args: Parameters<typeof stream.fetch>) => {
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return stream.fetch(...args);
+      },
+    };
+    const outcome = await runPartition(deps(), slowStream, {
+      key: "2026-03-01",
+      day: "2026-03-01",
+    });
+    expect(outcome.status).toBe("succeeded");
+    expect(outcome.rowsWritten).toBe(6);
+    // One transaction for the whole partition: every row has the same xmin.
+    const [versions] = await warehouse.query<{ n: number }>(
+      "select count(distinct xmin::text)::int as n from sales.trend_totals where day between '2026-03-01' and '2026-03-31'",
+    );
+    expect(versions?.n).toBe(1);
+    expect(pages).toEqual([null, 1, 2]);
+    expect(outcome.timings.fetchMs).toBeGreaterThanOrEqual(3 * 39);
+    expect(outcome.timings.writeMs).toBeGreaterThan(0);
+    expect(outcome.timings.normaliseMs).toBeLessThan(outcome.timings.fetchMs);
   });
 });
