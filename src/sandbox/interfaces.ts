@@ -90,6 +90,8 @@ export interface SandboxStats {
   peakConcurrency: number;
   /** Epoch second of arrival -> requests that arrived in it. */
   perSecond: Record<number, number>;
+  /** Epoch second of the answer -> 429s sent in it. */
+  rateLimitedPerSecond: Record<number, number>;
   maxPerSecond: number;
 }
 

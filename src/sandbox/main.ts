@@ -1,7 +1,7 @@
 // `npm run sandbox`: the sandbox upstream as a standalone process, for the demo and manual runs.
 // Flags win over environment variables; the API key is never printed.
 import { parseArgs } from "node:util";
-import type { SandboxKnobs } from "./interfaces.js";
+import type { SandboxKnobs, SandboxSize } from "./interfaces.js";
 import { startSandbox } from "./server.js";
 
 const USAGE = `Usage: npm run sandbox -- [options]
@@ -12,6 +12,9 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --rps <n>           SANDBOX_RPS         requests per second before 429s, default unlimited
   --fault-rate <0..1> SANDBOX_FAULT_RATE  default 0
   --latency-ms <n>    SANDBOX_LATENCY_MS  default 0
+  --today <day>       SANDBOX_TODAY       the sandbox's "now" (YYYY-MM-DD), default the real UTC day
+  --size <json>       SANDBOX_SIZE        dataset size, e.g. {"days":365,"products":5000}
+                                          (keys as in docs/sandbox.md; the rest keep defaults)
 Steer a running sandbox with POST /__sandbox/knobs; read GET /__sandbox/stats.`;
 
 const { values } = parseArgs({
@@ -23,6 +26,8 @@ const { values } = parseArgs({
     rps: { type: "string" },
     "fault-rate": { type: "string" },
     "latency-ms": { type: "string" },
+    today: { type: "string" },
+    size: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -44,6 +49,20 @@ function numberSetting(flag: string | undefined, envName: string): number | unde
   return value;
 }
 
+/** The dataset size from its flag or variable (JSON), undefined when neither is set. */
+function sizeSetting(): Partial<SandboxSize> | undefined {
+  const text = values.size ?? process.env.SANDBOX_SIZE;
+  if (text === undefined || text === "") return undefined;
+  try {
+    return JSON.parse(text) as Partial<SandboxSize>;
+  } catch {
+    console.error(
+      `SANDBOX_SIZE / --size must be a JSON object, got ${JSON.stringify(text)}\n\n${USAGE}`,
+    );
+    process.exit(2);
+  }
+}
+
 const knobs: Partial<SandboxKnobs> = {};
 const rps = numberSetting(values.rps, "SANDBOX_RPS");
 const faultRate = numberSetting(values["fault-rate"], "SANDBOX_FAULT_RATE");
@@ -59,6 +78,8 @@ try {
     apiKey: values["api-key"] ?? (process.env.SANDBOX_API_KEY || "sandbox-key"),
     seed: numberSetting(values.seed, "SANDBOX_SEED") ?? 1,
     knobs,
+    size: sizeSetting(),
+    today: values.today ?? (process.env.SANDBOX_TODAY || undefined),
   });
   console.log(`Sandbox upstream listening on ${sandbox.url}`);
   const stop = () => {

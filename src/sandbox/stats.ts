@@ -11,6 +11,7 @@ function emptyStats(): SandboxStats {
     unauthorized: 0,
     peakConcurrency: 0,
     perSecond: {},
+    rateLimitedPerSecond: {},
     maxPerSecond: 0,
   };
 }
@@ -36,10 +37,14 @@ export class StatsRecorder {
     this.inFlight--;
   }
 
-  status(code: number): void {
-    this.stats.byStatus[code] = (this.stats.byStatus[code] ?? 0) + 1;
-    if (code === 401) this.stats.unauthorized++;
-    if (code === 429) this.stats.rateLimited++;
+  status(code: number, epochSecond = Math.floor(Date.now() / 1000)): void {
+    const stats = this.stats;
+    stats.byStatus[code] = (stats.byStatus[code] ?? 0) + 1;
+    if (code === 401) stats.unauthorized++;
+    if (code === 429) {
+      stats.rateLimited++;
+      stats.rateLimitedPerSecond[epochSecond] = (stats.rateLimitedPerSecond[epochSecond] ?? 0) + 1;
+    }
   }
 
   fault(kind: FaultKind): void {

@@ -143,16 +143,15 @@ async function runNoting(
         let count = 0;
         for (const state of states) {
           for (const [i, record] of page.records.entries()) {
-            for (const row of state.output.rows(record, partition, position + i)) {
+            for (const read of state.output.rows(record, partition, position + i)) {
+              const row = withSnapshot(state.output, read);
               if (!state.output.target.key.every((c) => row[c] !== null && row[c] !== undefined)) {
                 rowsSkipped += 1;
                 continue;
               }
-              const complete = withSnapshot(state.output, row);
-              state.pending.push(complete);
-              if (state.output.mode !== "upsert") {
-                state.seen.push(pick(complete, state.output.target.key));
-              }
+              state.pending.push(row);
+              if (state.output.mode !== "upsert")
+                state.seen.push(pick(row, state.output.target.key));
             }
           }
           count += state.pending.length;

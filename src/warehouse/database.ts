@@ -1,5 +1,6 @@
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
+import { CopyAwarePool } from "./copy-aware-pool.js";
 import { pgConnectionConfig } from "./pg-connection-config.js";
 import type { Database } from "./schema.js";
 
@@ -19,5 +20,5 @@ export function createWarehouse(url: string, options: { maxConnections?: number 
   pool.on("connect", (client) => {
     client.on("error", () => undefined);
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new CopyAwarePool(pool) }) });
 }

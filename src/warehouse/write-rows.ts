@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 
 /** A warehouse table as the row writer sees it. */
@@ -36,11 +37,15 @@ export function dedupeByKey(rows: readonly Row[], key: readonly string[]): Row[]
   return [...byKey.values()];
 }
 
+/** Below this many rows one INSERT … VALUES beats COPY's extra round trips. */
+const COPY_FROM_ROWS = 500;
+
 /**
- * Inserts new rows and updates changed ones, one statement per batch. A row whose values are all
- * equal to the stored ones (IS NOT DISTINCT FROM) is left alone, so a re-sync with no upstream
- * change writes nothing. `synced_at` is set on insert (column default) and on a real update.
- * Returns the number of rows inserted or updated.
+ * Inserts new rows and updates changed ones. A row whose values are all equal to the stored ones
+ * (IS NOT DISTINCT FROM) is left alone, so a re-sync with no upstream change writes nothing.
+ * `synced_at` is set on insert (column default) and on a real update. Large batches are copied
+ * into a session-local staging table and merged from there in one statement: COPY parses rows
+ * several times faster than bound parameters. Returns the number of rows inserted or updated.
  */
 export async function upsertRows(
   db: Kysely<unknown>,
@@ -48,30 +53,113 @@ export async function upsertRows(
   rows: readonly Row[],
 ): Promise<number> {
   const unique = dedupeByKey(rows, target.key);
+  if (unique.length === 0) return 0;
+  if (unique.length < COPY_FROM_ROWS) return insertValues(db, target, unique);
+  // The staging table belongs to one connection: pin one unless a transaction already has.
+  return db.isTransaction
+    ? mergeThroughStaging(db, target, unique)
+    : db.connection().execute((connection) => mergeThroughStaging(connection, target, unique));
+}
+
+/** The ON CONFLICT clause shared by both paths: update only what changed. */
+function onConflict(target: TableTarget) {
+  const conflict =
+    target.columns.length === 0
+      ? sql`do nothing`
+      : sql`do update set ${sql.join(
+          target.columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
+        )}, synced_at = now()
+        where row(${sql.join(target.columns.map((c) => sql`t.${sql.ref(c)}`))})
+          is distinct from row(${sql.join(target.columns.map((c) => sql`excluded.${sql.ref(c)}`))})`;
+  return sql`on conflict (${sql.join(target.key.map((c) => sql.ref(c)))}) ${conflict}`;
+}
+
+async function insertValues(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  rows: readonly Row[],
+): Promise<number> {
   const all = [...target.key, ...target.columns];
   const batchSize = Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / all.length));
   let written = 0;
-  for (let start = 0; start < unique.length; start += batchSize) {
-    const batch = unique.slice(start, start + batchSize);
+  for (let start = 0; start < rows.length; start += batchSize) {
+    const batch = rows.slice(start, start + batchSize);
     const values = sql.join(
       batch.map((row) => sql`(${sql.join(all.map((column) => parameter(row[column])))})`),
     );
-    const conflict =
-      target.columns.length === 0
-        ? sql`do nothing`
-        : sql`do update set ${sql.join(
-            target.columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
-          )}, synced_at = now()
-          where row(${sql.join(target.columns.map((c) => sql`t.${sql.ref(c)}`))})
-            is distinct from row(${sql.join(target.columns.map((c) => sql`excluded.${sql.ref(c)}`))})`;
     const result = await sql`
       insert into ${sql.table(target.table)} as t (${sql.join(all.map((c) => sql.ref(c)))})
       values ${values}
-      on conflict (${sql.join(target.key.map((c) => sql.ref(c)))}) ${conflict}`.execute(db);
+      ${onConflict(target)}`.execute(db);
     written += Number(result.numAffectedRows ?? 0);
   }
   return written;
 }
+
+async function mergeThroughStaging(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  rows: readonly Row[],
+): Promise<number> {
+  const all = [...target.key, ...target.columns];
+  const columns = sql.join(all.map((c) => sql.ref(c)));
+  const staging = sql.table(`pg_temp.${stagingName(target.table, all)}`);
+  // Same column types as the target, no constraints: COPY only parses. Emptied before each use
+  // (TRUNCATE: temporary tables are never vacuumed, deleted rows would pile up).
+  await sql`create temp table if not exists ${staging} as
+    select ${columns} from ${sql.table(target.table)} with no data`.execute(db);
+  await sql`truncate ${staging}`.execute(db);
+  await sql`copy ${staging} (${columns}) from stdin ${copyData(rows, all)}`.execute(db);
+  const result = await sql`
+    insert into ${sql.table(target.table)} as t (${columns})
+    select ${columns} from ${staging}
+    ${onConflict(target)}`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** One staging table per target and column list, in the session's temporary schema. */
+function stagingName(table: string, columns: readonly string[]): string {
+  const digest = createHash("sha1")
+    .update(`${table}|${columns.join(",")}`)
+    .digest("hex");
+  return `etl_staging_${digest.slice(0, 16)}`;
+}
+
+/** Rows in COPY's text format: tab-separated, \N for null, backslash escapes. */
+export function copyData(rows: readonly Row[], columns: readonly string[]): string {
+  const lines: string[] = [];
+  for (const row of rows) {
+    lines.push(columns.map((column) => copyField(row[column])).join("\t"));
+  }
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}
+
+function copyField(value: unknown): string {
+  if (value === null || value === undefined) return "\\N";
+  return copyText(value).replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] ?? c);
+}
+
+/** A value as Postgres reads it, the way node-postgres would have sent it as a parameter. */
+function copyText(value: unknown): string {
+  switch (typeof value) {
+    case "string":
+      return value;
+    case "number":
+    case "bigint":
+    case "boolean":
+      return String(value);
+    default:
+      return value instanceof Date ? value.toISOString() : JSON.stringify(value);
+  }
+}
+
+const COPY_SPECIAL = /[\\\n\r\t]/g;
+const COPY_ESCAPES: Record<string, string> = {
+  "\\": "\\\\",
+  "\n": "\\n",
+  "\r": "\\r",
+  "\t": "\\t",
+};
 
 /**
  * Deletes the rows of one partition (`scope`: column -> value) whose key is not among `keep`:

@@ -47,6 +47,9 @@ describe("sandbox rate limit", () => {
     const stats = sandbox.stats();
     expect(stats.rateLimited).toBe(limited.length);
     expect(stats.byStatus[429]).toBe(limited.length);
+    expect(Object.values(stats.rateLimitedPerSecond).reduce((sum, n) => sum + n, 0)).toBe(
+      limited.length,
+    );
     expect(stats.requests).toBe(10);
     expect(Object.values(stats.perSecond).reduce((sum, count) => sum + count, 0)).toBe(10);
     expect(stats.maxPerSecond).toBe(Math.max(...Object.values(stats.perSecond)));

@@ -55,6 +55,7 @@ describe("sandbox stats and admin endpoints", () => {
       unauthorized: 0,
       peakConcurrency: 0,
       perSecond: {},
+      rateLimitedPerSecond: {},
       maxPerSecond: 0,
     });
   });

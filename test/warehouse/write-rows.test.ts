@@ -1,0 +1,118 @@
+import type { Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Row, type TableTarget, upsertRows } from "../../src/warehouse/write-rows.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+const TARGET: TableTarget = {
+  table: "sales.trend_items",
+  key: ["day", "selection_type", "sale_type", "item_id"],
+  columns: ["item_name", "count", "percentage", "raw"],
+};
+// Everything COPY's text format must escape, and what SQL quoting must survive.
+const HOSTILE = [
+  "tab\there",
+  "new\nline",
+  "carriage\rreturn",
+  "back\\slash \\N \\\\N",
+  "\\N",
+  "quote ' double \" semicolon; drop table x; --",
+  "emoji 🎵 Ελληνικά العربية 日本語",
+  "",
+];
+
+let warehouse: TestWarehouse;
+let db: Kysely<unknown>;
+
+beforeAll(async () => {
+  warehouse = await createTestWarehouse("write_rows");
+  db = warehouse.db as unknown as Kysely<unknown>;
+});
+
+afterAll(() => warehouse.drop());
+
+/** `n` rows of one day; row i carries a hostile name and raw text. */
+function rows(day: string, n: number, countOf = (i: number) => i): Row[] {
+  return Array.from({ length: n }, (_, i) => {
+    const text = `${HOSTILE[i % HOSTILE.length]} #${i}`;
+    return {
+      day,
+      selection_type: "asset",
+      sale_type: "stream",
+      item_id: `item-${i}`,
+      item_name: i % 10 === 9 ? null : text,
+      count: countOf(i),
+      percentage: i % 7 === 0 ? null : i / 8,
+      raw: { id: `item-${i}`, name: text, nested: { list: [text, null, 1.5] } },
+    };
+  });
+}
+
+async function stored(day: string) {
+  return warehouse.query<Record<string, unknown>>(
+    `select item_id, item_name, count::text, percentage::text, raw::text from sales.trend_items
+      where day = $1 order by item_id`,
+    [day],
+  );
+}
+
+function expected(input: Row[]) {
+  return [...input]
+    .sort((a, b) => String(a.item_id).localeCompare(String(b.item_id)))
+    .map((row) => ({
+      item_id: row.item_id,
+      item_name: row.item_name,
+      count: String(row.count),
+      percentage: row.percentage === null ? null : String(row.percentage as number),
+      raw: JSON.stringify(row.raw),
+    }));
+}
+
+describe.each([
+  ["a small batch (INSERT … VALUES)", 40, "2026-01-01"],
+  ["a large batch (COPY into staging, then INSERT … SELECT)", 1_200, "2026-01-02"],
+])("upsertRows with %s", (_label, n, day) => {
+  it("stores every value byte for byte, nulls as null, outside a transaction", async () => {
+    const input = rows(day, n);
+    expect(await upsertRows(db, TARGET, input)).toBe(n);
+    const got = await stored(day);
+    // jsonb normalises spacing: compare parsed JSON, and the text columns exactly.
+    expect(got.map((r) => ({ ...r, raw: JSON.parse(String(r.raw)) as unknown }))).toEqual(
+      expected(input).map((r) => ({ ...r, raw: JSON.parse(r.raw) as unknown })),
+    );
+  });
+
+  it("writes nothing when nothing changed, and exactly the changed rows inside a transaction", async () => {
+    expect(await upsertRows(db, TARGET, rows(day, n))).toBe(0);
+    const changed = rows(day, n, (i) => (i % 10 === 3 ? i + 1_000_000 : i));
+    const written = await warehouse.db
+      .transaction()
+      .execute((trx) => upsertRows(trx as unknown as Kysely<unknown>, TARGET, changed));
+    expect(written).toBe(n / 10);
+    const [row] = await warehouse.query<{ n: number }>(
+      "select count(*)::int as n from sales.trend_items where day = $1 and count >= 1000000",
+      [day],
+    );
+    expect(row?.n).toBe(n / 10);
+  });
+
+  it("keeps the last of rows with the same key, and rolls back with its transaction", async () => {
+    const twice = [...rows(day, n), ...rows(day, n, () => 777_777)];
+    await expect(
+      warehouse.db.transaction().execute(async (trx) => {
+        expect(await upsertRows(trx as unknown as Kysely<unknown>, TARGET, twice)).toBe(n);
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    const [before] = await warehouse.query<{ n: number }>(
+      "select count(*)::int as n from sales.trend_items where day = $1 and count = 777777",
+      [day],
+    );
+    expect(before?.n).toBe(0);
+    expect(await upsertRows(db, TARGET, twice)).toBe(n);
+    const [after] = await warehouse.query<{ n: number }>(
+      "select count(*)::int as n from sales.trend_items where day = $1 and count = 777777",
+      [day],
+    );
+    expect(after?.n).toBe(n);
+  });
+});
