@@ -65,7 +65,7 @@ export const etlConfigSchema = z.strictObject({
     .int("must be a whole number")
     .min(1, "must be at least 1")
     .max(100_000, "must be 100000 or less")
-    .default(5_000),
+    .default(10_000),
   request_timeout_ms: z
     .number()
     .int("must be a whole number")

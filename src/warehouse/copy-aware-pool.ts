@@ -1,11 +1,13 @@
-import { once } from "node:events";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
 
 /**
  * `COPY … FROM STDIN $1` sent through Kysely: a statement of that form (the data as its one
- * parameter, in COPY's text format) is run with pg-copy-streams, the placeholder left out. Kysely only sends
+ * parameter, in COPY's text format: a string, or an iterable of chunks that is encoded while
+ * Postgres parses what came before) is run with pg-copy-streams, the placeholder left out. Kysely only sends
  * statement text and parameters, and COPY's data goes over the wire as a stream, so the pool
  * hands Kysely clients that tell the two apart. Everything else goes to pg untouched, on the same
  * connection, so a COPY takes part in the transaction it is sent in.
@@ -28,7 +30,7 @@ class CopyAwareClient implements PostgresPoolClient {
     }
     const copy = COPY_FROM_STDIN.exec(statement);
     if (copy?.[1] && parameters?.length === 1) {
-      return this.copy(copy[1], String(parameters[0]));
+      return this.copy(copy[1], parameters[0]);
     }
     return this.client.query(statement, parameters as unknown[]) as unknown as Promise<
       PostgresQueryResult<R>
@@ -39,10 +41,10 @@ class CopyAwareClient implements PostgresPoolClient {
     this.client.release();
   }
 
-  private async copy(statement: string, data: string): Promise<PostgresQueryResult<never>> {
+  private async copy(statement: string, data: unknown): Promise<PostgresQueryResult<never>> {
     const stream = this.client.query(copyFrom(statement));
-    stream.end(data);
-    await once(stream, "finish");
+    const chunks = typeof data === "string" ? [data] : (data as Iterable<string>);
+    await pipeline(Readable.from(chunks), stream);
     // Kysely counts affected rows only for the commands it knows; COPY's count is reported apart.
     return { command: "SELECT", rowCount: stream.rowCount, rows: [] };
   }

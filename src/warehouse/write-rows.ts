@@ -25,9 +25,14 @@ function parameter(value: unknown): unknown {
     : value;
 }
 
-/** Identity of a row by its key, as text. */
+/** Identity of a row by its key, as text (NUL cannot occur in Postgres text). */
 export function keyOf(row: Row, key: readonly string[]): string {
-  return JSON.stringify(key.map((column) => row[column] ?? null));
+  return key
+    .map((column) => {
+      const value = row[column];
+      return value === null || value === undefined ? "\u0000null" : copyText(value);
+    })
+    .join("\u0000");
 }
 
 /** Rows de-duplicated by key, the last one winning: Postgres refuses to update a row twice. */
@@ -39,6 +44,8 @@ export function dedupeByKey(rows: readonly Row[], key: readonly string[]): Row[]
 
 /** Below this many rows one INSERT … VALUES beats COPY's extra round trips. */
 const COPY_FROM_ROWS = 500;
+/** Rows encoded at a time for COPY: Postgres parses one chunk while the next is encoded. */
+const COPY_CHUNK_ROWS = 1_000;
 
 /**
  * Inserts new rows and updates changed ones. A row whose values are all equal to the stored ones
@@ -125,13 +132,15 @@ function stagingName(table: string, columns: readonly string[]): string {
   return `etl_staging_${digest.slice(0, 16)}`;
 }
 
-/** Rows in COPY's text format: tab-separated, \N for null, backslash escapes. */
-export function copyData(rows: readonly Row[], columns: readonly string[]): string {
-  const lines: string[] = [];
-  for (const row of rows) {
-    lines.push(columns.map((column) => copyField(row[column])).join("\t"));
+/** Rows in COPY's text format (tab-separated, \\N for null, backslash escapes), in chunks. */
+export function* copyData(rows: readonly Row[], columns: readonly string[]): Generator<string> {
+  for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
+    let chunk = "";
+    for (const row of rows.slice(start, start + COPY_CHUNK_ROWS)) {
+      chunk += `${columns.map((column) => copyField(row[column])).join("\t")}\n`;
+    }
+    yield chunk;
   }
-  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
 }
 
 function copyField(value: unknown): string {

@@ -1,0 +1,199 @@
+import { Kysely, sql } from "kysely";
+import pLimit from "p-limit";
+import pg from "pg";
+import { from as copyFrom } from "pg-copy-streams";
+import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
+import { etlConfigSchema } from "../src/config/etl-config-schema.js";
+import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
+import { createWarehouse } from "../src/warehouse/database.js";
+import { migrateToLatest } from "../src/warehouse/migrate.js";
+import { copyData, type Row, type TableTarget, upsertRows } from "../src/warehouse/write-rows.js";
+import { atLeast, type Figure, round, type SectionResult } from "./report.js";
+import { createScratch } from "./scratch.js";
+
+const TARGET: TableTarget = {
+  table: "sales.trend_items",
+  key: ["day", "selection_type", "sale_type", "item_id"],
+  columns: ["item_name", "count", "percentage", "raw"],
+};
+const COLUMNS = [...TARGET.key, ...TARGET.columns];
+const SELECTIONS = ["dsp", "territory", "label", "product", "asset"];
+const SALES = ["stream", "download"];
+const WORDS = [
+  "Live",
+  "Hour",
+  "Señorita",
+  "Electric",
+  "Blue",
+  "Night",
+  "Echo",
+  "Summer",
+  "Ghost",
+  "Gold",
+];
+
+/** `n` trend items as the runner builds them: a day, a selection, a sale type, a raw record. */
+function syntheticRows(n: number): Row[] {
+  const combos = 365 * SELECTIONS.length * SALES.length;
+  const perCombo = Math.ceil(n / combos);
+  const rows: Row[] = [];
+  for (let i = 0; i < n; i++) {
+    const combo = Math.floor(i / perCombo);
+    const day = new Date(Date.UTC(2025, 0, 1 + (combo % 365))).toISOString().slice(0, 10);
+    const selection = SELECTIONS[Math.floor(combo / 365) % SELECTIONS.length] as string;
+    const sale = SALES[Math.floor(combo / (365 * SELECTIONS.length)) % SALES.length] as string;
+    const id = `${selection}-${i % perCombo}`;
+    const name = `${WORDS[i % 10]} ${WORDS[(i >> 3) % 10]} the ${WORDS[(i >> 6) % 10]} ${i}`;
+    const count = (i * 7919) % 250_000;
+    const percentage = round(((i * 31) % 10_000) / 100, 2);
+    rows.push({
+      day,
+      selection_type: selection,
+      sale_type: sale,
+      item_id: id,
+      item_name: name,
+      count,
+      percentage,
+      raw: {
+        id,
+        name,
+        count,
+        percentage,
+        rank: (i % perCombo) + 1,
+        type: sale,
+        label_id: `L${i % 9973}`,
+      },
+    });
+  }
+  return rows;
+}
+
+async function copyRows(client: pg.Client, table: string, rows: readonly Row[]): Promise<void> {
+  await pipeline(
+    Readable.from(copyData(rows, COLUMNS)),
+    client.query(copyFrom(`copy ${table} (${COLUMNS.join(", ")}) from stdin`)),
+  );
+}
+
+async function timed(task: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await task();
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * 1. Load path: the project's loader (upsertRows, in the runner's batches, one transaction each)
+ * against COPY into an identical table, for fresh rows; then the same rows with 10% changed
+ * against COPY into a staging table plus one INSERT … SELECT … ON CONFLICT.
+ */
+export async function loadPath(rowCount: number): Promise<SectionResult> {
+  const scratch = await createScratch("load");
+  const defaults = etlConfigSchema.parse({ start_date: "2025-01-01" });
+  const writers = defaults.worker_concurrency;
+  const db = createWarehouse(scratch.databaseUrl, { maxConnections: writers });
+  const client = new pg.Client(pgConnectionConfig(scratch.databaseUrl));
+  try {
+    await migrateToLatest(db);
+    await client.connect();
+    await client.query(
+      "create table sales.trend_items_copy (like sales.trend_items including all)",
+    );
+    const batch = defaults.write_batch_rows;
+    const rows = syntheticRows(rowCount);
+    const changed = rows.map((row, i) =>
+      i % 10 === 0 ? { ...row, count: Number(row.count) + 1 } : row,
+    );
+    // As the worker runs it: batches of write_batch_rows, one transaction each, as many
+    // partitions at once as worker_concurrency.
+    const loader = async (input: readonly Row[], parallel = writers) => {
+      const limit = pLimit(parallel);
+      const batches: Promise<number>[] = [];
+      for (let start = 0; start < input.length; start += batch) {
+        const rows = input.slice(start, start + batch);
+        batches.push(
+          limit(() =>
+            db
+              .transaction()
+              .execute((trx) => upsertRows(trx as unknown as Kysely<unknown>, TARGET, rows)),
+          ),
+        );
+      }
+      return (await Promise.all(batches)).reduce((sum, n) => sum + n, 0);
+    };
+
+    const copySeconds = await timed(() => copyRows(client, "sales.trend_items_copy", rows));
+    const oneWriterSeconds = await timed(() => loader(rows, 1));
+    await client.query("truncate sales.trend_items");
+    await client.query("vacuum analyze sales.trend_items");
+    let freshWritten = 0;
+    const loaderSeconds = await timed(async () => (freshWritten = await loader(rows)));
+    await client.query("vacuum analyze sales.trend_items, sales.trend_items_copy");
+
+    let changedWritten = 0;
+    const upsertSeconds = await timed(async () => (changedWritten = await loader(changed)));
+    let referenceWritten = 0;
+    const referenceSeconds = await timed(async () => {
+      await client.query("begin");
+      await client.query(
+        "create temp table staging on commit drop as select * from sales.trend_items_copy with no data",
+      );
+      await copyRows(client, "staging", changed);
+      const set = TARGET.columns.map((c) => `${c} = excluded.${c}`).join(", ");
+      const result = await client.query(
+        `insert into sales.trend_items_copy as t (${COLUMNS.join(", ")})
+         select ${COLUMNS.join(", ")} from staging
+         on conflict (${TARGET.key.join(", ")}) do update set ${set}, synced_at = now()
+         where row(${TARGET.columns.map((c) => `t.${c}`).join(", ")})
+           is distinct from row(${TARGET.columns.map((c) => `excluded.${c}`).join(", ")})`,
+      );
+      referenceWritten = result.rowCount ?? 0;
+      await client.query("commit");
+    });
+    const [check] = (
+      await sql<{ n: string }>`select count(*)::text as n from sales.trend_items`.execute(db)
+    ).rows;
+
+    const rate = (seconds: number) => Math.round(rowCount / seconds);
+    const figures: Figure[] = [
+      { name: "rows", value: rowCount },
+      { name: "loader batch (write_batch_rows)", value: batch, unit: "rows" },
+      { name: "fresh: COPY", value: rate(copySeconds), unit: "rows/s" },
+      { name: "fresh: loader, one writer", value: rate(oneWriterSeconds), unit: "rows/s" },
+      { name: "fresh: loader, one writer ÷ COPY", value: round(copySeconds / oneWriterSeconds, 3) },
+      {
+        name: `fresh: loader, ${writers} writers (worker_concurrency)`,
+        value: rate(loaderSeconds),
+        unit: "rows/s",
+      },
+      { name: "fresh: loader rows written", value: freshWritten },
+      {
+        name: "10% changed: INSERT…SELECT from COPY staging",
+        value: rate(referenceSeconds),
+        unit: "rows/s",
+      },
+      {
+        name: `10% changed: loader, ${writers} writers`,
+        value: rate(upsertSeconds),
+        unit: "rows/s",
+      },
+      {
+        name: "10% changed: rows written (loader / reference)",
+        value: `${changedWritten} / ${referenceWritten}`,
+      },
+      { name: "rows stored", value: Number(check?.n ?? 0) },
+    ];
+    return {
+      section: "1 load path",
+      figures,
+      targets: [
+        atLeast("fresh rows: loader ÷ COPY", copySeconds / loaderSeconds, 0.6),
+        atLeast("changed rows: loader ÷ INSERT…SELECT", referenceSeconds / upsertSeconds, 0.8),
+      ],
+    };
+  } finally {
+    await client.end().catch(() => undefined);
+    await db.destroy();
+    await scratch.drop();
+  }
+}

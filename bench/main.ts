@@ -1,0 +1,67 @@
+// `npm run bench`: measures the pipeline against the physical limits and writes bench/results.json.
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
+import { fetchPath } from "./fetch-path.js";
+import { loadPath } from "./load-path.js";
+import { PROJECT_ROOT } from "./processes.js";
+import { machine, printTable, type SectionResult } from "./report.js";
+import { PG_URL } from "./scratch.js";
+
+const SECTIONS = ["load", "fetch"] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    only: { type: "string" },
+    rows: { type: "string", default: "1000000" },
+    help: { type: "boolean", short: "h" },
+  },
+});
+if (values.help) {
+  console.log(`Usage: npm run bench -- [--only ${SECTIONS.join(",")}] [--rows N]
+  load   1M synthetic trend items: the loader against COPY, fresh and 10% changed
+  fetch  a backfill at R = 50 req/s against a sandbox with 50 ms latency`);
+  process.exit(0);
+}
+const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
+for (const name of only) {
+  if (!SECTIONS.includes(name)) {
+    console.error(`unknown section ${name}; sections: ${SECTIONS.join(", ")}`);
+    process.exit(2);
+  }
+}
+
+async function postgresVersion(): Promise<string> {
+  const client = new pg.Client(pgConnectionConfig(`${PG_URL}/postgres`));
+  await client.connect();
+  try {
+    return String(
+      (await client.query<{ v: string }>("select current_setting('server_version') as v")).rows[0]
+        ?.v,
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+const runners: Record<Section, () => Promise<SectionResult>> = {
+  load: () => loadPath(Number(values.rows)),
+  fetch: () => fetchPath(),
+};
+
+const results: SectionResult[] = [];
+const startedAt = new Date().toISOString();
+for (const name of only) {
+  console.error(`bench: ${name}…`);
+  results.push(await runners[name]());
+}
+console.log(printTable(results));
+const file = resolve(PROJECT_ROOT, "bench/results.json");
+writeFileSync(
+  file,
+  `${JSON.stringify({ startedAt, machine: machine(await postgresVersion()), results }, null, 2)}\n`,
+);
+console.log(`\nwritten to bench/results.json`);

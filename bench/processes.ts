@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { KnobsPatch, SandboxSize, SandboxStats } from "../src/sandbox/index.js";
+
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const TSX_LOADER = pathToFileURL(resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+
+/** A project script run by node with tsx's loader, as in the Docker image: its pid is node's. */
+interface NodeProcess {
+  readonly child: ChildProcess;
+  /** Lines it wrote, stdout and stderr. */
+  readonly lines: string[];
+  readonly exited: Promise<number | null>;
+  /** Resolves with the first line `match` accepts; rejects if the process ends first. */
+  waitForLine(match: (line: string) => boolean): Promise<string>;
+  stop(): Promise<number | null>;
+}
+
+function startNode(
+  script: string,
+  args: readonly string[],
+  env: Record<string, string>,
+): NodeProcess {
+  const child = spawn(
+    process.execPath,
+    ["--import", TSX_LOADER, resolve(PROJECT_ROOT, script), ...args],
+    {
+      cwd: PROJECT_ROOT,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  const lines: string[] = [];
+  const waiters: { match: (line: string) => boolean; done: (line: string) => void }[] = [];
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  for (const stream of [child.stdout, child.stderr]) {
+    let buffered = "";
+    stream.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const parts = buffered.split("\n");
+      buffered = parts.pop() ?? "";
+      for (const line of parts) {
+        lines.push(line);
+        for (const waiter of waiters.filter((w) => w.match(line))) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.done(line);
+        }
+      }
+    });
+  }
+  return {
+    child,
+    lines,
+    exited,
+    waitForLine: (match) =>
+      new Promise((done, reject) => {
+        const found = lines.find(match);
+        if (found !== undefined) return done(found);
+        waiters.push({ match, done });
+        void exited.then((code) =>
+          reject(new Error(`${script} exited (${code}):\n${lines.slice(-20).join("\n")}`)),
+        );
+      }),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+  };
+}
+
+/** Peak resident set size of a live process, in MiB (Linux: VmHWM). */
+export function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+  if (!match) throw new Error(`no VmHWM for process ${pid}`);
+  return Number(match[1]) / 1024;
+}
+
+export interface SandboxProcess {
+  readonly url: string;
+  readonly apiKey: string;
+  stats(): Promise<SandboxStats>;
+  setKnobs(knobs: KnobsPatch): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** The sandbox upstream in its own process, so its CPU and memory are not the pipeline's. */
+export async function startSandboxProcess(options: {
+  size: Partial<SandboxSize>;
+  today: string;
+  knobs?: { rps?: number; latencyMs?: number };
+}): Promise<SandboxProcess> {
+  const apiKey = `bench-${process.pid}-${Date.now()}`;
+  const args = ["--port", "0", "--size", JSON.stringify(options.size), "--today", options.today];
+  if (options.knobs?.rps !== undefined) args.push("--rps", String(options.knobs.rps));
+  if (options.knobs?.latencyMs !== undefined)
+    args.push("--latency-ms", String(options.knobs.latencyMs));
+  const node = startNode("src/sandbox/main.ts", args, { SANDBOX_API_KEY: apiKey });
+  const line = await node.waitForLine((l) => l.includes("listening on"));
+  const url = /(http:\/\/\S+)/.exec(line)?.[1];
+  if (!url) throw new Error(`sandbox said: ${line}`);
+  const admin = async (path: string, body?: unknown) => {
+    const response = await fetch(`${url}/__sandbox/${path}`, {
+      method: body === undefined ? "GET" : "POST",
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+    });
+    if (!response.ok) throw new Error(`sandbox ${path}: HTTP ${response.status}`);
+    const answer: unknown = await response.json();
+    return answer;
+  };
+  return {
+    url,
+    apiKey,
+    stats: async () => (await admin("stats")) as SandboxStats,
+    setKnobs: async (knobs) => void (await admin("knobs", knobs)),
+    stop: async () => void (await node.stop()),
+  };
+}
+
+export interface WorkerHandle {
+  readonly pid: number;
+  /** http://host:port of its /metrics. */
+  readonly operatorUrl: string;
+  readonly lines: string[];
+  stop(): Promise<number | null>;
+}
+
+/** `etl worker` in its own process. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerHandle> {
+  const node = startNode("src/cli/main.ts", ["worker"], {
+    WORKER_PORT: "0",
+    LOG_LEVEL: "info",
+    ...env,
+  });
+  const line = await node.waitForLine((l) => l.includes('"worker started"'));
+  const operatorUrl = String((JSON.parse(line) as { operator: string }).operator);
+  return { pid: node.child.pid ?? 0, operatorUrl, lines: node.lines, stop: () => node.stop() };
+}
+
+/** `etl <args>` to its end. */
+export async function runEtl(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; lines: readonly string[] }> {
+  const node = startNode("src/cli/main.ts", args, { LOG_LEVEL: "warn", ...env });
+  const code = await node.exited;
+  return { code, lines: node.lines };
+}
