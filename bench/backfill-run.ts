@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { QueueEvents } from "bullmq";
-import pg from "pg";
 import { QUEUE_NAME } from "../jobs/etl-queue.js";
-import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
-import { peakRssMiB, runEtl, type SandboxProcess, startWorkerProcess } from "./processes.js";
+import { makeTempDir } from "../test/helpers/temp-dir.js";
+import { withDatabaseClient } from "../test/helpers/warehouse.js";
+import { spawnWorker, type WorkerProcess } from "../test/helpers/worker-process.js";
+import { peakRssMiB, runEtl, type SandboxProcess } from "./processes.js";
 import { REDIS_URL, type Scratch } from "./scratch.js";
 
 export interface BackfillMeasure {
@@ -31,16 +29,6 @@ function sumBy(metrics: string, name: string, label: string): Record<string, num
   return sums;
 }
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client(pgConnectionConfig(url));
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * A backfill the way an operator runs one: `etl migrate`, one `etl worker` process, then
  * `etl backfill --wait`.
@@ -52,20 +40,17 @@ export async function backfillThroughWorker(options: {
   range: { from: string; to: string };
   only?: string;
 }): Promise<BackfillMeasure> {
-  const dir = mkdtempSync(join(tmpdir(), "music-etl-bench-"));
-  const configFile = join(dir, "etl.config.json");
-  const etl = {
-    ...options.etl,
-    redis_prefix: options.scratch.redisPrefix,
-    schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
-  };
-  writeFileSync(configFile, JSON.stringify(etl));
+  const dir = makeTempDir("bench");
   const env = {
     MUSIC_API_URL: options.sandbox.url,
     MUSIC_API_KEY: options.sandbox.apiKey,
     DATABASE_URL: options.scratch.databaseUrl,
     REDIS_URL,
-    ETL_CONFIG: configFile,
+    ETL_CONFIG: dir.write("etl.config.json", {
+      ...options.etl,
+      redis_prefix: options.scratch.redisPrefix,
+      schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
+    }),
   };
   const events = new QueueEvents(QUEUE_NAME, {
     connection: { url: REDIS_URL },
@@ -73,26 +58,30 @@ export async function backfillThroughWorker(options: {
   });
   let stalled = 0;
   events.on("stalled", () => void (stalled += 1));
-  const worker = await (async () => {
+  let worker: WorkerProcess | undefined;
+  try {
     const migrated = await runEtl(["migrate"], env);
     if (migrated.code !== 0) throw new Error(`etl migrate failed:\n${migrated.lines.join("\n")}`);
     await events.waitUntilReady();
-    return startWorkerProcess(env);
-  })();
-  try {
+    worker = await spawnWorker({ cwd: dir.path, env });
     const args = ["backfill", "--from", options.range.from, "--to", options.range.to, "--wait"];
     if (options.only) args.push("--only", options.only);
     const started = performance.now();
     const backfill = await runEtl(args, env);
     const wallSeconds = (performance.now() - started) / 1000;
     if (backfill.code !== 0) console.error(backfill.lines.slice(-20).join("\n"));
-    const workerPeakRssMiB = peakRssMiB(worker.pid);
+    const workerPeakRssMiB = peakRssMiB(worker.child.pid ?? 0);
     const metrics = await (await fetch(`${worker.operatorUrl}/metrics`)).text();
     const phases = sumBy(metrics, "etl_phase_seconds_total", "phase");
-    const [stored] = await query<{ n: string }>(
-      options.scratch.databaseUrl,
-      `select coalesce(sum(n_live_tup), 0)::text as n from pg_stat_user_tables
-        where schemaname in ('catalogue', 'sales', 'artist_stats', 'royalties')`,
+    const [stored] = await withDatabaseClient(
+      async (c) =>
+        (
+          await c.query<{ n: string }>(
+            `select coalesce(sum(n_live_tup), 0)::text as n from pg_stat_user_tables
+              where schemaname in ('catalogue', 'sales', 'artist_stats', 'royalties')`,
+          )
+        ).rows,
+      options.scratch.database,
     );
     return {
       wallSeconds,
@@ -107,8 +96,9 @@ export async function backfillThroughWorker(options: {
       rows: Number(stored?.n ?? 0),
     };
   } finally {
-    await worker.stop();
+    worker?.child.kill("SIGTERM");
+    await worker?.exited;
     await events.close();
-    rmSync(dir, { recursive: true, force: true });
+    dir.remove();
   }
 }

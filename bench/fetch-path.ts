@@ -55,7 +55,7 @@ export async function fetchPath(): Promise<SectionResult> {
         { name: "most in one second", value: stats.maxPerSecond },
         { name: "429s (all)", value: stats.rateLimited },
         { name: "backfill exit code", value: String(run.exitCode) },
-        { name: "rows stored", value: run.rows },
+        { name: "rows stored (pg_stat estimate)", value: run.rows },
         { name: "worker peak RSS", value: round(run.workerPeakRssMiB), unit: "MiB" },
         {
           name: "partition time: fetch / normalise / write",

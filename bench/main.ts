@@ -2,13 +2,11 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import pg from "pg";
-import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
 import { fetchPath } from "./fetch-path.js";
 import { loadPath } from "./load-path.js";
-import { PROJECT_ROOT } from "./processes.js";
+import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
-import { PG_URL } from "./scratch.js";
+import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
 const SECTIONS = ["load", "fetch"] as const;
 type Section = (typeof SECTIONS)[number];
@@ -35,16 +33,11 @@ for (const name of only) {
 }
 
 async function postgresVersion(): Promise<string> {
-  const client = new pg.Client(pgConnectionConfig(`${PG_URL}/postgres`));
-  await client.connect();
-  try {
-    return String(
-      (await client.query<{ v: string }>("select current_setting('server_version') as v")).rows[0]
-        ?.v,
-    );
-  } finally {
-    await client.end();
-  }
+  return withDatabaseClient(async (c) =>
+    String(
+      (await c.query<{ v: string }>("select current_setting('server_version') as v")).rows[0]?.v,
+    ),
+  );
 }
 
 const runners: Record<Section, () => Promise<SectionResult>> = {

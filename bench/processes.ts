@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 import type { KnobsPatch, SandboxSize, SandboxStats } from "../src/sandbox/index.js";
-
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const TSX_LOADER = pathToFileURL(resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+import { PROJECT_ROOT } from "../test/helpers/cli.js";
+import { TSX_LOADER } from "../test/helpers/worker-process.js";
 
 /** A project script run by node with tsx's loader, as in the Docker image: its pid is node's. */
 interface NodeProcess {
@@ -119,26 +117,6 @@ export async function startSandboxProcess(options: {
     setKnobs: async (knobs) => void (await admin("knobs", knobs)),
     stop: async () => void (await node.stop()),
   };
-}
-
-export interface WorkerHandle {
-  readonly pid: number;
-  /** http://host:port of its /metrics. */
-  readonly operatorUrl: string;
-  readonly lines: string[];
-  stop(): Promise<number | null>;
-}
-
-/** `etl worker` in its own process. */
-export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerHandle> {
-  const node = startNode("src/cli/main.ts", ["worker"], {
-    WORKER_PORT: "0",
-    LOG_LEVEL: "info",
-    ...env,
-  });
-  const line = await node.waitForLine((l) => l.includes('"worker started"'));
-  const operatorUrl = String((JSON.parse(line) as { operator: string }).operator);
-  return { pid: node.child.pid ?? 0, operatorUrl, lines: node.lines, stop: () => node.stop() };
 }
 
 /** `etl <args>` to its end. */

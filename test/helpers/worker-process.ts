@@ -3,7 +3,10 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PROJECT_ROOT } from "./cli.js";
 
-const TSX_LOADER = pathToFileURL(resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+/** tsx as a loader of node itself, so a process's pid is the script's (signals reach it). */
+export const TSX_LOADER = pathToFileURL(
+  resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs"),
+).href;
 const MAIN = resolve(PROJECT_ROOT, "src/cli/main.ts");
 
 export interface WorkerProcess {
