@@ -17,6 +17,7 @@ import {
   rateLimitResetMs,
   retryAfterMs,
 } from "./rate-limit-headers.js";
+import { linkedAbort } from "./linked-abort.js";
 import type { RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 
@@ -207,8 +208,7 @@ export class HttpClient {
 
   async #send(request: HttpRequest, identity: RequestIdentity): Promise<RawResponse> {
     const { baseUrl, apiKey, timeoutMs } = this.#options;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, deadline]) : deadline;
+    const abort = linkedAbort(request.signal, timeoutMs);
     const url = new URL(baseUrl + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -217,7 +217,7 @@ export class HttpClient {
       const response = await undiciRequest(url, {
         method: request.method,
         dispatcher: this.#agent,
-        signal,
+        signal: abort.signal,
         headers: {
           authorization: `Bearer ${apiKey}`,
           accept: "application/json",
@@ -232,14 +232,12 @@ export class HttpClient {
     } catch (error) {
       if (request.signal?.aborted) throw request.signal.reason;
       const code = (error as { code?: string }).code;
-      if (
-        deadline.aborted ||
-        code === "UND_ERR_HEADERS_TIMEOUT" ||
-        code === "UND_ERR_BODY_TIMEOUT"
-      ) {
+      if (abort.timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
         throw new RequestTimeoutError(identity, timeoutMs);
       }
       throw new NetworkError(identity, error);
+    } finally {
+      abort.close();
     }
   }
 

@@ -1,5 +1,6 @@
 import pLimit from "p-limit";
 import { AuthError } from "../errors.js";
+import { linkedAbort } from "../http/linked-abort.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
 import { type PartitionOutcome, type RunnerDeps, runPartition } from "./run-partition.js";
 import type { UntypedField } from "../api/untyped-values.js";
@@ -28,39 +29,46 @@ export async function runSync(
   range: DayRange,
   onStream?: (summary: StreamSummary) => void,
 ): Promise<StreamSummary[]> {
-  const controller = new AbortController();
-  const signal = deps.signal
-    ? AbortSignal.any([deps.signal, controller.signal])
-    : controller.signal;
+  // Aborted by the caller's signal, or here when the credential is refused.
+  const abort = linkedAbort(deps.signal);
+  const { signal } = abort;
   const runner = { ...deps, signal };
+  let refused: AuthError | undefined;
   const limit = pLimit(deps.config.max_concurrency);
   const summaries: StreamSummary[] = [];
-  for (const stream of streams) {
-    const started = performance.now();
-    const partitions = await planPartitions(deps, stream, range);
-    const outcomes = await Promise.all(
-      partitions.map((partition) =>
-        limit(async () => {
-          if (signal.aborted) return null;
-          const outcome = await runPartition(runner, stream, partition);
-          if (outcome.error instanceof AuthError) controller.abort(outcome.error);
-          return outcome;
-        }),
-      ),
-    );
-    if (controller.signal.aborted) throw controller.signal.reason;
-    const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
-    const summary: StreamSummary = {
-      stream: stream.name,
-      partitions: done.length,
-      failed: done.filter((o) => o.status === "failed"),
-      requests: done.reduce((sum, o) => sum + o.requests, 0),
-      rowsWritten: done.reduce((sum, o) => sum + o.rowsWritten, 0),
-      untyped: mergeUntyped(done.map((o) => o.untyped)),
-      durationMs: performance.now() - started,
-    };
-    summaries.push(summary);
-    onStream?.(summary);
+  try {
+    for (const stream of streams) {
+      const started = performance.now();
+      const partitions = await planPartitions(deps, stream, range);
+      const outcomes = await Promise.all(
+        partitions.map((partition) =>
+          limit(async () => {
+            if (signal.aborted) return null;
+            const outcome = await runPartition(runner, stream, partition);
+            if (outcome.error instanceof AuthError) {
+              refused = outcome.error;
+              abort.abort(refused);
+            }
+            return outcome;
+          }),
+        ),
+      );
+      if (refused) throw refused;
+      const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
+      const summary: StreamSummary = {
+        stream: stream.name,
+        partitions: done.length,
+        failed: done.filter((o) => o.status === "failed"),
+        requests: done.reduce((sum, o) => sum + o.requests, 0),
+        rowsWritten: done.reduce((sum, o) => sum + o.rowsWritten, 0),
+        untyped: mergeUntyped(done.map((o) => o.untyped)),
+        durationMs: performance.now() - started,
+      };
+      summaries.push(summary);
+      onStream?.(summary);
+    }
+  } finally {
+    abort.close();
   }
   return summaries;
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   AuthError,
@@ -92,6 +93,25 @@ describe("retries", () => {
     expect((error as Error).name).toBe("TimeoutError");
     expect(Date.now() - t0).toBeLessThan(450);
     expect(upstream.sandbox.stats().requests).toBe(1);
+  });
+
+  it("leaves nothing attached to a long-lived caller signal once its calls are done", async () => {
+    const shutdown = new AbortController();
+    for (let i = 0; i < 20; i++) {
+      await upstream.context.api.catalogue.getTerritories(
+        { key: "all" },
+        { signal: shutdown.signal },
+      );
+    }
+    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+    // What AbortSignal.any would have left behind for the life of the signal (a Node internal).
+    const dependants = Object.getOwnPropertySymbols(shutdown.signal).find(
+      (symbol) => symbol.description === "kDependantSignals",
+    );
+    const held = dependants
+      ? (Reflect.get(shutdown.signal, dependants) as Set<unknown> | undefined)
+      : undefined;
+    expect(held?.size ?? 0).toBe(0);
   });
 });
 
