@@ -13,6 +13,9 @@ import {
 } from "./job-types.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
+/** Partition jobs added to Redis per round trip. */
+const ADD_BULK_SLICE = 1_000;
+
 /**
  * A partition job's id is derived from its run, so a run that is retried or recovered after a
  * crash re-adds nothing it already added. (BullMQ ids may not contain ":".)
@@ -39,18 +42,22 @@ export async function processRun(
     const name = job.data.streams[stage] ?? "";
     const stream = streamNamed(name);
     const partitions = await planPartitions({ ...deps.runner, today }, stream, job.data.range);
-    await deps.queue.addBulk(
-      partitions.map((partition) => ({
-        name: PARTITION_JOB,
-        data: { stream: name, partition } satisfies PartitionJobData,
-        opts: {
-          ...jobOptions(deps.runner.config),
-          jobId: partitionJobId(parent.id, name, partition),
-          parent,
-          ignoreDependencyOnFailure: true,
-        },
-      })),
-    );
+    // In slices: one addBulk builds every job and its Redis commands in memory at once, and a
+    // year of artist-day partitions is 73,000 of them.
+    for (let first = 0; first < partitions.length; first += ADD_BULK_SLICE) {
+      await deps.queue.addBulk(
+        partitions.slice(first, first + ADD_BULK_SLICE).map((partition) => ({
+          name: PARTITION_JOB,
+          data: { stream: name, partition } satisfies PartitionJobData,
+          opts: {
+            ...jobOptions(deps.runner.config),
+            jobId: partitionJobId(parent.id, name, partition),
+            parent,
+            ignoreDependencyOnFailure: true,
+          },
+        })),
+      );
+    }
     stage += 1;
     await job.updateData({
       ...job.data,

@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { SandboxDataset } from "../../src/sandbox/dataset/dataset.js";
+import { resolveSize } from "../../src/sandbox/size.js";
+import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
+import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+const TODAY = "2026-01-31";
+// 40 artists × 30 days: more artist-day partitions than the run adds to Redis at once.
+const SIZE = { socialArtists: 40, days: 30 };
+
+let harness: SyncHarness;
+let queues: QueueHarness;
+
+beforeAll(async () => {
+  const artists = new SandboxDataset(1, resolveSize(SIZE), TODAY).socialArtists();
+  harness = await startSyncHarness("large-run", {
+    today: TODAY,
+    sandbox: { size: SIZE },
+    etl: {
+      social_artist_ids: artists.map((artist) => artist.cm_artist),
+      worker_concurrency: 8,
+      job_backoff_ms: 10,
+    },
+  });
+  queues = startQueueHarness(harness);
+});
+
+afterAll(async () => {
+  await queues.close();
+  await harness.close();
+});
+
+describe("a run with more partitions than one addBulk", () => {
+  it("adds every partition once and runs each once", async () => {
+    await harness.sync({ only: ["artist_stats_artists"] });
+    const { runId } = await enqueueRun(queues.queue, {
+      kind: "backfill",
+      streams: ["artist_stats_radio_airplays"],
+      range: { from: "2026-01-01", to: "2026-01-30" },
+    });
+    queues.startWorker();
+    const progress = await queues.waitForRun(runId, 120_000);
+    expect(progress).toMatchObject({
+      state: "completed",
+      planned: 1200,
+      succeeded: 1200,
+      failed: 0,
+    });
+    const [runs] = await harness.warehouse.query<{ attempts: number; partitions: number }>(
+      `select count(*)::int as attempts, count(distinct partition)::int as partitions
+         from etl.sync_runs where stream = 'artist_stats_radio_airplays'`,
+    );
+    expect(runs).toEqual({ attempts: 1200, partitions: 1200 });
+  });
+});
