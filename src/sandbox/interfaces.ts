@@ -35,6 +35,8 @@ export interface SandboxSize {
   chartRows: number;
   payouts: number;
   incomes: number;
+  /** Most entities with sales in one (day, selection type, sale type): a trends page's list. */
+  trendItemsCap: number;
 }
 
 export type FaultKind = "html503" | "error500" | "reset" | "truncated" | "slow";

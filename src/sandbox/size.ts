@@ -14,6 +14,7 @@ export const DEFAULT_SIZE: SandboxSize = {
   chartRows: 150,
   payouts: 25,
   incomes: 300,
+  trendItemsCap: 1000,
 };
 
 /** The defaults with `partial` applied; throws on a size the generators cannot honour. */

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { SandboxDataset } from "../../src/sandbox/dataset/dataset.js";
 import { startSandbox } from "../../src/sandbox/index.js";
+import { resolveSize } from "../../src/sandbox/size.js";
 import { call } from "./call.js";
 
 describe("sandbox at scale", () => {
@@ -45,5 +47,17 @@ describe("sandbox at scale", () => {
     } finally {
       await sandbox.close();
     }
+  });
+
+  it("caps a day's trends list at trendItemsCap entities, 1000 unless the size says otherwise", () => {
+    const sold = (size: { products: number; trendItemsCap?: number }) =>
+      new SandboxDataset(1, resolveSize(size), "2026-02-01").trendItems(
+        "2026-01-05",
+        "product",
+        "stream",
+      ).length;
+    expect(sold({ products: 5000 })).toBe(1000);
+    expect(sold({ products: 50_000, trendItemsCap: 10_000 })).toBe(10_000);
+    expect(sold({ products: 50_000, trendItemsCap: 100_000 })).toBeGreaterThan(10_000);
   });
 });

@@ -89,7 +89,9 @@ export class SandboxDataset {
     this.todayDay = requireDay(today, "today");
     this.today = today;
     const firstDay = requireDay(size.startDate, "size.startDate");
-    this.trends = new TrendSales(seed, firstDay, firstDay + size.days - 1, () => this.universes());
+    this.trends = new TrendSales(seed, firstDay, firstDay + size.days - 1, size.trendItemsCap, () =>
+      this.universes(),
+    );
     this.charts = new ChartBook(seed, size.chartRows, () => this.socialArtists());
     this.money = new Royalties(seed, size.incomes, size.payouts, this.todayDay, () => this.dsps());
   }

@@ -34,13 +34,13 @@ interface Override {
   counts: Map<string, number>;
 }
 
-/** Share of a universe with sales on a given day, and the cap that keeps big catalogues fast. */
-const COVERAGE: Record<SelectionType, { min: number; max: number; cap: number }> = {
-  dsp: { min: 0.6, max: 0.9, cap: 1000 },
-  territory: { min: 0.5, max: 0.9, cap: 1000 },
-  label: { min: 0.6, max: 1, cap: 1000 },
-  product: { min: 0.4, max: 0.7, cap: 1000 },
-  asset: { min: 0.35, max: 0.6, cap: 1000 },
+/** Share of a universe with sales on a given day (at most the size's trendItemsCap entities). */
+const COVERAGE: Record<SelectionType, { min: number; max: number }> = {
+  dsp: { min: 0.6, max: 0.9 },
+  territory: { min: 0.5, max: 0.9 },
+  label: { min: 0.6, max: 1 },
+  product: { min: 0.4, max: 0.7 },
+  asset: { min: 0.35, max: 0.6 },
 };
 /** Streams a day across a universe, whatever its size; downloads are a small fraction of it. */
 const DAILY_STREAMS = 2_000_000;
@@ -62,6 +62,7 @@ export class TrendSales {
     private readonly seed: number,
     private readonly firstDay: number,
     private readonly lastDay: number,
+    private readonly cap: number,
     private readonly universes: () => TrendUniverses,
   ) {}
 
@@ -184,7 +185,7 @@ export class TrendSales {
     const share = coverage.min + rng.next() * (coverage.max - coverage.min);
     const sold = Math.max(
       1,
-      Math.min(coverage.cap, Math.round(n * share * (sale === "download" ? 0.4 : 1))),
+      Math.min(this.cap, Math.round(n * share * (sale === "download" ? 0.4 : 1))),
     );
     const trend =
       (weekday(day) === 0 || weekday(day) === 6 ? 1.15 : 1) * (1 + 0.002 * (day - this.firstDay));
