@@ -66,6 +66,11 @@ export const etlConfigSchema = z.strictObject({
     .min(1, "must be at least 1")
     .max(100_000, "must be 100000 or less")
     .default(10_000),
+  write_batch_bytes: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .default(2 * 1024 * 1024),
   request_timeout_ms: z
     .number()
     .int("must be a whole number")

@@ -53,9 +53,11 @@ function describe(error: unknown): string {
 
 /**
  * Syncs one partition: pages until the stream says it is complete, writing its rows in batches
- * of `write_batch_rows`, each in its own transaction. The last batch, the removal of rows the
- * upstream no longer returns, the checkpoint and the audit row commit together, so a crash
- * re-runs at most this partition, and re-running it changes nothing.
+ * of `write_batch_rows` rows or `write_batch_bytes` of JSON read (wide records, such as products
+ * with their assets, reach the memory bound long before the row count), each in its own
+ * transaction. The last batch, the removal of rows the upstream no longer returns, the
+ * checkpoint and the audit row commit together, so a crash re-runs at most this partition, and
+ * re-running it changes nothing.
  */
 export async function runPartition(
   deps: RunnerDeps,
@@ -130,6 +132,7 @@ async function runNoting(
     let cursor: unknown = null;
     let position = 0;
     let previousPage = "";
+    let pendingBytes = 0;
     for (;;) {
       const page = await timer.time("fetch", () => stream.fetch(context, partition, cursor));
       const last = page.next === null || page.next === undefined;
@@ -140,6 +143,7 @@ async function runNoting(
           throw new PagingError(stream.name, partition.key, position);
         }
         previousPage = thisPage;
+        pendingBytes += thisPage.length;
         let count = 0;
         for (const state of states) {
           for (const [i, record] of page.records.entries()) {
@@ -160,7 +164,11 @@ async function runNoting(
         untyped.addNoted(noted.splice(0), page.records);
         return count;
       });
-      if (last || pending >= deps.config.write_batch_rows) await write(last);
+      const { write_batch_rows, write_batch_bytes } = deps.config;
+      if (last || pending >= write_batch_rows || pendingBytes >= write_batch_bytes) {
+        await write(last);
+        pendingBytes = 0;
+      }
       if (last) break;
       cursor = page.next;
     }

@@ -50,7 +50,7 @@ function testStream(
   });
 }
 
-function deps(maxConcurrency = 4, writeBatchRows = 5_000) {
+function deps(maxConcurrency = 4, writeBatchRows = 5_000, writeBatchBytes = 2 ** 21) {
   return {
     db: warehouse.db,
     api: {} as ApiClient,
@@ -59,6 +59,7 @@ function deps(maxConcurrency = 4, writeBatchRows = 5_000) {
       start_date: "2026-01-01",
       max_concurrency: maxConcurrency,
       write_batch_rows: writeBatchRows,
+      write_batch_bytes: writeBatchBytes,
     }),
     today: "2026-02-01",
   };
@@ -138,24 +139,37 @@ describe("the runner", () => {
     expect(state).toEqual({ last_status: "failed", checkpoint: {} });
   });
 
-  it("writes a partition's rows in batches of write_batch_rows: a later failure keeps the batches already written", async () => {
-    const stream = testStream("batched", ["2026-02-01"], (_day, cursor) => {
-      if (cursor === 3) throw new UpstreamStatusError(request, 503, "unavailable", null);
-      return twoDaysPerPage("2026-02", cursor, 5);
-    });
-    // Pages of 2 rows, batches of 4: pages 0-1 are written, page 2 was read but not yet written.
-    const [summary] = await runSync(deps(4, 4), [stream], { from: "2026-02-01", to: "2026-02-01" });
-    expect(summary?.failed).toHaveLength(1);
-    const stored = await warehouse.query<{ day: string }>(
-      "select day::text from sales.trend_totals where selection_type = 'dsp' and day between '2026-02-01' and '2026-02-28' order by day",
-    );
-    expect(stored.map((r) => r.day)).toEqual([
-      "2026-02-01",
-      "2026-02-02",
-      "2026-02-03",
-      "2026-02-04",
-    ]);
-  });
+  it.each([
+    ["write_batch_rows", [4, 4]],
+    // A page of two records is 55 bytes of JSON: the second page passes 100.
+    ["write_batch_bytes", [4, 5_000, 100]],
+  ])(
+    "writes a partition's rows in batches of %s: a later failure keeps the batches already written",
+    async (bound, bounds) => {
+      const stream = testStream(`batched_${bound}`, ["2026-02-01"], (_day, cursor) => {
+        if (cursor === 3) throw new UpstreamStatusError(request, 503, "unavailable", null);
+        return twoDaysPerPage("2026-02", cursor, 5);
+      });
+      await warehouse.query(
+        "delete from sales.trend_totals where day between '2026-02-01' and '2026-02-28'",
+      );
+      // Pages of 2 rows: pages 0-1 are written, page 2 was read but not yet written.
+      const [summary] = await runSync(deps(...bounds), [stream], {
+        from: "2026-02-01",
+        to: "2026-02-01",
+      });
+      expect(summary?.failed).toHaveLength(1);
+      const stored = await warehouse.query<{ day: string }>(
+        "select day::text from sales.trend_totals where selection_type = 'dsp' and day between '2026-02-01' and '2026-02-28' order by day",
+      );
+      expect(stored.map((r) => r.day)).toEqual([
+        "2026-02-01",
+        "2026-02-02",
+        "2026-02-03",
+        "2026-02-04",
+      ]);
+    },
+  );
 
   it("writes a partition smaller than a batch once, at its end, and times its phases", async () => {
     const pages: unknown[] = [];
