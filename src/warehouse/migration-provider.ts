@@ -5,7 +5,8 @@ import type { Migration, MigrationProvider } from "kysely";
 
 /**
  * The migrations in a folder, by file name (their order). Unlike Kysely's file provider, the
- * import happens in project code, so TypeScript migrations load under tsx and under vitest.
+ * import happens in project code, so TypeScript migrations load under tsx and vitest, and their
+ * built JavaScript under node.
  */
 export class FolderMigrationProvider implements MigrationProvider {
   readonly #folder: string;

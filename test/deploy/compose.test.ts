@@ -242,12 +242,18 @@ describe("Dockerfile", () => {
     }
   });
 
-  it("exposes the worker port and runs the CLI through tsx", () => {
+  it("exposes the worker port and runs the built CLI with node itself, with a heap budget", () => {
     const instructions = parseDockerfile(text);
     expect(instructions.filter((i) => i.keyword === "EXPOSE").map((i) => i.args)).toContain("9464");
-    expect(instructions.find((i) => i.keyword === "ENTRYPOINT")?.args).toMatch(
-      /tsx.*src\/cli\/main\.ts/,
+    expect(instructions.find((i) => i.keyword === "ENTRYPOINT")?.args).toBe(
+      '["node", "dist/src/cli/main.js"]',
     );
+    expect(
+      instructions.find((i) => i.keyword === "RUN" && /npm run build/.test(i.args)),
+    ).toBeDefined();
+    expect(
+      instructions.find((i) => i.keyword === "ENV" && i.args.startsWith("NODE_OPTIONS="))?.args,
+    ).toMatch(/^NODE_OPTIONS=--max-old-space-size=\d+$/);
   });
 
   it("reports a single-stage, root, Node 18 image without a healthcheck", () => {

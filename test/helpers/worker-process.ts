@@ -20,14 +20,17 @@ export interface WorkerProcess {
 }
 
 /**
- * `etl worker` as its own single process (node with tsx's loader, as in the Docker image), so a
+ * `etl worker` as its own single process (node itself, as in the Docker image), so a
  * signal reaches the worker itself. Resolves once it reports it has started.
  */
 export function spawnWorker(options: {
   cwd: string;
   env: Record<string, string>;
+  /** The CLI's entry as node arguments; default the TypeScript source through tsx. */
+  entry?: readonly string[];
 }): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ["--import", TSX_LOADER, MAIN, "worker"], {
+  const entry = options.entry ?? ["--import", TSX_LOADER, MAIN];
+  const child = spawn(process.execPath, [...entry, "worker"], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", WORKER_PORT: "0", LOG_LEVEL: "info", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

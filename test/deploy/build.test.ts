@@ -1,0 +1,79 @@
+// `npm run build`, and the built CLI run the way the Docker image runs it: node itself, with the
+// image's NODE_OPTIONS, on JavaScript only (migrations included).
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../helpers/cli.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
+
+const run = promisify(execFile);
+// Inside node_modules, so the built files resolve the project's packages as dist/ does.
+const out = resolve(
+  PROJECT_ROOT,
+  "node_modules/.cache",
+  `music-etl-build-${randomBytes(4).toString("hex")}`,
+);
+const database = `music_etl_test_build_${randomBytes(4).toString("hex")}`;
+const dir = makeTempDir("build");
+const migrations = readdirSync(join(PROJECT_ROOT, "migrations")).filter((f) => f.endsWith(".ts"));
+const nodeOptions =
+  /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(PROJECT_ROOT, "Dockerfile"), "utf8"))?.[1] ??
+  "";
+
+beforeAll(async () => {
+  dir.write("etl.config.json", { start_date: "2026-01-01" });
+  await run(
+    resolve(PROJECT_ROOT, "node_modules/.bin/tsc"),
+    ["-p", "tsconfig.build.json", "--outDir", out],
+    { cwd: PROJECT_ROOT },
+  );
+}, 120_000);
+
+afterAll(async () => {
+  rmSync(out, { recursive: true, force: true });
+  dir.remove();
+  await dropDatabase(database);
+});
+
+/** A built script run by node alone, with only the given environment. */
+function node(script: string, args: string[], env: Record<string, string> = {}) {
+  return run(process.execPath, [join(out, script), ...args], {
+    cwd: dir.path,
+    env: { PATH: process.env.PATH ?? "", NODE_OPTIONS: nodeOptions, ...env },
+  });
+}
+
+describe("the build", () => {
+  it("emits JavaScript for every source file, every job and every migration", () => {
+    for (const file of migrations) {
+      expect(existsSync(join(out, "migrations", file.replace(/\.ts$/, ".js"))), file).toBe(true);
+    }
+    expect(existsSync(join(out, "src/cli/main.js"))).toBe(true);
+    expect(existsSync(join(out, "src/sandbox/main.js"))).toBe(true);
+    expect(existsSync(join(out, "jobs/start-worker.js"))).toBe(true);
+  });
+
+  it("runs `etl migrate` with the image's NODE_OPTIONS and applies every migration", async () => {
+    expect(nodeOptions).not.toBe("");
+    const { stdout } = await node("src/cli/main.js", ["migrate"], {
+      DATABASE_URL: `${PG_HOST_URL}/${database}`,
+      LOG_LEVEL: "silent",
+    });
+    expect(stdout).toContain(`${migrations.length} migrations applied`);
+    const [applied] = await withDatabaseClient(
+      async (c) =>
+        (await c.query<{ n: number }>("select count(*)::int as n from etl.kysely_migration")).rows,
+      database,
+    );
+    expect(applied?.n).toBe(migrations.length);
+  });
+
+  it("runs the sandbox, the compose demo's entrypoint", async () => {
+    const { stdout } = await node("src/sandbox/main.js", ["--help"]);
+    expect(stdout).toContain("Usage: npm run sandbox");
+  });
+});
