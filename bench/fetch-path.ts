@@ -1,5 +1,5 @@
 import { atLeast, atMost, type SectionResult, round } from "./report.js";
-import { backfillThroughWorker } from "./backfill-run.js";
+import { deploy } from "./deployment.js";
 import { startSandboxProcess } from "./processes.js";
 import { createScratch } from "./scratch.js";
 
@@ -19,7 +19,7 @@ export async function fetchPath(): Promise<SectionResult> {
     knobs: { rps: R, latencyMs: LATENCY_MS },
   });
   try {
-    const run = await backfillThroughWorker({
+    const deployment = await deploy({
       sandbox,
       scratch,
       etl: {
@@ -28,9 +28,10 @@ export async function fetchPath(): Promise<SectionResult> {
         max_concurrency: 8,
         worker_concurrency: 8,
       },
-      range: { from: "2026-01-01", to: "2026-01-30" },
-      only: "trends",
     });
+    const run = await deployment
+      .backfill({ from: "2026-01-01", to: "2026-01-30" }, "trends")
+      .finally(() => deployment.close());
     const stats = await sandbox.stats();
     const seconds = Object.keys(stats.perSecond)
       .map(Number)
@@ -55,7 +56,7 @@ export async function fetchPath(): Promise<SectionResult> {
         { name: "most in one second", value: stats.maxPerSecond },
         { name: "429s (all)", value: stats.rateLimited },
         { name: "backfill exit code", value: String(run.exitCode) },
-        { name: "rows stored (pg_stat estimate)", value: run.rows },
+        { name: "rows written", value: run.rowsWritten },
         { name: "worker peak RSS", value: round(run.workerPeakRssMiB), unit: "MiB" },
         {
           name: "partition time: fetch / normalise / write",

@@ -2,26 +2,33 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { endToEnd } from "./end-to-end.js";
 import { fetchPath } from "./fetch-path.js";
 import { loadPath } from "./load-path.js";
+import { memory } from "./memory.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
 import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
-const SECTIONS = ["load", "fetch"] as const;
+const SECTIONS = ["load", "fetch", "end-to-end", "memory"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
   options: {
     only: { type: "string" },
     rows: { type: "string", default: "1000000" },
+    "memory-days": { type: "string", default: "7" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
-  console.log(`Usage: npm run bench -- [--only ${SECTIONS.join(",")}] [--rows N]
-  load   1M synthetic trend items: the loader against COPY, fresh and 10% changed
-  fetch  a backfill at R = 50 req/s against a sandbox with 50 ms latency`);
+  console.log(`Usage: npm run bench -- [--only ${SECTIONS.join(",")}] [--rows N] [--memory-days N]
+  load        1M (--rows) synthetic trend items: the loader against COPY, fresh and 10% changed
+  fetch       a backfill at R = 50 req/s against a sandbox with 50 ms latency
+  end-to-end  the large account (a year, 5,000 products, 200 tracked artists) backfilled with
+              the rate limit off, then an incremental sync with nothing changed upstream
+  memory      the worker's peak RSS for the large account and a 10× one, over the last 7
+              (--memory-days) days`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -40,16 +47,18 @@ async function postgresVersion(): Promise<string> {
   );
 }
 
-const runners: Record<Section, () => Promise<SectionResult>> = {
+const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> = {
   load: () => loadPath(Number(values.rows)),
   fetch: () => fetchPath(),
+  "end-to-end": () => endToEnd(),
+  memory: () => memory(Number(values["memory-days"])),
 };
 
 const results: SectionResult[] = [];
 const startedAt = new Date().toISOString();
 for (const name of only) {
   console.error(`bench: ${name}…`);
-  results.push(await runners[name]());
+  results.push(...[await runners[name]()].flat());
 }
 console.log(printTable(results));
 const file = resolve(PROJECT_ROOT, "bench/results.json");

@@ -3,9 +3,22 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { KnobsPatch, SandboxSize, SandboxStats } from "../src/sandbox/index.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
-import { TSX_LOADER } from "../test/helpers/worker-process.js";
 
-/** A project script run by node with tsx's loader, as in the Docker image: its pid is node's. */
+/**
+ * The built JavaScript of a project script (`npm run build`, as in the Docker image), run by
+ * node itself: the memory measured is the worker's as deployed, without a TypeScript loader.
+ */
+export function built(script: string): string {
+  return resolve(PROJECT_ROOT, "dist", script.replace(/\.ts$/, ".js"));
+}
+
+/** The NODE_OPTIONS the Docker image runs the worker and the CLI with, read from the Dockerfile. */
+export function imageNodeOptions(): string {
+  const dockerfile = readFileSync(resolve(PROJECT_ROOT, "Dockerfile"), "utf8");
+  return /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? "";
+}
+
+/** A project script, built, run by node: its pid is node's. */
 interface NodeProcess {
   readonly child: ChildProcess;
   /** Lines it wrote, stdout and stderr. */
@@ -21,15 +34,11 @@ function startNode(
   args: readonly string[],
   env: Record<string, string>,
 ): NodeProcess {
-  const child = spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, resolve(PROJECT_ROOT, script), ...args],
-    {
-      cwd: PROJECT_ROOT,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawn(process.execPath, [built(script), ...args], {
+    cwd: PROJECT_ROOT,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines: string[] = [];
   const waiters: { match: (line: string) => boolean; done: (line: string) => void }[] = [];
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
@@ -88,10 +97,12 @@ export interface SandboxProcess {
 export async function startSandboxProcess(options: {
   size: Partial<SandboxSize>;
   today: string;
+  seed?: number;
   knobs?: { rps?: number; latencyMs?: number };
 }): Promise<SandboxProcess> {
   const apiKey = `bench-${process.pid}-${Date.now()}`;
   const args = ["--port", "0", "--size", JSON.stringify(options.size), "--today", options.today];
+  if (options.seed !== undefined) args.push("--seed", String(options.seed));
   if (options.knobs?.rps !== undefined) args.push("--rps", String(options.knobs.rps));
   if (options.knobs?.latencyMs !== undefined)
     args.push("--latency-ms", String(options.knobs.latencyMs));

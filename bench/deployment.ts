@@ -1,0 +1,172 @@
+import { QueueEvents } from "bullmq";
+import { QUEUE_NAME } from "../jobs/etl-queue.js";
+import { makeTempDir } from "../test/helpers/temp-dir.js";
+import { withDatabaseClient } from "../test/helpers/warehouse.js";
+import { spawnWorker, type WorkerProcess } from "../test/helpers/worker-process.js";
+import { built, imageNodeOptions, peakRssMiB, runEtl, type SandboxProcess } from "./processes.js";
+import { REDIS_URL, type Scratch } from "./scratch.js";
+
+export interface BackfillMeasure {
+  readonly wallSeconds: number;
+  readonly exitCode: number | null;
+  /** Peak resident set size of the worker process. */
+  readonly workerPeakRssMiB: number;
+  /** Partition-seconds per phase, from the worker's etl_phase_seconds_total. */
+  readonly phases: { fetch: number; normalise: number; write: number };
+  /** Jobs BullMQ found stalled (lock lost) during the run. */
+  readonly stalled: number;
+  /** Upstream requests during the run, as the sandbox counted them. */
+  readonly requests: number;
+  /** Rows the partitions wrote, from etl.sync_runs. */
+  readonly rowsWritten: number;
+}
+
+export interface SyncMeasure {
+  readonly wallSeconds: number;
+  readonly exitCode: number | null;
+  readonly requests: number;
+  readonly rowsWritten: number;
+  readonly partitions: number;
+}
+
+/** One installation of the pipeline on a scratch database, against a sandbox process. */
+export interface Deployment {
+  /** `etl backfill --wait` worked off by one `etl worker` process started for it. */
+  backfill(range: { from: string; to: string }, only?: string): Promise<BackfillMeasure>;
+  /** `etl sync` (incremental, in-process), the way a cron runs it. */
+  sync(): Promise<SyncMeasure>;
+  /** Rows in the warehouse's own tables, counted exactly. */
+  storedRows(): Promise<number>;
+  close(): void;
+}
+
+/** Sums a counter of the Prometheus text by one label's value. */
+function sumBy(metrics: string, name: string, label: string): Record<string, number> {
+  const sums: Record<string, number> = {};
+  const pattern = new RegExp(`^${name}\\{([^}]*)\\} (\\S+)$`, "gm");
+  for (const [, labels, value] of metrics.matchAll(pattern)) {
+    const key = new RegExp(`${label}="([^"]*)"`).exec(labels ?? "")?.[1] ?? "";
+    sums[key] = (sums[key] ?? 0) + Number(value);
+  }
+  return sums;
+}
+
+const WAREHOUSE_SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
+
+/**
+ * `etl migrate` on the scratch database, with a config file of `etl` settings. The worker and
+ * the CLI run built, with the Docker image's NODE_OPTIONS: the pipeline as deployed.
+ */
+export async function deploy(options: {
+  sandbox: SandboxProcess;
+  scratch: Scratch;
+  etl: Record<string, unknown>;
+}): Promise<Deployment> {
+  const { sandbox, scratch } = options;
+  const dir = makeTempDir("bench");
+  const env = {
+    NODE_OPTIONS: imageNodeOptions(),
+    MUSIC_API_URL: sandbox.url,
+    MUSIC_API_KEY: sandbox.apiKey,
+    DATABASE_URL: scratch.databaseUrl,
+    REDIS_URL,
+    ETL_CONFIG: dir.write("etl.config.json", {
+      ...options.etl,
+      redis_prefix: scratch.redisPrefix,
+      schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
+    }),
+  };
+  const query = <T>(text: string) =>
+    withDatabaseClient(async (c) => (await c.query<T & object>(text)).rows, scratch.database);
+  const now = async () => (await query<{ t: string }>("select now()::text as t"))[0]?.t ?? "";
+  const writtenSince = async (mark: string) => {
+    const [row] = await query<{ rows: string; partitions: string }>(
+      `select coalesce(sum(rows_written), 0)::text as rows, count(*)::text as partitions
+         from etl.sync_runs where started_at >= '${mark}'`,
+    );
+    return { rows: Number(row?.rows ?? 0), partitions: Number(row?.partitions ?? 0) };
+  };
+  const requests = async () => (await sandbox.stats()).requests;
+
+  try {
+    const migrated = await runEtl(["migrate"], env);
+    if (migrated.code !== 0) throw new Error(`etl migrate failed:\n${migrated.lines.join("\n")}`);
+  } catch (error) {
+    dir.remove();
+    throw error;
+  }
+
+  return {
+    async backfill(range, only) {
+      const events = new QueueEvents(QUEUE_NAME, {
+        connection: { url: REDIS_URL },
+        prefix: `${scratch.redisPrefix}bull`,
+      });
+      let stalled = 0;
+      events.on("stalled", () => void (stalled += 1));
+      let worker: WorkerProcess | undefined;
+      try {
+        await events.waitUntilReady();
+        worker = await spawnWorker({ cwd: dir.path, env, entry: [built("src/cli/main.ts")] });
+        const args = ["backfill", "--from", range.from, "--to", range.to, "--wait"];
+        if (only) args.push("--only", only);
+        const [mark, requestsBefore] = [await now(), await requests()];
+        const started = performance.now();
+        const backfill = await runEtl(args, env);
+        const wallSeconds = (performance.now() - started) / 1000;
+        if (backfill.code !== 0) console.error(backfill.lines.slice(-20).join("\n"));
+        const workerPeakRssMiB = peakRssMiB(worker.child.pid ?? 0);
+        const metrics = await (await fetch(`${worker.operatorUrl}/metrics`)).text();
+        const phases = sumBy(metrics, "etl_phase_seconds_total", "phase");
+        return {
+          wallSeconds,
+          exitCode: backfill.code,
+          workerPeakRssMiB,
+          phases: {
+            fetch: phases.fetch ?? 0,
+            normalise: phases.normalise ?? 0,
+            write: phases.write ?? 0,
+          },
+          stalled,
+          requests: (await requests()) - requestsBefore,
+          rowsWritten: (await writtenSince(mark)).rows,
+        };
+      } finally {
+        worker?.child.kill("SIGTERM");
+        await worker?.exited;
+        await events.close();
+      }
+    },
+
+    async sync() {
+      const [mark, requestsBefore] = [await now(), await requests()];
+      const started = performance.now();
+      const run = await runEtl(["sync"], env);
+      const wallSeconds = (performance.now() - started) / 1000;
+      if (run.code !== 0) console.error(run.lines.slice(-20).join("\n"));
+      const written = await writtenSince(mark);
+      return {
+        wallSeconds,
+        exitCode: run.code,
+        requests: (await requests()) - requestsBefore,
+        rowsWritten: written.rows,
+        partitions: written.partitions,
+      };
+    },
+
+    async storedRows() {
+      const tables = await query<{ name: string }>(
+        `select format('%I.%I', table_schema, table_name) as name from information_schema.tables
+          where table_type = 'BASE TABLE'
+            and table_schema in (${WAREHOUSE_SCHEMAS.map((s) => `'${s}'`).join(", ")})`,
+      );
+      if (tables.length === 0) return 0;
+      const [row] = await query<{ n: string }>(
+        `select (${tables.map((t) => `(select count(*) from ${t.name})`).join(" + ")})::text as n`,
+      );
+      return Number(row?.n ?? 0);
+    },
+
+    close: () => dir.remove(),
+  };
+}
