@@ -4,8 +4,8 @@ import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
 import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream-state.js";
-import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
-import { deleteMissing, type Row, upsertRows } from "../warehouse/write-rows.js";
+import { finishSyncRun, partitionEverRan, startSyncRun } from "../warehouse/sync-runs.js";
+import { deleteMissing, insertNewRows, type Row, upsertRows } from "../warehouse/write-rows.js";
 import { PagingError } from "../errors.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
@@ -45,6 +45,21 @@ interface OutputState {
   pending: Row[];
   /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
   readonly seen: Row[];
+  /**
+   * The rows are taken to be new, and copied straight in, until a stored key proves otherwise:
+   * true while the partition never ran before (a first backfill), false once it did.
+   */
+  expectNew: boolean;
+}
+
+/** Writes an output's pending rows: as new ones while they are expected to be, else merged. */
+async function writePending(db: Kysely<unknown>, state: OutputState): Promise<number> {
+  if (state.expectNew) {
+    const copied = await insertNewRows(db, state.output.target, state.pending);
+    if (copied !== null) return copied;
+    state.expectNew = false;
+  }
+  return upsertRows(db, state.output.target, state.pending);
 }
 
 function describe(error: unknown): string {
@@ -77,6 +92,7 @@ async function runNoting(
   const started = performance.now();
   const { db, logger } = deps;
   const log = logger.child({ stream: stream.name, partition: partition.key });
+  const firstRun = !(await partitionEverRan(db, stream.name, partition.key));
   const runId = await startSyncRun(db, stream.name, partition.key);
   let requests = 0;
   let rowsWritten = 0;
@@ -87,6 +103,7 @@ async function runNoting(
     output,
     pending: [],
     seen: [],
+    expectNew: firstRun,
   }));
   const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
     output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;
@@ -104,7 +121,7 @@ async function runNoting(
       db.transaction().execute(async (trx) => {
         const tx = trx as unknown as Kysely<unknown>;
         for (const state of states) {
-          rowsWritten += await upsertRows(tx, state.output.target, state.pending);
+          rowsWritten += await writePending(tx, state);
           state.pending = [];
         }
         if (!last) return;

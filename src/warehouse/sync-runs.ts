@@ -4,6 +4,22 @@ import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
+/** Whether any attempt of this partition was ever started: if none, none of its rows is stored. */
+export async function partitionEverRan(
+  db: Db,
+  stream: string,
+  partition: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom("etl.sync_runs")
+    .select("run_id")
+    .where("stream", "=", stream)
+    .where("partition", "=", partition)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Opens the audit row of one partition attempt; returns its run_id. */
 export async function startSyncRun(db: Db, stream: string, partition: string): Promise<string> {
   const { run_id } = await db

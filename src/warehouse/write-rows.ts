@@ -68,6 +68,46 @@ export async function upsertRows(
     : db.connection().execute((connection) => mergeThroughStaging(connection, target, unique));
 }
 
+/** Postgres's SQLSTATE for a duplicate key. */
+const UNIQUE_VIOLATION = "23505";
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+}
+
+/**
+ * Copies rows believed to be new (their partition never ran before, as in a first backfill)
+ * straight into the table: no staging table, no conflict check per row, and COPY's bulk insert,
+ * close to COPY's own speed. If a key turns out to be stored already (a crashed attempt wrote
+ * part of the partition, or another partition wrote the same entity), the copy is undone to a
+ * savepoint and null is returned, nothing written: those rows then need upsertRows. Batches too
+ * small for COPY go through upsertRows at once, which is right whether they are new or not.
+ */
+export async function insertNewRows(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  rows: readonly Row[],
+): Promise<number | null> {
+  const unique = dedupeByKey(rows, target.key);
+  if (unique.length < COPY_FROM_ROWS) return upsertRows(db, target, unique);
+  // A savepoint needs a transaction, and a transaction pins the connection.
+  if (!db.isTransaction) {
+    return db.transaction().execute((trx) => insertNewRows(trx, target, unique));
+  }
+  const all = [...target.key, ...target.columns];
+  await sql`savepoint etl_insert_new`.execute(db);
+  try {
+    await sql`copy ${sql.table(target.table)} (${sql.join(all.map((c) => sql.ref(c)))})
+      from stdin ${copyData(unique, all)}`.execute(db);
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await sql`rollback to savepoint etl_insert_new`.execute(db);
+    return null;
+  }
+  await sql`release savepoint etl_insert_new`.execute(db);
+  return unique.length;
+}
+
 /** The ON CONFLICT clause shared by both paths: update only what changed. */
 function onConflict(target: TableTarget) {
   const conflict =

@@ -75,6 +75,53 @@ function twoDaysPerPage(month: string, cursor: unknown, pages: number) {
   };
 }
 
+/** A stream of `pages` pages of 300 trend items of one day: page p holds items 300p..300p+299. */
+function itemsStream(name: string, day: string, pages: number, countOf = (i: number) => i) {
+  return defineStream<Partition, number>({
+    name,
+    family: "trends",
+    partitions: () => [{ key: `${name}|${day}`, day }],
+    fetch: async (_context, _partition, cursor) => {
+      await Promise.resolve();
+      const page = (cursor as number | null) ?? 0;
+      return {
+        records: Array.from({ length: 300 }, (_, i) => page * 300 + i),
+        next: page + 1 < pages ? page + 1 : null,
+      };
+    },
+    outputs: [
+      {
+        target: {
+          table: "sales.trend_items",
+          key: ["day", "selection_type", "sale_type", "item_id"],
+          columns: ["count", "raw"],
+        },
+        mode: "upsert",
+        rows: (i) => [
+          {
+            day,
+            selection_type: "asset",
+            sale_type: "stream",
+            item_id: `a${i}`,
+            count: countOf(i),
+            raw: { i },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** Data rows of a day whose version is not the transaction's that checkpointed their partition. */
+async function rowsOutsideCheckpointVersion(stream: string, day: string): Promise<number> {
+  const [row] = await warehouse.query<{ n: number }>(
+    `select count(*)::int as n from sales.trend_items t, etl.stream_state s
+      where t.day = $2 and s.stream = $1 and t.xmin::text <> s.xmin::text`,
+    [stream, day],
+  );
+  return row?.n ?? -1;
+}
+
 describe("the runner", () => {
   it("records a failed partition with its error, and the other partitions go on", async () => {
     const stream = testStream("failing", ["2026-01-01", "2026-01-02", "2026-01-03"], (day) => {
@@ -199,5 +246,53 @@ describe("the runner", () => {
     expect(outcome.timings.fetchMs).toBeGreaterThanOrEqual(3 * 39);
     expect(outcome.timings.writeMs).toBeGreaterThan(0);
     expect(outcome.timings.normaliseMs).toBeLessThan(outcome.timings.fetchMs);
+  });
+
+  // A partition smaller than write_batch_rows is written by the transaction that checkpoints it.
+  // COPY runs there under a savepoint, so copied rows carry a subtransaction's version, merged
+  // rows the version of that transaction itself, which also wrote the partition's state.
+  it("copies the rows of a partition that never ran straight in, and merges them once it has", async () => {
+    const day = "2026-04-01";
+    const partition = { key: `copied|${day}`, day };
+    const first = await runPartition(deps(), itemsStream("copied", day, 3), partition);
+    expect(first).toMatchObject({ status: "succeeded", rowsWritten: 900 });
+    expect(await rowsOutsideCheckpointVersion("copied", day)).toBe(900);
+
+    const changed = itemsStream("copied", day, 3, (i) => (i % 3 === 0 ? -i - 1 : i));
+    const again = await runPartition(deps(), changed, partition);
+    expect(again).toMatchObject({ status: "succeeded", rowsWritten: 300 });
+    expect(await rowsOutsideCheckpointVersion("copied", day)).toBe(600);
+    const [negative] = await warehouse.query<{ n: number }>(
+      "select count(*)::int as n from sales.trend_items where day = $1 and count < 0",
+      [day],
+    );
+    expect(negative?.n).toBe(300);
+  });
+
+  it("merges the rows of a partition that never ran when one of its keys proves stored", async () => {
+    const day = "2026-04-02";
+    // Another partition stored the first 300 items, with other counts, first.
+    await runPartition(
+      deps(),
+      itemsStream("first-writer", day, 1, (i) => i + 1),
+      {
+        key: `first-writer|${day}`,
+        day,
+      },
+    );
+    const outcome = await runPartition(deps(), itemsStream("second-writer", day, 4), {
+      key: `second-writer|${day}`,
+      day,
+    });
+    // 300 rows changed, 900 new: every one written once, none lost or doubled.
+    expect(outcome).toMatchObject({ status: "succeeded", rowsWritten: 1_200 });
+    const stored = await warehouse.query<{ n: number; wrong: number }>(
+      `select count(*)::int as n,
+              count(*) filter (where count <> substr(item_id, 2)::int)::int as wrong
+         from sales.trend_items where day = $1`,
+      [day],
+    );
+    expect(stored).toEqual([{ n: 1_200, wrong: 0 }]);
+    expect(await rowsOutsideCheckpointVersion("second-writer", day)).toBe(0);
   });
 });

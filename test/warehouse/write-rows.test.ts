@@ -1,6 +1,11 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Row, type TableTarget, upsertRows } from "../../src/warehouse/write-rows.js";
+import {
+  insertNewRows,
+  type Row,
+  type TableTarget,
+  upsertRows,
+} from "../../src/warehouse/write-rows.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const TARGET: TableTarget = {
@@ -55,6 +60,15 @@ async function stored(day: string) {
   );
 }
 
+/** Rows of a day as stored, raw parsed: jsonb normalises spacing. */
+async function storedJson(day: string) {
+  return (await stored(day)).map((r) => ({ ...r, raw: JSON.parse(String(r.raw)) as unknown }));
+}
+
+function expectedJson(input: Row[]) {
+  return expected(input).map((r) => ({ ...r, raw: JSON.parse(r.raw) as unknown }));
+}
+
 function expected(input: Row[]) {
   return [...input]
     .sort((a, b) => String(a.item_id).localeCompare(String(b.item_id)))
@@ -74,11 +88,7 @@ describe.each([
   it("stores every value byte for byte, nulls as null, outside a transaction", async () => {
     const input = rows(day, n);
     expect(await upsertRows(db, TARGET, input)).toBe(n);
-    const got = await stored(day);
-    // jsonb normalises spacing: compare parsed JSON, and the text columns exactly.
-    expect(got.map((r) => ({ ...r, raw: JSON.parse(String(r.raw)) as unknown }))).toEqual(
-      expected(input).map((r) => ({ ...r, raw: JSON.parse(r.raw) as unknown })),
-    );
+    expect(await storedJson(day)).toEqual(expectedJson(input));
   });
 
   it("writes nothing when nothing changed, and exactly the changed rows inside a transaction", async () => {
@@ -114,5 +124,58 @@ describe.each([
       [day],
     );
     expect(after?.n).toBe(n);
+  });
+});
+
+describe("insertNewRows", () => {
+  const inTransaction = <T>(work: (trx: Kysely<unknown>) => Promise<T>) =>
+    warehouse.db.transaction().execute((trx) => work(trx as unknown as Kysely<unknown>));
+
+  it("copies new rows straight in, every value byte for byte, and keeps the last of a key", async () => {
+    const day = "2026-02-01";
+    const input = rows(day, 1_200);
+    const twice = [...rows(day, 1_200, () => -1), ...input];
+    expect(await inTransaction((trx) => insertNewRows(trx, TARGET, twice))).toBe(1_200);
+    expect(await storedJson(day)).toEqual(expectedJson(input));
+  });
+
+  it("writes nothing and answers null when a key is stored, leaving its transaction usable", async () => {
+    const day = "2026-02-02";
+    await upsertRows(
+      db,
+      TARGET,
+      rows(day, 1).map((row) => ({ ...row, item_id: "item-700" })),
+    );
+    const before = await stored(day);
+    const input = rows(day, 1_200, (i) => i + 5);
+    const outcome = await inTransaction(async (trx) => {
+      await upsertRows(trx, TARGET, [{ ...rows("2026-02-03", 1)[0], item_id: "earlier" }]);
+      const copied = await insertNewRows(trx, TARGET, input);
+      const {
+        rows: [inside],
+      } = await sql<{ n: number }>`
+        select count(*)::int as n from sales.trend_items where day = ${day}`.execute(trx);
+      return { copied, inside: inside?.n, merged: await upsertRows(trx, TARGET, input) };
+    });
+    expect(outcome).toEqual({ copied: null, inside: before.length, merged: 1_200 });
+    expect(await storedJson(day)).toEqual(expectedJson(input));
+    // What the transaction wrote before the copy was kept.
+    expect(await stored("2026-02-03")).toHaveLength(1);
+  });
+
+  it("sends a batch too small for COPY through the merge, stored keys or not, in or out of a transaction", async () => {
+    const day = "2026-02-04";
+    expect(await insertNewRows(db, TARGET, rows(day, 40))).toBe(40);
+    expect(await inTransaction((trx) => insertNewRows(trx, TARGET, rows(day, 40)))).toBe(0);
+    const changed = rows(day, 40, (i) => (i < 4 ? i + 1_000 : i));
+    expect(await insertNewRows(db, TARGET, changed)).toBe(4);
+    expect(await storedJson(day)).toEqual(expectedJson(changed));
+  });
+
+  it("opens a transaction of its own when given none", async () => {
+    const day = "2026-02-05";
+    expect(await insertNewRows(db, TARGET, rows(day, 600))).toBe(600);
+    expect(await insertNewRows(db, TARGET, rows(day, 600))).toBeNull();
+    expect(await storedJson(day)).toEqual(expectedJson(rows(day, 600)));
   });
 });
