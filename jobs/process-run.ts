@@ -13,9 +13,6 @@ import {
 } from "./job-types.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
-/** Partition jobs added to Redis per round trip. */
-const ADD_BULK_SLICE = 1_000;
-
 /**
  * A partition job's id is derived from its run, so a run that is retried or recovered after a
  * crash re-adds nothing it already added. (BullMQ ids may not contain ":".)
@@ -41,12 +38,12 @@ export async function processRun(
   for (let stage = job.data.stage ?? 0; stage < job.data.streams.length;) {
     const name = job.data.streams[stage] ?? "";
     const stream = streamNamed(name);
-    const partitions = await planPartitions({ ...deps.runner, today }, stream, job.data.range);
-    // In slices: one addBulk builds every job and its Redis commands in memory at once, and a
-    // year of artist-day partitions is 73,000 of them.
-    for (let first = 0; first < partitions.length; first += ADD_BULK_SLICE) {
+    let planned = 0;
+    // A slice at a time: a year of artist-day partitions is 73,000 for 200 artists, and one
+    // addBulk builds every job and its Redis commands in memory at once.
+    for await (const slice of planPartitions({ ...deps.runner, today }, stream, job.data.range)) {
       await deps.queue.addBulk(
-        partitions.slice(first, first + ADD_BULK_SLICE).map((partition) => ({
+        slice.map((partition) => ({
           name: PARTITION_JOB,
           data: { stream: name, partition } satisfies PartitionJobData,
           opts: {
@@ -57,24 +54,25 @@ export async function processRun(
           },
         })),
       );
+      planned += slice.length;
     }
     stage += 1;
     await job.updateData({
       ...job.data,
       stage,
-      planned: (job.data.planned ?? 0) + partitions.length,
+      planned: (job.data.planned ?? 0) + planned,
     });
     deps.runner.logger.info(
       {
         jobId: job.id,
         stream: name,
-        partitions: partitions.length,
+        partitions: planned,
         stage,
         of: job.data.streams.length,
       },
       "run planned a stream",
     );
-    if (partitions.length > 0 && token && (await job.moveToWaitingChildren(token))) {
+    if (planned > 0 && token && (await job.moveToWaitingChildren(token))) {
       throw new WaitingChildrenError();
     }
   }

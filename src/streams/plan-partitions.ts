@@ -10,29 +10,49 @@ export interface DayRange {
   readonly to?: string;
 }
 
+/** Partitions planned at a time: what a run holds of a stream's plan. */
+export const PLAN_SLICE = 1_000;
+
 /**
- * The partitions a run syncs. With an explicit range: every partition in it. Otherwise
- * (incremental): daily partitions never synced, plus the last `lookback_days` days again for
- * late and restated data; partitions without a day always run (they keep their own cursors).
+ * The partitions a run syncs, in slices of at most PLAN_SLICE, made as they are asked for. With
+ * an explicit range: every partition in it. Otherwise (incremental): daily partitions never
+ * synced, plus the last `lookback_days` days again for late and restated data; partitions
+ * without a day always run (they keep their own cursors).
  */
-export async function planPartitions(
+export async function* planPartitions(
   deps: Pick<RunnerDeps, "db" | "config" | "today">,
   stream: Stream,
   range: DayRange,
-): Promise<readonly Partition[]> {
-  const yesterday = addDays(deps.today, -1);
+): AsyncGenerator<readonly Partition[]> {
+  const { db, config, today } = deps;
+  const yesterday = addDays(today, -1);
   const explicit = range.from !== undefined || range.to !== undefined;
-  const checkpoints = await succeededCheckpoints(deps.db, stream.name);
+  const lookbackStart = addDays(yesterday, 1 - config.lookback_days);
   const candidates = await stream.partitions({
-    db: deps.db,
-    config: deps.config,
-    today: deps.today,
-    days: daysBetween(range.from ?? deps.config.start_date, range.to ?? yesterday),
-    checkpoints,
+    db,
+    config,
+    today,
+    days: daysBetween(range.from ?? config.start_date, range.to ?? yesterday),
+    checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
   });
-  if (explicit) return candidates;
-  const lookbackStart = addDays(yesterday, 1 - deps.config.lookback_days);
-  return candidates.filter(
-    (p) => p.day === undefined || p.day >= lookbackStart || !checkpoints.has(p.key),
-  );
+  const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
+    if (explicit) return slice;
+    const settled = (p: Partition) => p.day !== undefined && p.day < lookbackStart;
+    const synced = await succeededCheckpoints(
+      db,
+      stream.name,
+      slice.filter(settled).map((p) => p.key),
+    );
+    return slice.filter((p) => !settled(p) || !synced.has(p.key));
+  };
+  let slice: Partition[] = [];
+  for await (const partition of candidates) {
+    slice.push(partition);
+    if (slice.length < PLAN_SLICE) continue;
+    const planned = await due(slice);
+    slice = [];
+    if (planned.length > 0) yield planned;
+  }
+  const planned = await due(slice);
+  if (planned.length > 0) yield planned;
 }

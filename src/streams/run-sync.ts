@@ -39,29 +39,39 @@ export async function runSync(
   try {
     for (const stream of streams) {
       const started = performance.now();
-      const partitions = await planPartitions(deps, stream, range);
-      const outcomes = await Promise.all(
-        partitions.map((partition) =>
-          limit(async () => {
-            if (signal.aborted) return null;
-            const outcome = await runPartition(runner, stream, partition);
-            if (outcome.error instanceof AuthError) {
-              refused = outcome.error;
-              abort.abort(refused);
-            }
-            return outcome;
-          }),
-        ),
-      );
-      if (refused) throw refused;
-      const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
+      // Tallied slice by slice: a stream's outcomes are never all held at once.
+      const tally = { partitions: 0, requests: 0, rowsWritten: 0 };
+      const failed: PartitionOutcome[] = [];
+      let untyped: UntypedField[] = [];
+      for await (const slice of planPartitions(deps, stream, range)) {
+        const outcomes = await Promise.all(
+          slice.map((partition) =>
+            limit(async () => {
+              if (signal.aborted) return null;
+              const outcome = await runPartition(runner, stream, partition);
+              if (outcome.error instanceof AuthError) {
+                refused = outcome.error;
+                abort.abort(refused);
+              }
+              return outcome;
+            }),
+          ),
+        );
+        if (refused) throw refused;
+        const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
+        tally.partitions += done.length;
+        for (const outcome of done) {
+          tally.requests += outcome.requests;
+          tally.rowsWritten += outcome.rowsWritten;
+          if (outcome.status === "failed") failed.push(outcome);
+        }
+        untyped = mergeUntyped([untyped, ...done.map((o) => o.untyped)]);
+      }
       const summary: StreamSummary = {
         stream: stream.name,
-        partitions: done.length,
-        failed: done.filter((o) => o.status === "failed"),
-        requests: done.reduce((sum, o) => sum + o.requests, 0),
-        rowsWritten: done.reduce((sum, o) => sum + o.rowsWritten, 0),
-        untyped: mergeUntyped(done.map((o) => o.untyped)),
+        ...tally,
+        failed,
+        untyped,
         durationMs: performance.now() - started,
       };
       summaries.push(summary);

@@ -25,9 +25,15 @@ export interface PlanContext {
   readonly today: string;
   /** Days that daily partitions cover: --from..--to, or start_date..yesterday. */
   readonly days: readonly string[];
-  /** Checkpoints of the stream's partitions that succeeded before, by partition key. */
-  readonly checkpoints: ReadonlyMap<string, unknown>;
+  /** Checkpoints of those of the given partitions that succeeded before, by partition key. */
+  checkpoints(keys: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
 }
+
+/**
+ * A stream's partitions, in a list or made one at a time: a year of a large account's artist
+ * days is millions of them, and the run plans them a slice at a time.
+ */
+export type Partitions<P> = Iterable<P> | AsyncIterable<P>;
 
 export interface FetchContext {
   readonly api: ApiClient;
@@ -64,7 +70,7 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
   readonly name: string;
   readonly family: StreamFamily;
   readonly outputs: readonly Output<P, R>[];
-  partitions(context: PlanContext): readonly P[] | Promise<readonly P[]>;
+  partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
   fetch(context: FetchContext, partition: P, cursor: unknown): Promise<Page<R>>;
   /** What to remember once the partition succeeds (default: nothing beyond success). */
   checkpoint?(partition: P): unknown;

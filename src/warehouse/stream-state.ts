@@ -1,14 +1,20 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
-/** Checkpoints of a stream's partitions whose last attempt succeeded, by partition key. */
-export async function succeededCheckpoints(db: Db, stream: string): Promise<Map<string, unknown>> {
+/** Checkpoints of those of the given partitions whose last attempt succeeded, by partition key. */
+export async function succeededCheckpoints(
+  db: Db,
+  stream: string,
+  partitions: readonly string[],
+): Promise<Map<string, unknown>> {
+  if (partitions.length === 0) return new Map();
   const rows = await db
     .selectFrom("etl.stream_state")
     .select(["partition", "checkpoint"])
     .where("stream", "=", stream)
+    .where(sql<boolean>`partition = any(${partitions})`)
     .where("last_status", "=", "succeeded")
     .execute();
   return new Map(rows.map((row) => [row.partition, row.checkpoint]));

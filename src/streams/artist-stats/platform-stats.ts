@@ -28,10 +28,10 @@ function checkpointUntil(checkpoint: unknown): string | null {
  * values), never before start_date. Always up to yesterday, the last complete day.
  */
 function seriesWindow(
-  { config, today, checkpoints }: Pick<PlanContext, "config" | "today" | "checkpoints">,
-  key: string,
+  { config, today }: Pick<PlanContext, "config" | "today">,
+  checkpoint: unknown,
 ): { since: string; until: string } {
-  const previous = checkpointUntil(checkpoints.get(key));
+  const previous = checkpointUntil(checkpoint);
   const resume = previous ? addDays(previous, -config.lookback_days) : config.start_date;
   return {
     since: resume > config.start_date ? resume : config.start_date,
@@ -40,12 +40,11 @@ function seriesWindow(
 }
 
 async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]> {
-  return (await trackedArtistIds(context)).flatMap((artistId) =>
-    STAT_SOURCES.map((source) => {
-      const key = `${artistId}|${source}`;
-      return { key, artistId, source, ...seriesWindow(context, key) };
-    }),
+  const series = (await trackedArtistIds(context)).flatMap((artistId) =>
+    STAT_SOURCES.map((source) => ({ key: `${artistId}|${source}`, artistId, source })),
   );
+  const checkpoints = await context.checkpoints(series.map(({ key }) => key));
+  return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));
 }
 
 export const platformStats = defineStream<SeriesPartition, StatPoint>({

@@ -30,11 +30,16 @@ export interface ArtistDayPartition extends ArtistPartition {
   readonly day: string;
 }
 
-export async function artistDayPartitions(context: PlanContext): Promise<ArtistDayPartition[]> {
+/** Made one at a time: a year of 2,000 artists is 730,000 of them. */
+export async function artistDayPartitions(
+  context: PlanContext,
+): Promise<Iterable<ArtistDayPartition>> {
   const artistIds = await trackedArtistIds(context);
-  return context.days.flatMap((day) =>
-    artistIds.map((artistId) => ({ key: `${day}|${artistId}`, day, artistId })),
-  );
+  return (function* () {
+    for (const day of context.days) {
+      for (const artistId of artistIds) yield { key: `${day}|${artistId}`, day, artistId };
+    }
+  })();
 }
 
 /** An artist's rows of one day (the day asked for is the row's snapshot_date). */
