@@ -4,7 +4,10 @@ import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
-/** Whether any attempt of this partition was ever started: if none, none of its rows is stored. */
+/**
+ * Whether any attempt of this partition was ever started. If none was, its rows are most likely
+ * not stored yet (another partition may have stored the same entity).
+ */
 export async function partitionEverRan(
   db: Db,
   stream: string,
