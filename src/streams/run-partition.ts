@@ -4,7 +4,7 @@ import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
 import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream-state.js";
-import { finishSyncRun, partitionEverRan, startSyncRun } from "../warehouse/sync-runs.js";
+import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
 import { deleteMissing, insertNewRows, type Row, upsertRows } from "../warehouse/write-rows.js";
 import { PagingError } from "../errors.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
@@ -92,8 +92,7 @@ async function runNoting(
   const started = performance.now();
   const { db, logger } = deps;
   const log = logger.child({ stream: stream.name, partition: partition.key });
-  const firstRun = !(await partitionEverRan(db, stream.name, partition.key));
-  const runId = await startSyncRun(db, stream.name, partition.key);
+  const { runId, firstAttempt } = await startSyncRun(db, stream.name, partition.key);
   let requests = 0;
   let rowsWritten = 0;
   let rowsSkipped = 0;
@@ -103,7 +102,7 @@ async function runNoting(
     output,
     pending: [],
     seen: [],
-    expectNew: firstRun,
+    expectNew: firstAttempt,
   }));
   const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
     output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;

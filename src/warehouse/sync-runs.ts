@@ -4,33 +4,39 @@ import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
-/**
- * Whether any attempt of this partition was ever started. If none was, its rows are most likely
- * not stored yet (another partition may have stored the same entity).
- */
-export async function partitionEverRan(
+export interface SyncRunStart {
+  readonly runId: string;
+  /**
+   * No attempt of this partition was started before: its rows are most likely not stored yet
+   * (another partition may have stored the same entity).
+   */
+  readonly firstAttempt: boolean;
+}
+
+/** Opens the audit row of one partition attempt, and tells whether an earlier one exists. */
+export async function startSyncRun(
   db: Db,
   stream: string,
   partition: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom("etl.sync_runs")
-    .select("run_id")
-    .where("stream", "=", stream)
-    .where("partition", "=", partition)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
-/** Opens the audit row of one partition attempt; returns its run_id. */
-export async function startSyncRun(db: Db, stream: string, partition: string): Promise<string> {
-  const { run_id } = await db
+): Promise<SyncRunStart> {
+  // Every part of one statement sees the same snapshot: `earlier` cannot see the row inserted.
+  const { run_id, ever_ran } = await db
+    .with("earlier", (qb) =>
+      qb
+        .selectFrom("etl.sync_runs")
+        .select("run_id")
+        .where("stream", "=", stream)
+        .where("partition", "=", partition)
+        .limit(1),
+    )
     .insertInto("etl.sync_runs")
     .values({ stream, partition })
-    .returning("run_id")
+    .returning((eb) => [
+      "run_id",
+      eb.exists(eb.selectFrom("earlier").select("run_id")).as("ever_ran"),
+    ])
     .executeTakeFirstOrThrow();
-  return run_id;
+  return { runId: run_id, firstAttempt: !ever_ran };
 }
 
 export interface SyncRunEnd {

@@ -81,7 +81,7 @@ function isUniqueViolation(error: unknown): boolean {
  * close to COPY's own speed. If a key turns out to be stored already (a crashed attempt wrote
  * part of the partition, or another partition wrote the same entity), the copy is undone to a
  * savepoint and null is returned, nothing written: those rows then need upsertRows. Batches too
- * small for COPY go through upsertRows at once, which is right whether they are new or not.
+ * small for COPY are merged at once, as upsertRows merges them: right whether new or not.
  */
 export async function insertNewRows(
   db: Kysely<unknown>,
@@ -89,23 +89,30 @@ export async function insertNewRows(
   rows: readonly Row[],
 ): Promise<number | null> {
   const unique = dedupeByKey(rows, target.key);
-  if (unique.length < COPY_FROM_ROWS) return upsertRows(db, target, unique);
+  if (unique.length < COPY_FROM_ROWS) return insertValues(db, target, unique);
   // A savepoint needs a transaction, and a transaction pins the connection.
-  if (!db.isTransaction) {
-    return db.transaction().execute((trx) => insertNewRows(trx, target, unique));
-  }
+  return db.isTransaction
+    ? copyUnderSavepoint(db, target, unique)
+    : db.transaction().execute((trx) => copyUnderSavepoint(trx, target, unique));
+}
+
+async function copyUnderSavepoint(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  rows: readonly Row[],
+): Promise<number | null> {
   const all = [...target.key, ...target.columns];
   await sql`savepoint etl_insert_new`.execute(db);
   try {
     await sql`copy ${sql.table(target.table)} (${sql.join(all.map((c) => sql.ref(c)))})
-      from stdin ${copyData(unique, all)}`.execute(db);
+      from stdin ${copyData(rows, all)}`.execute(db);
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     await sql`rollback to savepoint etl_insert_new`.execute(db);
     return null;
   }
   await sql`release savepoint etl_insert_new`.execute(db);
-  return unique.length;
+  return rows.length;
 }
 
 /** The ON CONFLICT clause shared by both paths: update only what changed. */
