@@ -93,21 +93,21 @@ const cases: BadCase[] = [
 ];
 
 describe("configuration errors on the command line", () => {
-  const results = Promise.all(
-    cases.map(async (bad, i) => {
-      const name = `case-${i}.json`;
-      dir.write(name, bad.raw ?? bad.file ?? validFile);
-      return runCli(["check"], {
-        cwd: dir.path,
-        env: { ...validEnv, ETL_CONFIG: `./${name}`, ...bad.env },
-      });
-    }),
-  );
+  // Started together (runCli bounds how many run at once); each case waits for its own only.
+  const runs = cases.map((bad, i) => {
+    const name = `case-${i}.json`;
+    dir.write(name, bad.raw ?? bad.file ?? validFile);
+    return runCli(["check"], {
+      cwd: dir.path,
+      env: { ...validEnv, ETL_CONFIG: `./${name}`, ...bad.env },
+    });
+  });
+  const results = Promise.all(runs);
 
   it.each(cases.map((bad, i) => [bad.name, i] as const))(
     "%s: exit 2 and one line naming the field",
     async (_, i) => {
-      const result = (await results)[i];
+      const result = await runs[i];
       const bad = cases[i];
       expect(result?.code).toBe(2);
       expect(result?.stdout).toBe("");
