@@ -3,7 +3,18 @@ import { hash32 } from "./prng.js";
 
 // Paging envelope fields stay numbers under numbersAsStrings: the drift being simulated is in
 // the records (e.g. a stat value sent as "2960"), and a client must still be able to page.
-const ENVELOPE_FIELDS = new Set(["page", "page_size", "total", "length"]);
+// The last five are the paged royalties shapes' (shapes.royaltiesPaging).
+const ENVELOPE_FIELDS = new Set([
+  "page",
+  "page_size",
+  "total",
+  "length",
+  "current_page",
+  "last_page",
+  "per_page",
+  "from",
+  "to",
+]);
 // Optional fields, and some counts, that a drifting upstream starts sending as null.
 const NULLABLE_FIELDS = new Set([
   "title",

@@ -1,5 +1,6 @@
 export type { AddPayoutInput, SandboxDataset } from "./dataset/dataset.js";
 export type * from "./dataset/records.js";
+export type { RevisionChanges } from "./dataset/revision.js";
 export type {
   DriftKnobs,
   FaultKind,
@@ -9,7 +10,9 @@ export type {
   SandboxOptions,
   SandboxSize,
   SandboxStats,
+  ShapeKnobs,
 } from "./interfaces.js";
 export { DEFAULT_KNOBS } from "./knobs.js";
 export { startSandbox } from "./server.js";
+export { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";
 export { DEFAULT_SIZE } from "./size.js";

@@ -50,6 +50,32 @@ export interface DriftKnobs {
   malformed: boolean;
 }
 
+/**
+ * Alternative, plausible shapes for payloads the spec leaves "not shown", and late data. The
+ * defaults are the shapes the sandbox has always served; every other value is presentation only
+ * (the records are the same), except `revision`, which changes the dataset itself.
+ */
+export interface ShapeKnobs {
+  /** /artist-stats/urls: one record per domain with `url` an array of its links. */
+  urlArrays: boolean;
+  /** Offset-paged lists serve at most this many records a page, whatever limit/size asked. */
+  pageCap: number | null;
+  /** GET /payouts, /payouts/pending and /incomes paged by a 1-based `page` query parameter. */
+  royaltiesPaging: "none" | "page-number" | "next-link" | "laravel";
+  /** Records per royalties page when royaltiesPaging is not "none". */
+  royaltiesPageSize: number;
+  /** An origin ("http://host:port") put in next links instead of the sandbox's own. */
+  foreignNextLink: string | null;
+  /** GET /invoice and GET /getTrendsTotal as `{status: true, data: {...}}`. */
+  wrappedObjects: boolean;
+  /** Incomes served without their `id`. */
+  incomesWithoutIds: boolean;
+  /** How /artist-stats/stat/{source} serves its points. */
+  statPoints: "timestp" | "date-field" | "pairs" | "metric-rows";
+  /** Late data and restatements: at 1 or more the dataset serves changed values. */
+  revision: number;
+}
+
 export interface SandboxKnobs {
   /** null = no limit. Over the limit in the current epoch second => 429. */
   requestsPerSecond: number | null;
@@ -72,12 +98,17 @@ export interface SandboxKnobs {
   /** /artist-stats/charts: `{obj: {length, data}}` or `{obj: [...]}`. */
   chartsShape: "wrapped" | "array";
   drift: DriftKnobs;
+  /** Alternative payload shapes and late data; merges field by field like drift. */
+  shapes: ShapeKnobs;
   /** POST /payouts: perform the first request but destroy the socket instead of answering. */
   dropFirstPayoutResponse: boolean;
 }
 
-/** Knobs to change; drift merges field by field. */
-export type KnobsPatch = Partial<Omit<SandboxKnobs, "drift">> & { drift?: Partial<DriftKnobs> };
+/** Knobs to change; drift and shapes merge field by field. */
+export type KnobsPatch = Partial<Omit<SandboxKnobs, "drift" | "shapes">> & {
+  drift?: Partial<DriftKnobs>;
+  shapes?: Partial<ShapeKnobs>;
+};
 
 export interface SandboxStats {
   /** All requests received, including 401s, 429s and faults. */

@@ -1,5 +1,5 @@
 import { FAULT_KINDS } from "./faults.js";
-import type { DriftKnobs, SandboxKnobs } from "./interfaces.js";
+import type { DriftKnobs, SandboxKnobs, ShapeKnobs } from "./interfaces.js";
 
 export const DEFAULT_KNOBS: SandboxKnobs = {
   requestsPerSecond: null,
@@ -19,6 +19,17 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     renamedEnum: false,
     malformed: false,
   },
+  shapes: {
+    urlArrays: false,
+    pageCap: null,
+    royaltiesPaging: "none",
+    royaltiesPageSize: 10,
+    foreignNextLink: null,
+    wrappedObjects: false,
+    incomesWithoutIds: false,
+    statPoints: "timestp",
+    revision: 0,
+  },
   dropFirstPayoutResponse: false,
 };
 
@@ -31,7 +42,32 @@ const isOneOf =
     typeof value === "string" && allowed.includes(value);
 
 // The admin endpoint hands over arbitrary JSON, so every knob is checked at run time.
-const CHECKS: Record<Exclude<keyof SandboxKnobs, "drift">, (value: unknown) => boolean> = {
+const isPositiveInteger = (value: unknown) => Number.isSafeInteger(value) && Number(value) >= 1;
+
+/** An http(s) origin such as "http://evil.example:8080" (a path, query or credentials refused). */
+function isOrigin(value: unknown): boolean {
+  if (typeof value !== "string") return false;
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") &&
+      url.pathname === "/" &&
+      url.search === "" &&
+      url.hash === "" &&
+      url.username === "" &&
+      url.password === "" &&
+      !value.includes("?") &&
+      !value.includes("#")
+    );
+  } catch {
+    return false;
+  }
+}
+
+const CHECKS: Record<
+  Exclude<keyof SandboxKnobs, "drift" | "shapes">,
+  (value: unknown) => boolean
+> = {
   requestsPerSecond: (value) => value === null || (Number.isInteger(value) && Number(value) >= 1),
   rateLimitHeaders: isOneOf("retry-after", "reset-only"),
   latencyMs: isNonNegative,
@@ -46,18 +82,36 @@ const CHECKS: Record<Exclude<keyof SandboxKnobs, "drift">, (value: unknown) => b
   dropFirstPayoutResponse: isBoolean,
 };
 
+const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {
+  urlArrays: isBoolean,
+  pageCap: (value) => value === null || isPositiveInteger(value),
+  royaltiesPaging: isOneOf("none", "page-number", "next-link", "laravel"),
+  royaltiesPageSize: isPositiveInteger,
+  foreignNextLink: (value) => value === null || isOrigin(value),
+  wrappedObjects: isBoolean,
+  incomesWithoutIds: isBoolean,
+  statPoints: isOneOf("timestp", "date-field", "pairs", "metric-rows"),
+  revision: (value) => Number.isSafeInteger(value) && Number(value) >= 0,
+};
+
 const DRIFT_KEYS = Object.keys(DEFAULT_KNOBS.drift) as (keyof DriftKnobs)[];
 
-/** The knobs with `patch` applied (drift merges field by field); throws on an invalid patch. */
+/** The knobs with `patch` applied (drift and shapes merge field by field); throws on an invalid patch. */
 export function mergeKnobs(current: SandboxKnobs, patch: unknown): SandboxKnobs {
   if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
     throw new Error("knobs must be a JSON object");
   }
-  const next: SandboxKnobs = { ...current, drift: { ...current.drift } };
+  const next: SandboxKnobs = {
+    ...current,
+    drift: { ...current.drift },
+    shapes: { ...current.shapes },
+  };
   for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
     if (key === "drift") {
       next.drift = mergeDrift(next.drift, value);
-    } else if (key in CHECKS) {
+    } else if (key === "shapes") {
+      next.shapes = mergeShapes(next.shapes, value);
+    } else if (Object.hasOwn(CHECKS, key)) {
       const knob = key as keyof typeof CHECKS;
       if (!CHECKS[knob](value)) throw new Error(`invalid value for knob ${key}`);
       Object.assign(next, { [knob]: Array.isArray(value) ? [...(value as unknown[])] : value });
@@ -75,6 +129,23 @@ function mergeDrift(current: DriftKnobs, patch: unknown): DriftKnobs {
     if (!(DRIFT_KEYS as string[]).includes(key)) throw new Error(`unknown drift knob ${key}`);
     if (typeof value !== "boolean") throw new Error(`drift.${key} must be a boolean`);
     next[key as keyof DriftKnobs] = value;
+  }
+  return next;
+}
+
+function mergeShapes(current: ShapeKnobs, patch: unknown): ShapeKnobs {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) {
+    throw new Error("shapes must be an object");
+  }
+  const next = { ...current };
+  for (const [key, value] of Object.entries(patch) as [string, unknown][]) {
+    if (!Object.hasOwn(SHAPE_CHECKS, key)) throw new Error(`unknown shapes knob ${key}`);
+    const knob = key as keyof ShapeKnobs;
+    if (!SHAPE_CHECKS[knob](value)) throw new Error(`invalid value for knob shapes.${key}`);
+    Object.assign(next, {
+      [knob]:
+        knob === "foreignNextLink" && value !== null ? new URL(value as string).origin : value,
+    });
   }
   return next;
 }

@@ -1,8 +1,9 @@
 // `npm run sandbox`: the sandbox upstream as a standalone process, for the demo and manual runs.
 // Flags win over environment variables; the API key is never printed.
 import { parseArgs } from "node:util";
-import type { SandboxKnobs, SandboxSize } from "./interfaces.js";
+import type { KnobsPatch, SandboxSize } from "./interfaces.js";
 import { startSandbox } from "./server.js";
+import { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port <n>          SANDBOX_PORT        default 8787
@@ -15,6 +16,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --today <day>       SANDBOX_TODAY       the sandbox's "now" (YYYY-MM-DD), default the real UTC day
   --size <json>       SANDBOX_SIZE        dataset size, e.g. {"days":365,"products":5000}
                                           (keys as in docs/sandbox.md; the rest keep defaults)
+  --shapes <a,b>      SANDBOX_SHAPES      alternative payload shapes, named variants comma-separated:
+                                          ${Object.keys(SHAPE_VARIANTS).join(", ")}
 Steer a running sandbox with POST /__sandbox/knobs; read GET /__sandbox/stats.`;
 
 const { values } = parseArgs({
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     "latency-ms": { type: "string" },
     today: { type: "string" },
     size: { type: "string" },
+    shapes: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -63,7 +67,23 @@ function sizeSetting(): Partial<SandboxSize> | undefined {
   }
 }
 
-const knobs: Partial<SandboxKnobs> = {};
+/** The knobs of the named shape variants (comma-separated), {} when none is set. */
+function shapesSetting(): KnobsPatch {
+  const text = values.shapes ?? process.env.SANDBOX_SHAPES;
+  if (text === undefined || text.trim() === "") return {};
+  const names = text
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "");
+  try {
+    return shapeVariantsPatch(names);
+  } catch (error) {
+    console.error(`SANDBOX_SHAPES / --shapes: ${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+const knobs: KnobsPatch = shapesSetting();
 const rps = numberSetting(values.rps, "SANDBOX_RPS");
 const faultRate = numberSetting(values["fault-rate"], "SANDBOX_FAULT_RATE");
 const latencyMs = numberSetting(values["latency-ms"], "SANDBOX_LATENCY_MS");

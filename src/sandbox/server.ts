@@ -20,6 +20,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     options.today ?? currentUtcDate(),
   );
   let knobs = mergeKnobs(DEFAULT_KNOBS, options.knobs ?? {});
+  // The revision changes the dataset itself, so the truth accessors serve it too.
+  data.setRevision(knobs.shapes.revision);
   const closing = new AbortController();
   const state: SandboxState = {
     apiKey: options.apiKey ?? "sandbox-key",
@@ -30,7 +32,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     signal: closing.signal,
     knobs: () => knobs,
     setKnobs: (patch) => {
+      const previous = knobs;
       knobs = mergeKnobs(knobs, patch);
+      if (knobs.shapes.revision !== previous.shapes.revision) {
+        data.setRevision(knobs.shapes.revision);
+      }
       return knobs;
     },
   };

@@ -48,6 +48,7 @@ import type {
   TrendTotals,
   VideoMarketCoverage,
 } from "./records.js";
+import { formatDays, lateSalesDays, type RevisionChanges, revisedUrls } from "./revision.js";
 import { type PayoutRequestOutcome, Royalties, type WithdrawalType } from "./royalties.js";
 import { generateSocialArtists } from "./social-artists.js";
 import { statSeries } from "./stat-series.js";
@@ -80,6 +81,8 @@ export class SandboxDataset {
   private readonly trends: TrendSales;
   private readonly charts: ChartBook;
   private readonly money: Royalties;
+  private readonly lateDays: readonly number[];
+  private revisionLevel = 0;
 
   constructor(
     readonly seed: number,
@@ -89,11 +92,48 @@ export class SandboxDataset {
     this.todayDay = requireDay(today, "today");
     this.today = today;
     const firstDay = requireDay(size.startDate, "size.startDate");
-    this.trends = new TrendSales(seed, firstDay, firstDay + size.days - 1, size.trendItemsCap, () =>
+    const lastDay = firstDay + size.days - 1;
+    this.trends = new TrendSales(seed, firstDay, lastDay, size.trendItemsCap, () =>
       this.universes(),
     );
+    this.lateDays = lateSalesDays(firstDay, lastDay, this.todayDay);
     this.charts = new ChartBook(seed, size.chartRows, () => this.socialArtists());
     this.money = new Royalties(seed, size.incomes, size.payouts, this.todayDay, () => this.dsps());
+  }
+
+  // Late data and restatements
+
+  /** The revision served (the `shapes.revision` knob); 0 is the dataset as generated. */
+  get revision(): number {
+    return this.revisionLevel;
+  }
+
+  /**
+   * Serves the dataset at `revision` (an integer ≥ 0): from 1 on, late sales on the last days
+   * before today, restated incomes, one pending payout paid, one artist's /urls changed. The
+   * sandbox calls this when the knob changes; the changes are described by revisionChanges().
+   */
+  setRevision(revision: number): void {
+    if (!Number.isSafeInteger(revision) || revision < 0) {
+      throw new Error("revision must be an integer >= 0");
+    }
+    this.revisionLevel = revision;
+    this.trends.setRevision(revision, this.lateDays);
+    this.money.setRevision(revision);
+  }
+
+  /** What the current revision changes against revision 0, for reconciliation tests. */
+  revisionChanges(): RevisionChanges {
+    const revised = this.revisionLevel > 0 ? this.urlsRevision() : undefined;
+    return {
+      revision: this.revisionLevel,
+      trendDays: this.revisionLevel > 0 ? formatDays(this.lateDays) : [],
+      restatedIncomeIds: this.money.restatedIncomeIds(),
+      paidPayoutId: this.money.paidByRevision(),
+      urls: revised
+        ? { cmArtist: revised.cmArtist, removed: revised.removed, added: revised.added }
+        : null,
+    };
   }
 
   // Catalogue
@@ -203,7 +243,9 @@ export class SandboxDataset {
   }
 
   urls(cmArtist: number): ArtistUrl[] {
-    return artistUrls(this.seed, this.requireArtist(cmArtist));
+    const urls = artistUrls(this.seed, this.requireArtist(cmArtist));
+    const revised = this.revisionLevel > 0 ? this.urlsRevision() : undefined;
+    return revised?.cmArtist === cmArtist ? revised.urls : urls;
   }
 
   /** Snapshot of /social_3-, /short_video- or /video-audience-stats, as of today. */
@@ -316,6 +358,13 @@ export class SandboxDataset {
 
   setWithdrawalType(type: WithdrawalType): void {
     this.money.setWithdrawalType(type);
+  }
+
+  /** The revision's /urls change: on the first social artist; undefined when there is none. */
+  private urlsRevision() {
+    const artist = this.socialArtists()[0];
+    if (!artist) return undefined;
+    return { cmArtist: artist.cm_artist, ...revisedUrls(artist, artistUrls(this.seed, artist)) };
   }
 
   private catalogue(): Catalogue {

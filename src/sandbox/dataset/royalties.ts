@@ -4,6 +4,7 @@ import { hash32, rngFor } from "../prng.js";
 import { uuidFrom } from "./identifiers.js";
 import { formatCents, parseCents } from "./money.js";
 import type { Dsp, Income, Invoice, Payout, PayoutStatus } from "./records.js";
+import { restatedCents, restatedIncomeIndices } from "./revision.js";
 import { TERRITORIES } from "./territories.js";
 
 const PAYOUT_STATUSES: readonly PayoutStatus[] = [
@@ -19,6 +20,8 @@ const INITIAL_THRESHOLD_CENTS = 10_000;
 const CURRENCY = "EUR";
 const INCOME_SOURCES = ["streaming", "download", "video", "ugc", "neighbouring rights"];
 const INCOME_MONTHS = 12;
+/** Seconds after midnight of today when a revision's payout was paid. */
+const REVISION_PAID_AT_SECONDS = 6 * 3600;
 const FAILURE_NOTE = 'Bank rejected the transfer: "invalid IBAN"; contact O\'Neil at support';
 
 /** 1 = payouts on request, 2 = monthly payouts. */
@@ -46,6 +49,11 @@ export class Royalties {
   private withdrawal: WithdrawalType = 1;
   private readonly userId: string;
   private incomeList: Income[] | undefined;
+  private revision = 0;
+  /** The oldest generated pending payout: the one a revision serves as paid. */
+  private readonly revisedPayoutId: string | null;
+  /** Payouts moved by setPayoutStatus: an explicit status wins over the revision. */
+  private readonly moved = new Set<string>();
 
   constructor(
     private readonly seed: number,
@@ -60,10 +68,28 @@ export class Royalties {
     );
     for (const payout of this.payoutList)
       this.byIdempotencyKey.set(payout.metadata.idempotency_key, payout);
+    this.revisedPayoutId = payoutCount > 0 ? String(4001 + Math.max(0, payoutCount - 3)) : null;
+  }
+
+  /** From revision 1 on: one pending payout is paid, some incomes are restated. */
+  setRevision(revision: number): void {
+    this.revision = revision;
   }
 
   payouts(): Payout[] {
-    return structuredClone(this.payoutList);
+    return this.payoutList.map((payout) => this.served(payout));
+  }
+
+  /** Id of the payout the revision serves as paid; null at revision 0 or when it is not pending. */
+  paidByRevision(): string | null {
+    const payout = this.payoutList.find((candidate) => candidate.id === this.revisedPayoutId);
+    return payout && this.isPaidByRevision(payout) ? payout.id : null;
+  }
+
+  /** Ids of the incomes the revision restates; none at revision 0. */
+  restatedIncomeIds(): number[] {
+    if (this.revision === 0) return [];
+    return restatedIncomeIndices(this.seed, this.incomeCount).map((i) => 1 + i);
   }
 
   balance(): string {
@@ -85,7 +111,7 @@ export class Royalties {
   requestPayout(amountCents: number, idempotencyKey: string | undefined): PayoutRequestOutcome {
     const known =
       idempotencyKey === undefined ? undefined : this.byIdempotencyKey.get(idempotencyKey);
-    if (known) return { kind: "replayed", payout: structuredClone(known) };
+    if (known) return { kind: "replayed", payout: this.served(known) };
     if (this.withdrawal === 2) {
       return {
         kind: "refused",
@@ -123,6 +149,11 @@ export class Royalties {
     const payout = this.payoutList.find((candidate) => candidate.id === id);
     if (!payout) throw new Error(`no payout with id ${id}`);
     if (!PAYOUT_STATUSES.includes(status)) throw new Error(`unknown payout status ${status}`);
+    // A payout the revision shows as paid is paid as far as any client knows: start from that.
+    if (this.isPaidByRevision(payout)) {
+      applyStatus(payout, "paid", instantOn(this.today, REVISION_PAID_AT_SECONDS));
+    }
+    this.moved.add(id);
     applyStatus(payout, status, this.now());
     return structuredClone(payout);
   }
@@ -138,7 +169,16 @@ export class Royalties {
 
   incomes(): Income[] {
     this.incomeList ??= Array.from({ length: this.incomeCount }, (_, i) => this.income(i));
-    return structuredClone(this.incomeList);
+    const incomes = structuredClone(this.incomeList);
+    if (this.revision > 0) {
+      for (const i of restatedIncomeIndices(this.seed, incomes.length)) {
+        const income = incomes[i];
+        if (!income) continue;
+        const cents = parseCents(income.amount) ?? 0;
+        income.amount = formatCents(restatedCents(this.seed, i, cents, this.revision));
+      }
+    }
+    return incomes;
   }
 
   /** The invoice of the last closed month: its incomes summed per DSP. */
@@ -169,6 +209,24 @@ export class Royalties {
       total: formatCents(total),
       lines,
     };
+  }
+
+  /** A copy of the payout as served: the revision's paid payout is paid. */
+  private served(payout: Payout): Payout {
+    const copy = structuredClone(payout);
+    if (this.isPaidByRevision(payout)) {
+      applyStatus(copy, "paid", instantOn(this.today, REVISION_PAID_AT_SECONDS));
+    }
+    return copy;
+  }
+
+  private isPaidByRevision(payout: Payout): boolean {
+    return (
+      this.revision > 0 &&
+      payout.id === this.revisedPayoutId &&
+      payout.status === "pending" &&
+      !this.moved.has(payout.id)
+    );
   }
 
   /** The sandbox's today at the current time of day: "now" for payouts made or handled. */

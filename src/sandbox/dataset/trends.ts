@@ -8,6 +8,7 @@ import type {
   TrendListItem,
   TrendTotals,
 } from "./records.js";
+import { lateSalesCount } from "./revision.js";
 import { strideWalk } from "./stride-walk.js";
 
 export const SELECTION_TYPES: readonly SelectionType[] = [
@@ -57,6 +58,8 @@ export class TrendSales {
   private readonly overrides = new Map<string, Override>();
   private readonly entityIndex = new Map<SelectionType, Map<string, TrendEntity>>();
   private readonly popularity = new Map<SelectionType, Float64Array>();
+  private revision = 0;
+  private lateDays: ReadonlySet<number> = new Set();
 
   constructor(
     private readonly seed: number,
@@ -66,9 +69,15 @@ export class TrendSales {
     private readonly universes: () => TrendUniverses,
   ) {}
 
-  /** Entities with sales on one day, in generation order, overrides applied. */
+  /** Late sales: from `revision` 1 on, every count of `days` grows (see revision.ts). */
+  setRevision(revision: number, days: readonly number[]): void {
+    this.revision = revision;
+    this.lateDays = new Set(days);
+  }
+
+  /** Entities with sales on one day, in generation order, late sales then overrides applied. */
   dayItems(day: number, type: SelectionType, sale: SaleType): TrendItem[] {
-    const items = this.generatedDay(day, type, sale);
+    const items = this.withLateSales(day, type, sale, this.generatedDay(day, type, sale));
     const override = this.overrides.get(overrideKey(day, type, sale));
     if (!override) return items;
     const pending = new Map(override.counts);
@@ -173,6 +182,19 @@ export class TrendSales {
       }
     }
     return days;
+  }
+
+  private withLateSales(
+    day: number,
+    type: SelectionType,
+    sale: SaleType,
+    items: TrendItem[],
+  ): TrendItem[] {
+    if (this.revision === 0 || !this.lateDays.has(day)) return items;
+    return items.map((item) => ({
+      ...item,
+      count: lateSalesCount(this.seed, day, type, sale, item.id, item.count, this.revision),
+    }));
   }
 
   private generatedDay(day: number, type: SelectionType, sale: SaleType): TrendItem[] {

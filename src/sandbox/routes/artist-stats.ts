@@ -15,6 +15,7 @@ import { pageOf } from "../http/paging.js";
 import { date, integer, oneOf, optional, parseParams, required, text } from "../http/params.js";
 import { ok, type Reply } from "../http/reply.js";
 import type { Route, RouteContext } from "../http/router.js";
+import { servedLimit, statBody, urlRecords } from "../shapes.js";
 
 const PREFIX = "/api/v1/artist-stats";
 const MAX_WINDOW_DAYS = 365;
@@ -122,14 +123,15 @@ export const artistStatsRoutes: Route[] = [
       const artist = socialArtist(context);
       const { since, until } = window(context.query, todayOf(context.data));
       const series = context.data.statSeries(artist.cm_artist, source, since, until);
-      return wrapped({ link: series.link, ...series.metrics });
+      return wrapped(statBody(series, context.knobs.shapes));
     },
   },
   {
     method: "GET",
     path: `${PREFIX}/urls`,
     operation: "artistStats.urls",
-    handle: (context) => wrapped(context.data.urls(socialArtist(context).cm_artist)),
+    handle: (context) =>
+      wrapped(urlRecords(context.data.urls(socialArtist(context).cm_artist), context.knobs.shapes)),
   },
   audienceRoute("social_3-audience-stats", "artistStats.social3AudienceStats", "social_3"),
   audienceRoute("short_video-audience-stats", "artistStats.shortVideoAudienceStats", "short_video"),
@@ -156,7 +158,7 @@ export const artistStatsRoutes: Route[] = [
         params.statsType,
         until,
       );
-      return wrapped(pageOf(rows, params.offset, params.limit));
+      return wrapped(pageOf(rows, params.offset, servedLimit(params.limit, context.knobs.shapes)));
     },
   },
   {
@@ -184,8 +186,9 @@ export const artistStatsRoutes: Route[] = [
         params.platform,
         params.status,
       );
+      const limit = servedLimit(params.limit, context.knobs.shapes);
       return wrapped(
-        pageOf(addedWithin(entries, params.since, params.until), params.offset, params.limit),
+        pageOf(addedWithin(entries, params.since, params.until), params.offset, limit),
       );
     },
   },
@@ -201,7 +204,9 @@ export const artistStatsRoutes: Route[] = [
         limit: optional(integer(1, 100), 50),
       });
       const entries = context.data.curatorPlaylists(artist.cm_artist, params.platform);
-      return wrapped(pageOf(entries, params.offset, params.limit));
+      return wrapped(
+        pageOf(entries, params.offset, servedLimit(params.limit, context.knobs.shapes)),
+      );
     },
   },
   radioRoute("radio-airplays", "artistStats.radioAirplays", "radioAirplays"),
@@ -219,7 +224,8 @@ export const artistStatsRoutes: Route[] = [
         limit: optional(integer(1, 200), 100),
       });
       const rows = data.chart(params.country_code, params.genre, formatDay(params.date));
-      const page = pageOf(rows, params.offset, params.limit);
+      const page = pageOf(rows, params.offset, servedLimit(params.limit, knobs.shapes));
+      // The wrapped shape still tells the whole chart's length, capped pages or not.
       return wrapped(knobs.chartsShape === "wrapped" ? { length: rows.length, data: page } : page);
     },
   },

@@ -16,6 +16,7 @@ import {
 } from "../http/params.js";
 import { ok } from "../http/reply.js";
 import type { Route } from "../http/router.js";
+import { objectBody, servedLimit } from "../shapes.js";
 
 // Filters are checked for type like the upstream does, then ignored: the sandbox's sales are
 // not broken down by them (a documented simplification).
@@ -50,10 +51,10 @@ export const trendsRoutes: Route[] = [
     method: "GET",
     path: "/api/v1/getTrendsTotal",
     operation: "trends.total",
-    handle: ({ body, data }) => {
+    handle: ({ body, data, knobs }) => {
       const params = parseParams(body(), { selection_type, ...rangeFields(date) });
       const { start, end } = range(params);
-      return ok(data.trendTotals(start, end, params.selection_type));
+      return ok(objectBody(data.trendTotals(start, end, params.selection_type), knobs.shapes));
     },
   },
   {
@@ -73,7 +74,7 @@ export const trendsRoutes: Route[] = [
       const items = pageOf(
         data.trendList(start, end, type, params.sale_type),
         params.offset,
-        params.size,
+        servedLimit(params.size, knobs.shapes),
       );
       return ok(
         knobs.listShape === "array"

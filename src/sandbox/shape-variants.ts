@@ -1,0 +1,53 @@
+// Named sets of shape knobs, for `npm run sandbox -- --shapes a,b` and for tests that run the
+// ETL against shapes it was not designed for.
+import type { KnobsPatch } from "./interfaces.js";
+
+const CAP = 7;
+
+/** Name -> the knobs that select that variant. */
+export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
+  "url-arrays": { shapes: { urlArrays: true } },
+  "capped-pages": { shapes: { pageCap: CAP } },
+  "page-number": { shapes: { royaltiesPaging: "page-number" } },
+  "next-link": { shapes: { royaltiesPaging: "next-link" } },
+  laravel: { shapes: { royaltiesPaging: "laravel" } },
+  "wrapped-objects": { shapes: { wrappedObjects: true } },
+  "incomes-without-ids": { shapes: { incomesWithoutIds: true } },
+  "stat-date-field": { shapes: { statPoints: "date-field" } },
+  "stat-pairs": { shapes: { statPoints: "pairs" } },
+  "stat-metric-rows": { shapes: { statPoints: "metric-rows" } },
+  "charts-length": { chartsShape: "wrapped", shapes: { pageCap: CAP } },
+  "trends-object": { listShape: "object", shapes: { pageCap: CAP } },
+  "all-alternative": {
+    shapes: {
+      urlArrays: true,
+      pageCap: CAP,
+      royaltiesPaging: "laravel",
+      wrappedObjects: true,
+      incomesWithoutIds: true,
+      statPoints: "metric-rows",
+    },
+  },
+};
+
+/** One patch of the named variants, in order (a later one wins a knob both set); throws on an unknown name. */
+export function shapeVariantsPatch(names: readonly string[]): KnobsPatch {
+  let patch: KnobsPatch = {};
+  for (const name of names) {
+    const variant = SHAPE_VARIANTS[name];
+    if (!variant) {
+      throw new Error(
+        `unknown shape variant ${JSON.stringify(name)}; known: ${Object.keys(SHAPE_VARIANTS).join(", ")}`,
+      );
+    }
+    patch = {
+      ...patch,
+      ...variant,
+      drift: { ...patch.drift, ...variant.drift },
+      shapes: { ...patch.shapes, ...variant.shapes },
+    };
+  }
+  if (Object.keys(patch.drift ?? {}).length === 0) delete patch.drift;
+  if (Object.keys(patch.shapes ?? {}).length === 0) delete patch.shapes;
+  return patch;
+}

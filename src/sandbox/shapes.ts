@@ -1,0 +1,79 @@
+// Alternative shapes of payloads the spec leaves "not shown" (the `shapes` knobs). They change
+// how records are presented, never which records there are: the routes read the same dataset.
+import type { ArtistUrl, Income, StatPoint, StatSeries } from "./dataset/records.js";
+import type { ShapeKnobs } from "./interfaces.js";
+
+/** Records a page serves: what the client asked for, or fewer under pageCap, said nowhere. */
+export function servedLimit(asked: number, shapes: ShapeKnobs): number {
+  return shapes.pageCap === null ? asked : Math.min(asked, shapes.pageCap);
+}
+
+/** /urls records: one per link, or with urlArrays one per domain holding all its links. */
+export function urlRecords(urls: readonly ArtistUrl[], shapes: ShapeKnobs): unknown[] {
+  if (!shapes.urlArrays) return [...urls];
+  const byDomain = new Map<string, string[]>();
+  for (const { domain, url } of urls) {
+    const links = byDomain.get(domain) ?? [];
+    links.push(url);
+    byDomain.set(domain, links);
+  }
+  return [...byDomain].map(([domain, links]) => ({ domain, url: links }));
+}
+
+/** The `obj` of /stat/{source} in the shape statPoints names. */
+export function statBody(series: StatSeries, shapes: ShapeKnobs): unknown {
+  const metrics = Object.entries(series.metrics);
+  switch (shapes.statPoints) {
+    case "timestp":
+      return { link: series.link, ...series.metrics };
+    case "date-field":
+      return {
+        link: series.link,
+        ...Object.fromEntries(
+          metrics.map(([metric, points]) => [
+            metric,
+            points.map(({ value, timestp, daily_diff, interpolated }) => ({
+              value,
+              date: dayOf(timestp),
+              daily_diff,
+              interpolated,
+            })),
+          ]),
+        ),
+      };
+    case "pairs":
+      return {
+        link: series.link,
+        ...Object.fromEntries(
+          metrics.map(([metric, points]) => [
+            metric,
+            points.map((point: StatPoint) => [Date.parse(point.timestp), point.value]),
+          ]),
+        ),
+      };
+    case "metric-rows":
+      return metrics.flatMap(([metric, points]) =>
+        points.map(({ value, timestp, daily_diff }) => ({
+          metric,
+          date: dayOf(timestp),
+          value,
+          daily_diff,
+        })),
+      );
+  }
+}
+
+/** A single object (invoice, trends totals): bare, or `{status: true, data}` with wrappedObjects. */
+export function objectBody(value: unknown, shapes: ShapeKnobs): unknown {
+  return shapes.wrappedObjects ? { status: true, data: value } : value;
+}
+
+/** Incomes as served: without their id under incomesWithoutIds. */
+export function incomeRecords(incomes: readonly Income[], shapes: ShapeKnobs): unknown[] {
+  if (!shapes.incomesWithoutIds) return [...incomes];
+  return incomes.map(({ id: _id, ...rest }) => rest);
+}
+
+function dayOf(instant: string): string {
+  return instant.slice(0, 10);
+}
