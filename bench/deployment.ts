@@ -1,7 +1,9 @@
 import { QueueEvents } from "bullmq";
+import type pg from "pg";
 import { QUEUE_NAME } from "../jobs/etl-queue.js";
 import { makeTempDir } from "../test/helpers/temp-dir.js";
-import { withDatabaseClient } from "../test/helpers/warehouse.js";
+import { fingerprints, type TableFingerprint } from "../test/faults/table-fingerprints.js";
+import { type TestWarehouse, withDatabaseClient } from "../test/helpers/warehouse.js";
 import { spawnWorker, type WorkerProcess } from "../test/helpers/worker-process.js";
 import { built, imageNodeOptions, peakRssMiB, runEtl, type SandboxProcess } from "./processes.js";
 import { REDIS_URL, type Scratch } from "./scratch.js";
@@ -35,8 +37,23 @@ export interface Deployment {
   backfill(range: { from: string; to: string }, only?: string): Promise<BackfillMeasure>;
   /** `etl sync` (incremental, in-process), the way a cron runs it. */
   sync(): Promise<SyncMeasure>;
+  /** `etl replay` (in-process): every stream derived again from the stored responses. */
+  replay(): Promise<SyncMeasure>;
   /** Rows in the warehouse's own tables, counted exactly. */
   storedRows(): Promise<number>;
+  /** Every data table's row count and content digest: equal when the data is. */
+  dataPrints(): Promise<Map<string, TableFingerprint>>;
+  /** Empties the data tables (not etl): what a replay then derives is all it derives. */
+  emptyDataTables(): Promise<void>;
+  /** The stored responses: how many, their bodies' size as received, and on disk. */
+  responseStorage(): Promise<{
+    rows: number;
+    bodyBytes: number;
+    diskBytes: number;
+    lastId: number;
+  }>;
+  /** Responses stored after `lastId`, by stream. */
+  newResponses(lastId: number): Promise<Record<string, number>>;
   close(): void;
 }
 
@@ -87,6 +104,33 @@ export async function deploy(options: {
     return { rows: Number(row?.rows ?? 0), partitions: Number(row?.partitions ?? 0) };
   };
   const requests = async () => (await sandbox.stats()).requests;
+  const warehouse: Pick<TestWarehouse, "query"> = {
+    query: <T extends pg.QueryResultRow>(text: string, values?: unknown[]) =>
+      withDatabaseClient(async (c) => (await c.query<T>(text, values)).rows, scratch.database),
+  };
+  const schemaList = WAREHOUSE_SCHEMAS.map((schema) => `'${schema}'`).join(", ");
+  const dataTables = async () =>
+    (
+      await query<{ name: string }>(
+        `select format('%I.%I', table_schema, table_name) as name from information_schema.tables
+          where table_type = 'BASE TABLE' and table_schema in (${schemaList})`,
+      )
+    ).map((table) => table.name);
+  const runCommand = async (command: "sync" | "replay"): Promise<SyncMeasure> => {
+    const [mark, requestsBefore] = [await now(), await requests()];
+    const started = performance.now();
+    const run = await runEtl([command], env);
+    const wallSeconds = (performance.now() - started) / 1000;
+    if (run.code !== 0) console.error(run.lines.slice(-20).join("\n"));
+    const written = await writtenSince(mark);
+    return {
+      wallSeconds,
+      exitCode: run.code,
+      requests: (await requests()) - requestsBefore,
+      rowsWritten: written.rows,
+      partitions: written.partitions,
+    };
+  };
 
   try {
     const migrated = await runEtl(["migrate"], env);
@@ -138,28 +182,44 @@ export async function deploy(options: {
       }
     },
 
-    async sync() {
-      const [mark, requestsBefore] = [await now(), await requests()];
-      const started = performance.now();
-      const run = await runEtl(["sync"], env);
-      const wallSeconds = (performance.now() - started) / 1000;
-      if (run.code !== 0) console.error(run.lines.slice(-20).join("\n"));
-      const written = await writtenSince(mark);
+    sync: () => runCommand("sync"),
+
+    replay: () => runCommand("replay"),
+
+    dataPrints: () => fingerprints(warehouse),
+
+    async emptyDataTables() {
+      const tables = await dataTables();
+      // payout_requests is written by the payouts command, not derived from responses.
+      const derived = tables.filter((t) => t !== "royalties.payout_requests");
+      await query(`truncate ${derived.join(", ")}`);
+    },
+
+    async responseStorage() {
+      const [row] = await query<{ rows: string; body: string; disk: string; last: string }>(
+        `select count(*)::text as rows, coalesce(sum(octet_length(body)), 0)::text as body,
+                pg_total_relation_size('etl.responses')::text as disk,
+                coalesce(max(response_id), 0)::text as last
+           from etl.responses`,
+      );
       return {
-        wallSeconds,
-        exitCode: run.code,
-        requests: (await requests()) - requestsBefore,
-        rowsWritten: written.rows,
-        partitions: written.partitions,
+        rows: Number(row?.rows ?? 0),
+        bodyBytes: Number(row?.body ?? 0),
+        diskBytes: Number(row?.disk ?? 0),
+        lastId: Number(row?.last ?? 0),
       };
     },
 
-    async storedRows() {
-      const tables = await query<{ name: string }>(
-        `select format('%I.%I', table_schema, table_name) as name from information_schema.tables
-          where table_type = 'BASE TABLE'
-            and table_schema in (${WAREHOUSE_SCHEMAS.map((s) => `'${s}'`).join(", ")})`,
+    async newResponses(lastId) {
+      const rows = await query<{ stream: string; n: string }>(
+        `select stream, count(*)::text as n from etl.responses
+          where response_id > ${Math.trunc(lastId)} group by stream`,
       );
+      return Object.fromEntries(rows.map((row) => [row.stream, Number(row.n)]));
+    },
+
+    async storedRows() {
+      const tables = (await dataTables()).map((name) => ({ name }));
       if (tables.length === 0) return 0;
       const [row] = await query<{ n: string }>(
         `select (${tables.map((t) => `(select count(*) from ${t.name})`).join(" + ")})::text as n`,

@@ -4,6 +4,7 @@ import { runPartition } from "../src/streams/run-partition.js";
 import { streamNamed } from "../src/streams/registry.js";
 import { utcToday } from "../src/time/calendar.js";
 import type { Stream } from "../src/streams/stream.js";
+import { savePageSizes } from "../src/warehouse/page-sizes.js";
 import type { PartitionJobData } from "./job-types.js";
 import { lockPartition } from "./partition-lock.js";
 import type { WorkerDeps } from "./worker-deps.js";
@@ -57,6 +58,8 @@ async function runLocked(
     job.data.partition,
   );
   deps.onPartition?.(outcome);
+  const learned = deps.runner.pageSizes?.takeChanged() ?? [];
+  if (learned.length > 0) await savePageSizes(deps.runner.db, learned);
   if (outcome.status === "succeeded") {
     return { rowsWritten: outcome.rowsWritten, requests: outcome.requests };
   }

@@ -4,6 +4,7 @@ import { planPartitions } from "../src/streams/plan-partitions.js";
 import { streamNamed } from "../src/streams/registry.js";
 import type { Partition } from "../src/streams/stream.js";
 import { utcToday } from "../src/time/calendar.js";
+import { pruneResponses } from "../src/warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
 import {
   PARTITION_JOB,
@@ -26,7 +27,8 @@ export function partitionJobId(runId: string, stream: string, partition: Partiti
  * Fans a run out, one stream at a time: plans the stream's partitions, adds them as child jobs,
  * and waits (in BullMQ's waiting-children state, holding no worker) until they have all finished,
  * succeeded or failed for good, before planning the next stream. The next stage is saved in the
- * job's data first, so a crashed or retried run resumes where it was.
+ * job's data first, so a crashed or retried run resumes where it was. At its end, stored
+ * responses older than keep_responses_days are pruned.
  */
 export async function processRun(
   job: Job<RunJobData>,
@@ -76,6 +78,8 @@ export async function processRun(
       throw new WaitingChildrenError();
     }
   }
+  const keepDays = deps.runner.config.keep_responses_days;
+  if (keepDays !== null) await pruneResponses(deps.runner.db, keepDays);
   const counts = await job.getDependenciesCount();
   return {
     planned: job.data.planned ?? 0,

@@ -44,6 +44,16 @@ export class PagingError extends EtlError {
   }
 }
 
+/** A replay cannot load a sync whole: some of the responses it read were pruned since. */
+export class ReplayIncompleteError extends EtlError {
+  constructor(stream: string, partition: string, missing: number) {
+    super(
+      `${stream} ${partition}: ${missing} of the responses this sync read are no longer stored (keep_responses_days); not replayed`,
+      { stream, partition, missing },
+    );
+  }
+}
+
 /** A command-line argument is invalid; nothing was done. */
 export class UsageError extends EtlError {}
 

@@ -105,9 +105,11 @@ describe("etl sync and status", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^stream\s+partitions\s+failed\s+requests\s+rows\s+seconds$/);
+    expect(lines[0]).toMatch(
+      /^stream\s+partitions\s+failed\s+requests\s+rows\s+rejected\s+warned\s+seconds$/,
+    );
     expect(lines.find((l) => l.startsWith("trend_items"))).toMatch(
-      /^trend_items\s+20\s+0\s+\d+\s+\d+\s+[\d.]+$/,
+      /^trend_items\s+20\s+0\s+\d+\s+\d+\s+0\s+0\s+[\d.]+$/,
     );
     expect(lines.at(-1)).toMatch(/^total\s+50\s+0\s+/);
   });
@@ -149,6 +151,26 @@ describe("etl sync and status", () => {
     expect(status.stdout).toMatch(
       /^trend_totals .*\s5\s+2026-01-05\|asset, 2026-01-05\|dsp, 2026-01-05\|label, \.\.\.$/m,
     );
+  });
+
+  it("exits 4, never 0, when a list may hold more than was read, and status says so", async () => {
+    // A next-page link to another origin is never followed: the payouts list may be incomplete.
+    sandbox.setKnobs({
+      shapes: { royaltiesPaging: "next-link", foreignNextLink: "http://127.0.0.1:9" },
+    });
+    try {
+      const result = await etl(["sync", "--only", "payouts"]);
+      expect(result.code).toBe(4);
+      expect(result.stdout).toContain("1 partitions need attention");
+      expect(result.stdout).toMatch(/payouts all: the next-page link leads outside the upstream/);
+    } finally {
+      sandbox.setKnobs({ shapes: { royaltiesPaging: "none", foreignNextLink: null } });
+    }
+    const status = await etl(["status"]);
+    expect(status.stdout).toMatch(/^payouts .*1 partitions possibly incomplete \(all\)$/m);
+    const clean = await etl(["sync", "--only", "payouts"]);
+    expect(clean.code).toBe(0);
+    expect((await etl(["status"])).stdout).not.toMatch(/^payouts .*possibly incomplete/m);
   });
 
   it("names the fields it could not type when the upstream drifts, and still exits 0", async () => {

@@ -20,8 +20,8 @@ const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {
     columns: ["item_name", "count", "percentage", "raw"],
   },
   "sales.trend_chart_points": {
-    key: ["day", "selection_type", "sale_type", "series"],
-    columns: ["total"],
+    key: ["day", "selection_type", "sale_type", "series_position"],
+    columns: ["series", "total"],
   },
   "artist_stats.artists": { key: ["artist_id"], columns: ["raw"] },
   "artist_stats.platform_stats": {

@@ -37,20 +37,49 @@ export const operations = {
   royalties: royaltiesOperations,
 } as const;
 
+/** One answer as received: what the extract stage lands, and the load stage reads. */
+export interface Exchange {
+  readonly operation: string;
+  /** The parameters as sent, after validation (a followed link: `{link}`); never the credential. */
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly status: number;
+  /** The body parsed as JSON. */
+  readonly body: unknown;
+  /** The body exactly as received. */
+  readonly text: string;
+}
+
 export interface ApiClient {
   readonly catalogue: BoundOperations<typeof catalogueOperations>;
   readonly trends: BoundOperations<typeof trendsOperations>;
   readonly artistStats: BoundOperations<typeof artistStatsOperations>;
   readonly royalties: BoundOperations<typeof royaltiesOperations>;
+  /** Calls an operation and returns its answer unparsed, for landing. */
+  exchange<S extends z.ZodType>(
+    operation: Operation<S, unknown>,
+    params: z.input<S>,
+    options?: CallOptions,
+  ): Promise<Exchange>;
+  /**
+   * Follows a next-page link of an operation's answer. Only a link on the upstream's own origin
+   * and base path is followed (`ownsLink`); any other throws ParameterError, nothing sent.
+   */
+  follow(
+    operation: Operation<z.ZodType, unknown>,
+    link: string,
+    options?: CallOptions,
+  ): Promise<Exchange>;
+  /** Whether `link` leads to the upstream itself (and so may be sent the credential). */
+  ownsLink(link: string): boolean;
 }
 
 /** Validates, then sends: a bad parameter throws ParameterError and never reaches the network. */
-export async function callOperation<S extends z.ZodType, R>(
+async function exchange<S extends z.ZodType>(
   http: HttpClient,
-  operation: Operation<S, R>,
+  operation: Operation<S, unknown>,
   params: z.input<S> | undefined,
   options: CallOptions = {},
-): Promise<R> {
+): Promise<Exchange> {
   const parsed = operation.params.safeParse(params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -63,7 +92,49 @@ export async function callOperation<S extends z.ZodType, R>(
     signal: options.signal,
     onAttempt: options.onAttempt,
   });
-  return operation.parse(response.body, response.status);
+  return {
+    operation: operation.name,
+    params: parsed.data as Record<string, unknown>,
+    status: response.status,
+    body: response.body,
+    text: response.text,
+  };
+}
+
+async function follow(
+  http: HttpClient,
+  operation: Operation<z.ZodType, unknown>,
+  link: string,
+  options: CallOptions = {},
+): Promise<Exchange> {
+  const path = http.pathOfLink(link);
+  if (path === null) {
+    throw new ParameterError(operation.name, "link", "leads outside the upstream; not followed");
+  }
+  const response = await http.request({
+    operation: operation.name,
+    method: "GET",
+    path,
+    signal: options.signal,
+    onAttempt: options.onAttempt,
+  });
+  return {
+    operation: operation.name,
+    params: { link: path },
+    status: response.status,
+    body: response.body,
+    text: response.text,
+  };
+}
+
+export async function callOperation<S extends z.ZodType, R>(
+  http: HttpClient,
+  operation: Operation<S, R>,
+  params: z.input<S> | undefined,
+  options: CallOptions = {},
+): Promise<R> {
+  const answer = await exchange(http, operation, params, options);
+  return operation.parse(answer.body, answer.status);
 }
 
 function bind<T extends Record<string, AnyOperation>>(
@@ -85,5 +156,8 @@ export function createApiClient(http: HttpClient): ApiClient {
     trends: bind(http, operations.trends),
     artistStats: bind(http, operations.artistStats),
     royalties: bind(http, operations.royalties),
+    exchange: (operation, params, options) => exchange(http, operation, params, options),
+    follow: (operation, link, options) => follow(http, operation, link, options),
+    ownsLink: (link) => http.pathOfLink(link) !== null,
   };
 }

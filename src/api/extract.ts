@@ -46,47 +46,6 @@ export function toText(value: unknown): string | null {
   return parseText(value) ?? (typeof value === "string" ? null : untyped("text", value));
 }
 
-/** The artist-statistics envelope `{obj: ...}` opened; anything else is returned as it is. */
-export function unwrapObj(body: unknown): unknown {
-  const record = asRecord(body);
-  return record && "obj" in record ? record.obj : body;
-}
-
-/** Keys under which wrapped lists are most commonly found, in order of preference. */
-const LIST_KEYS = ["obj", "data", "items", "results", "rows", "list", "records"];
-
-/**
- * The records of a list response, wherever they are: a bare array, an array under a well-known
- * key (`{obj: [...]}`, `{status: true, data: [...]}`, `{obj: {length, data: [...]}}`), or else
- * the first array of objects under any key. Null when the body holds no list at all.
- */
-export function findList(body: unknown, depth = 0): unknown[] | null {
-  if (Array.isArray(body)) return body as unknown[];
-  const record = asRecord(body);
-  if (!record || depth > 3) return null;
-  for (const key of LIST_KEYS) {
-    if (key in record) {
-      const found = findList(record[key], depth + 1);
-      if (found) return found;
-    }
-  }
-  const arrays = Object.values(record).filter(Array.isArray);
-  return arrays.find((array) => array.some((item) => asRecord(item) !== null)) ?? arrays[0] ?? null;
-}
-
-/** `findList` for callers that treat "no list" as "no records". */
-export function listOf(body: unknown): unknown[] {
-  return findList(body) ?? [];
-}
-
-/** The object records of a list response; items that are not objects stay only in the raw body. */
-export function recordsOf(body: unknown): JsonRecord[] {
-  return listOf(body).flatMap((item) => {
-    const record = asRecord(item);
-    return record ? [record] : [];
-  });
-}
-
 /** A money amount as exact decimal text with two places ("12.5" -> "12.50"); null if not money. */
 export function toMoney(value: unknown): string | null {
   const text =

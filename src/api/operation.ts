@@ -15,7 +15,7 @@ export interface Operation<S extends z.ZodType, R> {
   readonly name: string;
   readonly params: S;
   readonly request: (params: z.output<S>) => OperationRequest;
-  readonly parse: (body: unknown, status: number) => R;
+  readonly parse: (body: unknown, status?: number) => R;
 }
 
 export function defineOperation<S extends z.ZodType, R>(

@@ -7,6 +7,11 @@ export const ExitCode = {
   usage: 2,
   /** The upstream refused the credential. */
   auth: 3,
+  /**
+   * Every partition ran, but records were quarantined or a list may hold more than was read:
+   * the data is kept (etl.responses, etl.rejected_records), the warehouse is not yet complete.
+   */
+  attention: 4,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -4,6 +4,7 @@ import { checkCommand } from "./commands/check.js";
 import { type GrantReaderOptions, grantReaderCommand } from "./commands/grant-reader.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { registerPayoutsCommand } from "./commands/payouts.js";
+import { type ReplayOptions, replayCommand } from "./commands/replay.js";
 import { statusCommand } from "./commands/status.js";
 import { type SyncOptions, syncCommand } from "./commands/sync.js";
 import { workerCommand } from "./commands/worker.js";
@@ -40,7 +41,8 @@ Configuration (see README.md):
                (a .env file in the working directory fills in what is not set)
   file         the JSON file named by ETL_CONFIG (default ./etl.config.json)
 
-Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused`,
+Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
+            4 records quarantined or a list possibly incomplete (sync, replay)`,
   )
   .exitOverride()
   .showHelpAfterError();
@@ -74,6 +76,19 @@ program
   .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
   .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
   .action(action((options: SyncOptions) => syncCommand(options, stdout)));
+
+program
+  .command("replay")
+  .description(
+    "derive the typed tables again from stored responses, with no upstream request (after a reader changed)",
+  )
+  .option("--only <streams>", "comma-separated stream or family names (see status)")
+  .option(
+    "--from <YYYY-MM-DD>",
+    "first day: daily partitions by their day, others by the day fetched",
+  )
+  .option("--to <YYYY-MM-DD>", "last day, inclusive")
+  .action(action((options: ReplayOptions) => replayCommand(options, stdout)));
 
 program
   .command("worker")

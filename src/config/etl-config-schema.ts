@@ -60,6 +60,16 @@ export const etlConfigSchema = z.strictObject({
   requests_per_second: z.number().positive("must be a number greater than 0").default(2),
   max_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").default(4),
   lookback_days: z.number().int("must be a whole number").min(0, "must be 0 or more").default(7),
+  /**
+   * Days stored responses are kept (null: for ever). The responses a partition's rows were last
+   * derived from are kept whatever their age.
+   */
+  keep_responses_days: z
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be at least 1")
+    .nullable()
+    .default(null),
   write_batch_rows: z
     .number()
     .int("must be a whole number")

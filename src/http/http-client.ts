@@ -18,6 +18,7 @@ import {
   retryAfterMs,
 } from "./rate-limit-headers.js";
 import { linkedAbort } from "./linked-abort.js";
+import { linkPath } from "./link-path.js";
 import type { RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 
@@ -45,6 +46,8 @@ export interface HttpRequest {
 export interface HttpResponse {
   readonly status: number;
   readonly body: unknown;
+  /** The body as received, before parsing. */
+  readonly text: string;
   readonly headers: ResponseHeaders;
   /** How many attempts it took (1 = no retry). */
   readonly attempts: number;
@@ -144,6 +147,11 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.#agent.close();
+  }
+
+  /** The path below the base URL of a link the upstream gave, or null (see linkPath). */
+  pathOfLink(link: string): string | null {
+    return linkPath(this.#options.baseUrl, link);
   }
 
   /** Runs the attempt once the credential is known to be good, or as the one that finds out. */
@@ -251,7 +259,7 @@ export class HttpClient {
     if (status >= 200 && status < 300) {
       if (body === INVALID) throw new InvalidJsonError(identity, status, text.length);
       await this.#respectExhaustedWindow(headers);
-      return { status, body, headers };
+      return { status, body, text, headers };
     }
     const parsed = body === INVALID ? undefined : body;
     if (status === 401) {
@@ -272,7 +280,7 @@ export class HttpClient {
       await this.#options.budget.pause(waitMs);
       throw new RateLimitedError(identity, waitMs);
     }
-    if (request.acceptStatus?.(status, parsed)) return { status, body: parsed, headers };
+    if (request.acceptStatus?.(status, parsed)) return { status, body: parsed, text, headers };
     throw new UpstreamStatusError(identity, status, upstreamMessage(parsed, text), parsed);
   }
 

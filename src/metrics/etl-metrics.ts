@@ -92,6 +92,18 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["stream"] as const,
     registers: [registry],
   });
+  const rejectedRecords = new Counter({
+    name: "etl_rejected_records_total",
+    help: "Upstream records that yielded no storable row and were quarantined in etl.rejected_records, by stream.",
+    labelNames: ["stream"] as const,
+    registers: [registry],
+  });
+  const partitionWarnings = new Counter({
+    name: "etl_partition_warnings_total",
+    help: "Partitions that ended with something uncertain, by stream and kind: truncated (the response says the list holds more than was read), no_list (no list found in a response), ambiguous (several lists in one response).",
+    labelNames: ["stream", "kind"] as const,
+    registers: [registry],
+  });
   const phaseSeconds = new Counter({
     name: "etl_phase_seconds_total",
     help: "Time partitions spent fetching pages, normalising records into rows and writing them, by stream.",
@@ -181,6 +193,10 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
         { stream },
         outcome.untyped.reduce((sum, field) => sum + field.count, 0),
       );
+      rejectedRecords.inc({ stream }, outcome.rowsRejected);
+      for (const kind of new Set(outcome.warnings.map((warning) => warning.kind))) {
+        partitionWarnings.inc({ stream, kind });
+      }
       const { fetchMs, normaliseMs, writeMs } = outcome.timings;
       phaseSeconds.inc({ stream, phase: "fetch" }, fetchMs / 1000);
       phaseSeconds.inc({ stream, phase: "normalise" }, normaliseMs / 1000);

@@ -1,16 +1,16 @@
-import type { Kysely } from "kysely";
-import type { ApiClient } from "../api/api-client.js";
+import type { ApiClient, Exchange } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
-import { markPartitionFailed, markPartitionSucceeded } from "../warehouse/stream-state.js";
-import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
-import { deleteMissing, insertNewRows, type Row, upsertRows } from "../warehouse/write-rows.js";
-import { PagingError } from "../errors.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
+import { type StoredResponse, landResponses } from "../warehouse/responses.js";
+import { markPartitionFailed } from "../warehouse/stream-state.js";
+import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
+import { ReplayIncompleteError } from "../errors.js";
+import { PartitionLoad } from "./partition-load.js";
+import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
-import type { Output, Partition, Stream } from "./stream.js";
-import { UntypedReport } from "./untyped-report.js";
+import type { Cursor, PageWarning, Partition, Stream } from "./stream.js";
 
 export interface RunnerDeps {
   readonly db: Warehouse;
@@ -20,6 +20,8 @@ export interface RunnerDeps {
   /** The run's date (UTC): snapshot rows are stamped with it. */
   readonly today: string;
   readonly signal?: AbortSignal;
+  /** Page sizes learned per operation, shared by the partitions of a run or a worker. */
+  readonly pageSizes?: PageSizes;
 }
 
 export interface PartitionOutcome {
@@ -28,8 +30,10 @@ export interface PartitionOutcome {
   readonly status: "succeeded" | "failed";
   readonly requests: number;
   readonly rowsWritten: number;
-  /** Rows dropped because a key column had no value (the record stays in no table). */
-  readonly rowsSkipped: number;
+  /** Records that yielded no storable row: quarantined in etl.rejected_records. */
+  readonly rowsRejected: number;
+  /** What the partition leaves uncertain (a list that says it holds more, no list found). */
+  readonly warnings: readonly PageWarning[];
   /** Values that typed columns could not hold (kept in raw), by field. */
   readonly untyped: readonly UntypedField[];
   /** Where the time went: fetching pages, turning records into rows, writing them. */
@@ -38,41 +42,28 @@ export interface PartitionOutcome {
   readonly error?: unknown;
 }
 
-/** What the runner tracks of one output while the partition's pages go by. */
-interface OutputState {
-  readonly output: Output<Partition, unknown>;
-  /** Rows read but not yet written. */
-  pending: Row[];
-  /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
-  readonly seen: Row[];
-  /**
-   * The rows are taken to be new, and copied straight in, until a stored key proves otherwise:
-   * true while the partition never ran before (a first backfill), false once it did.
-   */
-  expectNew: boolean;
-}
-
-/** Writes an output's pending rows: as new ones while they are expected to be, else merged. */
-async function writePending(db: Kysely<unknown>, state: OutputState): Promise<number> {
-  if (state.expectNew) {
-    const copied = await insertNewRows(db, state.output.target, state.pending);
-    if (copied !== null) return copied;
-    state.expectNew = false;
-  }
-  return upsertRows(db, state.output.target, state.pending);
-}
-
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /**
- * Syncs one partition: pages until the stream says it is complete, writing its rows in batches
- * of `write_batch_rows` rows or `write_batch_bytes` of JSON read (wide records, such as products
- * with their assets, reach the memory bound long before the row count), each in its own
- * transaction. The last batch, the removal of rows the upstream no longer returns, the
- * checkpoint and the audit row commit together, so a crash re-runs at most this partition, and
- * re-running it changes nothing.
+ * A page's cursor as stored with its responses: JSON text ("null" for the first page). Whether
+ * an offset page was asked as a probe depends on what the run had learned, not on the page: it
+ * is left out, so the same request is the same page in every run.
+ */
+export function pageKey(cursor: Cursor): string {
+  return JSON.stringify(cursor ?? null, (key, value: unknown) =>
+    key === "probe" ? undefined : value,
+  );
+}
+
+/**
+ * Syncs one partition in two stages, page by page: extract (the stream's requests, their
+ * answers kept as received) then load (records read from those answers, written as rows). Rows
+ * are written in batches of `write_batch_rows` rows or `write_batch_bytes` of responses read,
+ * each batch in one transaction with the responses it was read from. The last batch, the
+ * removal of rows the upstream no longer returns, the checkpoint and the audit row commit
+ * together, so a crash re-runs at most this partition, and re-running it changes nothing.
  */
 export async function runPartition(
   deps: RunnerDeps,
@@ -80,157 +71,207 @@ export async function runPartition(
   partition: Partition,
 ): Promise<PartitionOutcome> {
   const noted: UntypedValue[] = [];
-  return collectUntyped(noted, () => runNoting(deps, stream, partition, noted));
+  return collectUntyped(noted, () => syncNoting(deps, stream, partition, noted));
 }
 
-async function runNoting(
+async function syncNoting(
   deps: RunnerDeps,
   stream: Stream,
   partition: Partition,
   noted: UntypedValue[],
 ): Promise<PartitionOutcome> {
   const started = performance.now();
-  const { db, logger } = deps;
-  const log = logger.child({ stream: stream.name, partition: partition.key });
-  const { runId, firstAttempt } = await startSyncRun(db, stream.name, partition.key);
+  const { db } = deps;
+  const { runId, firstAttempt } = await startSyncRun(db, stream.name, partition.key, {
+    kind: "sync",
+    partitionData: partition,
+    extractedOn: deps.today,
+  });
   let requests = 0;
-  let rowsWritten = 0;
-  let rowsSkipped = 0;
-  const untyped = new UntypedReport();
   const timer = new PhaseTimer();
-  const states: OutputState[] = stream.outputs.map((output) => ({
-    output,
-    pending: [],
-    seen: [],
+  const load = new PartitionLoad({
+    db,
+    stream,
+    partition,
+    runId,
+    config: deps.config,
+    today: deps.today,
+    ownsLink: (link) => deps.api.ownsLink(link),
+    pageSizes: deps.pageSizes ?? new PageSizes(),
     expectNew: firstAttempt,
-  }));
-  const withSnapshot = (output: Output<Partition, unknown>, row: Row): Row =>
-    output.mode === "snapshot" ? { ...row, snapshot_date: deps.today } : row;
-
+    quarantine: stream.outputs.every((o) => o.mode === "replace") ? "replace" : "add",
+    noted,
+    timer,
+    checkpoint: true,
+    land: (trx, pages) =>
+      landResponses(
+        trx,
+        stream.name,
+        partition.key,
+        pages.flatMap(({ cursor, exchanges }) =>
+          exchanges.map((exchange, part) => ({
+            page: pageKey(cursor),
+            part,
+            operation: exchange.operation,
+            params: exchange.params,
+            status: exchange.status,
+            text: exchange.text,
+          })),
+        ),
+      ),
+  });
   const context = {
     api: deps.api,
     config: deps.config,
     today: deps.today,
     call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
   };
-
-  /** Writes the pending rows; the last write also closes the partition. */
-  const write = (last: boolean) =>
-    timer.time("write", () =>
-      db.transaction().execute(async (trx) => {
-        const tx = trx as unknown as Kysely<unknown>;
-        for (const state of states) {
-          rowsWritten += await writePending(tx, state);
-          state.pending = [];
-        }
-        if (!last) return;
-        for (const state of states) {
-          if (state.output.mode === "upsert" || !state.output.scope) continue;
-          const scope = withSnapshot(state.output, state.output.scope(partition));
-          rowsWritten += await deleteMissing(tx, state.output.target, scope, state.seen);
-        }
-        await markPartitionSucceeded(
-          trx,
-          stream.name,
-          partition.key,
-          checkpointOf(stream, partition),
-        );
-        await finishSyncRun(trx, runId, {
-          status: "succeeded",
-          requests,
-          rowsWritten,
-          untyped: untyped.fields(),
-        });
-      }),
-    );
-
   try {
-    let cursor: unknown = null;
-    let position = 0;
-    let previousPage = "";
-    let pendingBytes = 0;
+    let cursor: Cursor = null;
     for (;;) {
-      const page = await timer.time("fetch", () => stream.fetch(context, partition, cursor));
-      const last = page.next === null || page.next === undefined;
-      const pending = timer.timeSync("normalise", () => {
-        // An upstream that ignores the offset would otherwise be paged forever.
-        const thisPage = page.records.length > 0 ? JSON.stringify(page.records) : "";
-        if (thisPage !== "" && thisPage === previousPage) {
-          throw new PagingError(stream.name, partition.key, position);
-        }
-        previousPage = thisPage;
-        pendingBytes += thisPage.length;
-        let count = 0;
-        for (const state of states) {
-          for (const [i, record] of page.records.entries()) {
-            for (const read of state.output.rows(record, partition, position + i)) {
-              const row = withSnapshot(state.output, read);
-              if (!state.output.target.key.every((c) => row[c] !== null && row[c] !== undefined)) {
-                rowsSkipped += 1;
-                continue;
-              }
-              state.pending.push(row);
-              if (state.output.mode !== "upsert")
-                state.seen.push(pick(row, state.output.target.key));
-            }
-          }
-          count += state.pending.length;
-        }
-        position += page.records.length;
-        untyped.addNoted(noted.splice(0), page.records);
-        return count;
-      });
-      const { write_batch_rows, write_batch_bytes } = deps.config;
-      if (last || pending >= write_batch_rows || pendingBytes >= write_batch_bytes) {
-        await write(last);
-        pendingBytes = 0;
-      }
-      if (last) break;
-      cursor = page.next;
+      const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, cursor));
+      const next = await load.page(cursor, exchanges);
+      if (next === null || next === undefined) break;
+      cursor = next;
     }
-    if (rowsSkipped > 0) log.warn({ rowsSkipped }, "rows without a key value were not stored");
-    if (untyped.size > 0) {
-      log.warn({ untyped: untyped.fields() }, "values could not be typed (kept in raw)");
-    }
-    log.debug({ requests, rowsWritten, ...timer.timings() }, "partition synced");
+    await load.finish({ requests });
     return outcome("succeeded");
   } catch (error) {
     const message = describe(error);
-    log.error({ err: message, requests }, "partition failed");
+    deps.logger
+      .child({ stream: stream.name, partition: partition.key })
+      .error({ err: message, requests }, "partition failed");
     await db.transaction().execute(async (trx) => {
       await markPartitionFailed(trx, stream.name, partition.key, message);
       await finishSyncRun(trx, runId, {
         status: "failed",
         requests,
-        rowsWritten,
+        rowsWritten: load.rowsWritten,
         error: message,
-        untyped: untyped.fields(),
+        untyped: load.untyped.fields(),
+        rowsRejected: load.rowsRejected,
+        warnings: load.warnings,
       });
     });
     return outcome("failed", error);
+  } finally {
+    load.report(deps.logger, requests);
   }
 
   function outcome(status: "succeeded" | "failed", error?: unknown): PartitionOutcome {
-    return {
-      stream: stream.name,
-      partition: partition.key,
-      status,
-      requests,
-      rowsWritten,
-      rowsSkipped,
-      untyped: untyped.fields(),
-      timings: timer.timings(),
-      durationMs: performance.now() - started,
-      ...(error === undefined ? {} : { error }),
-    };
+    return load.outcome(status, requests, performance.now() - started, error);
   }
 }
 
-/** A daily partition remembers its day, which is how fresh the stream is. */
-function checkpointOf(stream: Stream, partition: Partition): unknown {
-  return stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {});
+/** One earlier sync of a partition to load again: its audit row and what it read. */
+export interface ReplaySource {
+  readonly runId: string;
+  readonly partition: Partition;
+  readonly extractedOn: string;
+  readonly responses: readonly StoredResponse[];
+  /** Responses the sync read that are no longer stored (pruned): the replay cannot be whole. */
+  readonly missingResponses: number;
+  /** Whether this load derives the partition's whole state again (its first in a replay). */
+  readonly releaseQuarantine: boolean;
 }
 
-function pick(row: Row, columns: readonly string[]): Row {
-  return Object.fromEntries(columns.map((column) => [column, row[column]]));
+/**
+ * Loads one earlier sync of a partition again from its stored responses: the load stage alone,
+ * with no request, in the same partition transactions and with an audit row of kind replay.
+ * The partition's checkpoint is left as the sync set it.
+ */
+export async function replayPartition(
+  deps: Omit<RunnerDeps, "api"> & { readonly ownsLink: (link: string) => boolean },
+  stream: Stream,
+  source: ReplaySource,
+): Promise<PartitionOutcome> {
+  const noted: UntypedValue[] = [];
+  return collectUntyped(noted, async () => {
+    const started = performance.now();
+    const { partition } = source;
+    const { runId } = await startSyncRun(deps.db, stream.name, partition.key, {
+      kind: "replay",
+      extractedOn: source.extractedOn,
+      replayOf: source.runId,
+    });
+    const load = new PartitionLoad({
+      db: deps.db,
+      stream,
+      partition,
+      runId,
+      config: deps.config,
+      today: source.extractedOn,
+      ownsLink: deps.ownsLink,
+      pageSizes: deps.pageSizes ?? new PageSizes({ replay: true }),
+      expectNew: false,
+      quarantine: source.releaseQuarantine ? "replace" : "add",
+      noted,
+      timer: new PhaseTimer(),
+      checkpoint: false,
+      land: (_db, pages) =>
+        Promise.resolve(pages.flatMap((page) => page.exchanges.map((e) => ids.get(e) ?? ""))),
+    });
+    const ids = new Map<Exchange, string>();
+    try {
+      if (source.missingResponses > 0) {
+        throw new ReplayIncompleteError(stream.name, partition.key, source.missingResponses);
+      }
+      for (const page of groupPages(source.responses, ids)) {
+        const next = await load.page(page.cursor, page.exchanges);
+        if (page.last && next !== null && next !== undefined) {
+          load.warn({
+            kind: "truncated",
+            message: "the stored responses end where the last one says the list goes on",
+          });
+        }
+      }
+      await load.finish({ requests: 0 });
+      return load.outcome("succeeded", 0, performance.now() - started);
+    } catch (error) {
+      const message = describe(error);
+      await finishSyncRun(deps.db, runId, {
+        status: "failed",
+        requests: 0,
+        rowsWritten: load.rowsWritten,
+        error: message,
+        untyped: load.untyped.fields(),
+        rowsRejected: load.rowsRejected,
+        warnings: load.warnings,
+      });
+      return load.outcome("failed", 0, performance.now() - started, error);
+    } finally {
+      load.report(deps.logger, 0);
+    }
+  });
+}
+
+/** Stored responses as the pages they were, in order. */
+function groupPages(
+  responses: readonly StoredResponse[],
+  ids: Map<Exchange, string>,
+): { cursor: Cursor; exchanges: Exchange[]; last: boolean }[] {
+  const pages: { key: string; cursor: Cursor; exchanges: Exchange[]; last: boolean }[] = [];
+  for (const response of responses) {
+    let page = pages.at(-1);
+    if (!page || page.key !== response.page) {
+      page = { key: response.page, cursor: JSON.parse(response.page), exchanges: [], last: false };
+      pages.push(page);
+    }
+    const exchange: Exchange = {
+      operation: response.operation,
+      params: response.params,
+      status: response.status,
+      body: parseBody(response.text),
+      text: response.text,
+    };
+    ids.set(exchange, response.responseId);
+    page.exchanges.push(exchange);
+  }
+  const last = pages.at(-1);
+  if (last) last.last = true;
+  return pages;
+}
+
+function parseBody(text: string): unknown {
+  return text.trim() === "" ? null : JSON.parse(text);
 }

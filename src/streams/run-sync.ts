@@ -1,22 +1,14 @@
 import pLimit from "p-limit";
 import { AuthError } from "../errors.js";
 import { linkedAbort } from "../http/linked-abort.js";
+import { loadPageSizes, savePageSizes } from "../warehouse/page-sizes.js";
+import { PageSizes } from "./page-sizes.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
 import { type PartitionOutcome, type RunnerDeps, runPartition } from "./run-partition.js";
-import type { UntypedField } from "../api/untyped-values.js";
 import type { Stream } from "./stream.js";
-import { mergeUntyped } from "./untyped-report.js";
+import { type StreamSummary, StreamTally } from "./stream-tally.js";
 
-export interface StreamSummary {
-  readonly stream: string;
-  readonly partitions: number;
-  readonly failed: readonly PartitionOutcome[];
-  readonly requests: number;
-  readonly rowsWritten: number;
-  /** Values typed columns could not hold (kept in raw), by field, over the stream's partitions. */
-  readonly untyped: readonly UntypedField[];
-  readonly durationMs: number;
-}
+export type { StreamSummary } from "./stream-tally.js";
 
 /**
  * Runs the streams in order (later ones may read what earlier ones wrote), each stream's
@@ -32,17 +24,14 @@ export async function runSync(
   // Aborted by the caller's signal, or here when the credential is refused.
   const abort = linkedAbort(deps.signal);
   const { signal } = abort;
-  const runner = { ...deps, signal };
+  const pageSizes = deps.pageSizes ?? new PageSizes({ known: await loadPageSizes(deps.db) });
+  const runner = { ...deps, signal, pageSizes };
   let refused: AuthError | undefined;
   const limit = pLimit(deps.config.max_concurrency);
   const summaries: StreamSummary[] = [];
   try {
     for (const stream of streams) {
-      const started = performance.now();
-      // Tallied slice by slice: a stream's outcomes are never all held at once.
-      const tally = { partitions: 0, requests: 0, rowsWritten: 0 };
-      const failed: PartitionOutcome[] = [];
-      let untyped: UntypedField[] = [];
+      const tally = new StreamTally(stream.name);
       for await (const slice of planPartitions(deps, stream, range)) {
         const outcomes = await Promise.all(
           slice.map((partition) =>
@@ -58,22 +47,10 @@ export async function runSync(
           ),
         );
         if (refused) throw refused;
-        const done = outcomes.filter((o): o is PartitionOutcome => o !== null);
-        tally.partitions += done.length;
-        for (const outcome of done) {
-          tally.requests += outcome.requests;
-          tally.rowsWritten += outcome.rowsWritten;
-          if (outcome.status === "failed") failed.push(outcome);
-        }
-        untyped = mergeUntyped([untyped, ...done.map((o) => o.untyped)]);
+        tally.add(outcomes.filter((o): o is PartitionOutcome => o !== null));
       }
-      const summary: StreamSummary = {
-        stream: stream.name,
-        ...tally,
-        failed,
-        untyped,
-        durationMs: performance.now() - started,
-      };
+      await savePageSizes(deps.db, pageSizes.takeChanged());
+      const summary = tally.summary();
       summaries.push(summary);
       onStream?.(summary);
     }

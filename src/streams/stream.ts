@@ -1,7 +1,8 @@
-import type { ApiClient, CallOptions } from "../api/api-client.js";
+import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
 import type { Row, TableTarget } from "../warehouse/write-rows.js";
+import type { PageSizes } from "./page-sizes.js";
 
 /** Families run in this order: each may read what the ones before it wrote. */
 export const STREAM_FAMILIES = ["catalogue", "trends", "artist_stats", "royalties"] as const;
@@ -43,16 +44,53 @@ export interface FetchContext {
   readonly today: string;
 }
 
-export interface Page<R> {
+/** Where a page starts: null for the first page, then what the stream's paging chose (JSON). */
+export type Cursor = unknown;
+
+/** What the load stage knows besides the responses themselves. */
+export interface ReadContext {
+  /** The run date (UTC) of the extraction: a snapshot's day, the day a payout was seen. */
+  readonly today: string;
+  /** Records read from the partition's earlier pages. */
+  readonly position: number;
+  /** Whether a link the upstream gave leads to the upstream itself (and may be followed). */
+  readonly ownsLink: (link: string) => boolean;
+  /** Page sizes learned per operation, for upstreams that serve less than asked. */
+  readonly pageSizes: PageSizes;
+}
+
+/** An item of a response that is no record at all (not an object): quarantined with why. */
+export interface RejectedItem {
+  readonly item: unknown;
+  readonly reason: string;
+}
+
+/** Something a page leaves uncertain: reported per partition, never a quiet success. */
+export interface PageWarning {
+  /**
+   * truncated: the body says the list holds more than was read (a total, a next link, a last
+   * page not reached); no_list: no list could be found in the body; ambiguous: the body holds
+   * several lists and one was read.
+   */
+  readonly kind: "truncated" | "no_list" | "ambiguous";
+  readonly message: string;
+}
+
+/** One page as the load stage reads it from its responses. */
+export interface PageRead<R> {
   readonly records: readonly R[];
   /** Where the next page starts, or null when the partition is complete. */
-  readonly next: unknown;
+  readonly next: Cursor;
+  readonly rejected?: readonly RejectedItem[];
+  readonly warnings?: readonly PageWarning[];
 }
 
 /**
  * How a stream's records land in one table:
  * - upsert: merged by key;
- * - replace: merged by key, then the partition's rows (`scope`) that were not returned are deleted;
+ * - replace: merged by key, then the partition's rows (`scope`) that were not returned are deleted
+ *   (or, with `replaceWithin`, the rows of each value of those columns that the partition
+ *   returned: a list covering some months replaces those months only);
  * - snapshot: like replace within the partition and the run's date: `snapshot_date` is added to
  *   every row, so each day keeps its own copy of what the upstream only shows as "now".
  */
@@ -61,7 +99,12 @@ export interface Output<P extends Partition, R> {
   readonly mode: "upsert" | "replace" | "snapshot";
   /** The columns and values that identify a partition's rows (replace and snapshot). */
   readonly scope?: (partition: P) => Row;
-  /** The rows of one record; `position` is the record's index in the partition. */
+  /** Replace mode: columns whose values among the rows read scope the deletions. */
+  readonly replaceWithin?: readonly string[];
+  /**
+   * The rows of one record; `position` is the record's index in the partition. A key column
+   * holding an array gives one row per element (a record listing several links is several rows).
+   */
   readonly rows: (record: R, partition: P, position: number) => readonly Row[];
 }
 
@@ -71,7 +114,18 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
   readonly family: StreamFamily;
   readonly outputs: readonly Output<P, R>[];
   partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
-  fetch(context: FetchContext, partition: P, cursor: unknown): Promise<Page<R>>;
+  /** Extract: the responses of one page, as received (usually one request). */
+  fetch(context: FetchContext, partition: P, cursor: Cursor): Promise<readonly Exchange[]>;
+  /**
+   * Load: the records of one page from its responses, and where the next page starts. No I/O:
+   * `etl replay` runs it again over stored responses.
+   */
+  read(
+    exchanges: readonly Exchange[],
+    partition: P,
+    cursor: Cursor,
+    context: ReadContext,
+  ): PageRead<R>;
   /** What to remember once the partition succeeds (default: nothing beyond success). */
   checkpoint?(partition: P): unknown;
 }

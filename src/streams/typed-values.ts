@@ -1,4 +1,4 @@
-import { asRecord, parseText } from "../api/extract.js";
+import { asRecord, parseText, toText } from "../api/extract.js";
 import { untyped } from "../api/untyped-values.js";
 import { isCalendarDate } from "../time/calendar.js";
 
@@ -16,6 +16,15 @@ export function field(record: unknown, ...path: string[]): unknown {
   let value: unknown = record;
   for (const key of path) value = asRecord(value)?.[key];
   return value;
+}
+
+/**
+ * The text of a key value, or of each element when the upstream sends a list where one value was
+ * expected (the load then stores one row per element: a record listing several links).
+ */
+export function toKeyTexts(value: unknown): string | string[] | null {
+  if (!Array.isArray(value)) return toText(value);
+  return value.flatMap((element) => toText(element) ?? []);
 }
 
 /** The calendar day (YYYY-MM-DD) of an ISO date or instant; null for anything else. */

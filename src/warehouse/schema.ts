@@ -18,6 +18,13 @@ export interface SyncRunsTable {
   rows_written: ColumnType<string, number | undefined, number>;
   error: string | null;
   untyped_values: ColumnType<unknown, never, string | null>;
+  kind: ColumnType<"sync" | "replay", "sync" | "replay" | undefined, never>;
+  rows_rejected: ColumnType<number, never, number>;
+  warnings: ColumnType<unknown, never, string | null>;
+  response_ids: ColumnType<string[] | null, never, string[] | null>;
+  partition_data: ColumnType<unknown, string | undefined, never>;
+  extracted_on: ColumnType<string | null, string | undefined, never>;
+  replay_of: ColumnType<string | null, string | undefined, never>;
 }
 
 export interface StreamStateTable {
@@ -28,10 +35,47 @@ export interface StreamStateTable {
   last_attempt_at: Generated<Date>;
   last_status: "succeeded" | "failed";
   last_error: string | null;
+  warnings: ColumnType<unknown, string | null | undefined, string | null>;
+}
+
+export interface ResponsesTable {
+  response_id: Generated<string>;
+  stream: string;
+  partition: string;
+  page: string;
+  part: number;
+  operation: string;
+  params: ColumnType<unknown, string, never>;
+  status: number;
+  fetched_at: Generated<Date>;
+  body_sha256: ColumnType<Buffer, Buffer, never>;
+  body: ColumnType<string, string, never>;
+}
+
+export interface RejectedRecordsTable {
+  stream: string;
+  partition: string;
+  record_sha256: ColumnType<Buffer, Buffer, never>;
+  target_table: string;
+  reason: string;
+  record: ColumnType<unknown, string | null, string | null>;
+  response_id: string | null;
+  first_seen_at: Generated<Date>;
+  last_seen_at: Timestamp;
+}
+
+export interface PageSizesTable {
+  operation: string;
+  cap: number | null;
+  ending: number | null;
+  learned_at: Generated<Date>;
 }
 
 /** The tables the pipeline queries by name; streams write through the generic row writer. */
 export interface Database {
   "etl.sync_runs": SyncRunsTable;
   "etl.stream_state": StreamStateTable;
+  "etl.responses": ResponsesTable;
+  "etl.rejected_records": RejectedRecordsTable;
+  "etl.page_sizes": PageSizesTable;
 }

@@ -26,10 +26,12 @@ export async function markPartitionSucceeded(
   stream: string,
   partition: string,
   checkpoint: unknown,
+  warnings: readonly unknown[] = [],
 ): Promise<void> {
   const values = {
     checkpoint: JSON.stringify(checkpoint ?? {}),
     last_status: "succeeded" as const,
+    warnings: warnings.length > 0 ? JSON.stringify(warnings) : null,
   };
   await db
     .insertInto("etl.stream_state")

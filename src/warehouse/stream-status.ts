@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { addDays, daysFrom } from "../time/calendar.js";
+import { rejectedCounts } from "./rejected-records.js";
 import type { Database } from "./schema.js";
 
 export interface StreamStatus {
@@ -9,6 +10,10 @@ export interface StreamStatus {
   /** The latest day a daily partition of the stream synced, when the stream is daily. */
   readonly lastDay: string | null;
   readonly failed: readonly { partition: string; error: string | null; at: Date }[];
+  /** Records of the stream in quarantine (etl.rejected_records). */
+  readonly rejected: number;
+  /** Partitions whose last success left something uncertain (a list possibly truncated...). */
+  readonly warned: readonly string[];
 }
 
 /** Where every stream stands, from etl.stream_state. */
@@ -33,6 +38,15 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     .orderBy("stream")
     .orderBy("partition")
     .execute();
+  const warned = await db
+    .selectFrom("etl.stream_state")
+    .select(["stream", "partition"])
+    .where("last_status", "=", "succeeded")
+    .where("warnings", "is not", null)
+    .orderBy("stream")
+    .orderBy("partition")
+    .execute();
+  const rejected = await rejectedCounts(db);
   return rows.map((row) => ({
     stream: row.stream,
     partitions: row.partitions,
@@ -41,6 +55,8 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     failed: failures
       .filter((f) => f.stream === row.stream)
       .map((f) => ({ partition: f.partition, error: f.last_error, at: f.last_attempt_at })),
+    rejected: rejected.get(row.stream) ?? 0,
+    warned: warned.filter((w) => w.stream === row.stream).map((w) => w.partition),
   }));
 }
 

@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { UntypedField } from "../api/untyped-values.js";
 import type { Database } from "./schema.js";
 
@@ -13,11 +13,23 @@ export interface SyncRunStart {
   readonly firstAttempt: boolean;
 }
 
+/** What an attempt is: a sync of a partition, or a replay of an earlier sync's responses. */
+export interface SyncRunKind {
+  readonly kind: "sync" | "replay";
+  /** The partition as planned (its days, windows, artists), kept for replay. */
+  readonly partitionData?: unknown;
+  /** The run date of the extraction (UTC). */
+  readonly extractedOn: string;
+  /** For a replay: the sync attempt whose responses are loaded again. */
+  readonly replayOf?: string;
+}
+
 /** Opens the audit row of one partition attempt, and tells whether an earlier one exists. */
 export async function startSyncRun(
   db: Db,
   stream: string,
   partition: string,
+  run: SyncRunKind = { kind: "sync", extractedOn: new Date().toISOString().slice(0, 10) },
 ): Promise<SyncRunStart> {
   // Every part of one statement sees the same snapshot: `earlier` cannot see the row inserted.
   const { run_id, ever_ran } = await db
@@ -30,7 +42,16 @@ export async function startSyncRun(
         .limit(1),
     )
     .insertInto("etl.sync_runs")
-    .values({ stream, partition })
+    .values({
+      stream,
+      partition,
+      kind: run.kind,
+      extracted_on: run.extractedOn,
+      ...(run.partitionData === undefined
+        ? {}
+        : { partition_data: JSON.stringify(run.partitionData) }),
+      ...(run.replayOf === undefined ? {} : { replay_of: run.replayOf }),
+    })
     .returning((eb) => [
       "run_id",
       eb.exists(eb.selectFrom("earlier").select("run_id")).as("ever_ran"),
@@ -45,6 +66,10 @@ export interface SyncRunEnd {
   readonly rowsWritten: number;
   readonly error?: string;
   readonly untyped?: readonly UntypedField[];
+  readonly rowsRejected?: number;
+  readonly warnings?: readonly { readonly kind: string; readonly message: string }[];
+  /** The stored responses the attempt read, in page order. */
+  readonly responseIds?: readonly string[];
 }
 
 export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Promise<void> {
@@ -57,7 +82,29 @@ export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Pro
       rows_written: end.rowsWritten,
       error: end.error ?? null,
       untyped_values: end.untyped?.length ? JSON.stringify(end.untyped) : null,
+      rows_rejected: end.rowsRejected ?? 0,
+      warnings: end.warnings?.length ? JSON.stringify(end.warnings) : null,
+      response_ids: end.responseIds ? [...end.responseIds] : null,
     })
     .where("run_id", "=", runId)
     .execute();
+}
+
+/** What the syncs of these streams since `since` left to look at. */
+export async function attentionSince(
+  db: Db,
+  streams: readonly string[],
+  since: Date,
+): Promise<{ warned: number; rejected: number }> {
+  const row = await db
+    .selectFrom("etl.sync_runs")
+    .select([
+      sql<number>`count(*) filter (where warnings is not null)::int`.as("warned"),
+      sql<number>`coalesce(sum(rows_rejected), 0)::int`.as("rejected"),
+    ])
+    .where("kind", "=", "sync")
+    .where("started_at", ">=", since)
+    .where(sql<boolean>`stream = any(${streams})`)
+    .executeTakeFirstOrThrow();
+  return { warned: row.warned, rejected: row.rejected };
 }

@@ -234,7 +234,8 @@ export async function deleteMissing(
     scoped.length === 0
       ? sql`true`
       : sql.join(
-          scoped.map((c) => sql`t.${sql.ref(c)} = ${parameter(scope[c])}`),
+          // A null scope value is a scope too (incomes whose period could not be read).
+          scoped.map((c) => sql`t.${sql.ref(c)} is not distinct from ${parameter(scope[c])}`),
           sql` and `,
         );
   // When the scope is the whole key, the partition is one row: kept if it was written at all.

@@ -12,7 +12,7 @@ export interface TableFingerprint {
 
 /** Every data table's row count and content digest: two warehouses with equal prints hold the same data. */
 export async function fingerprints(
-  warehouse: TestWarehouse,
+  warehouse: Pick<TestWarehouse, "query">,
 ): Promise<Map<string, TableFingerprint>> {
   const columns = await warehouse.query<{ table: string; column: string }>(
     `select table_schema || '.' || table_name as table, column_name as column

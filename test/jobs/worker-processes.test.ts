@@ -163,6 +163,30 @@ describe("worker processes", () => {
     sandbox.setKnobs({ latencyMs: 0 });
   }, 120_000);
 
+  it("ends a backfill whose list may be incomplete with exit 4, counted in the metrics", async () => {
+    // A next-page link to another origin is never followed: the payouts may be incomplete.
+    sandbox.setKnobs({
+      requestsPerSecond: null,
+      shapes: { royaltiesPaging: "next-link", foreignNextLink: "http://127.0.0.1:9" },
+    });
+    const one = await worker();
+    try {
+      const result = await backfill("2026-01-03", "2026-01-03", "payouts");
+      expect(result.code, result.stdout + result.stderr).toBe(4);
+      expect(result.stdout).toContain(
+        "0 records were quarantined and 1 partitions may be incomplete",
+      );
+      const metrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
+      expect(metrics).toMatch(
+        /^etl_partition_warnings_total\{stream="payouts",kind="truncated"\} 1$/m,
+      );
+      expect(metrics).toMatch(/^etl_rejected_records_total\{stream="payouts"\} 0$/m);
+    } finally {
+      sandbox.setKnobs({ shapes: { royaltiesPaging: "none", foreignNextLink: null } });
+    }
+    expect(await stop([one])).toEqual([0]);
+  }, 120_000);
+
   it("on SIGTERM stops taking jobs, hands active ones back within the grace period and exits 0", async () => {
     sandbox.setKnobs({ latencyMs: 4_000 });
     const one = await worker();

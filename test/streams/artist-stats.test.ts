@@ -60,12 +60,9 @@ async function startFixture(
   const real = harness.upstream.context.api;
   const api: ApiClient = {
     ...real,
-    artistStats: {
-      ...real.artistStats,
-      stat: (params, call) => {
-        statCalls.push(params);
-        return real.artistStats.stat(params, call);
-      },
+    exchange: (operation, params, call) => {
+      if (operation.name === "artistStats.stat") statCalls.push(params as StatCall);
+      return real.exchange(operation, params, call);
     },
   };
   return {
@@ -197,7 +194,15 @@ describe("artist statistics streams", () => {
       },
     ].sort((x, y) => x.artist_id - y.artist_id);
     expect(rows).toEqual(JSON.parse(JSON.stringify(expected)));
-    expect(harness.upstream.logs.join("")).toContain("rows without a key value were not stored");
+    const quarantined = await harness.warehouse.query<{ reason: string; record: unknown }>(
+      `select reason, record from etl.rejected_records where stream = 'artist_stats_artists'`,
+    );
+    expect(quarantined).toEqual([
+      {
+        reason: "no value for key column artist_id",
+        record: { "0123456789abcdefghijkl": { obj: [] } },
+      },
+    ]);
   });
 
   it("asks for each series in windows of at most 365 days", () => {

@@ -10,7 +10,7 @@ async function rowVersions(harness: SyncHarness): Promise<Map<string, string>> {
     select 'items|' || day || '|' || selection_type || '|' || sale_type || '|' || item_id, xmin::text
       from sales.trend_items
     union all
-    select 'chart|' || day || '|' || selection_type || '|' || sale_type || '|' || series, xmin::text
+    select 'chart|' || day || '|' || selection_type || '|' || sale_type || '|' || series_position, xmin::text
       from sales.trend_chart_points`);
   return new Map(rows.map((r) => [r.id, r.xmin]));
 }
@@ -31,11 +31,10 @@ function served(harness: SyncHarness, days: readonly string[]): Map<string, stri
         for (const item of data.trendList(day, day, selection, sale)) {
           entries.push([`items|${day}|${selection}|${sale}|${item.id}`, JSON.stringify(item)]);
         }
-        for (const series of data.trendChart(day, day, selection, sale).data) {
-          entries.push([
-            `chart|${day}|${selection}|${sale}|${series.name}`,
-            JSON.stringify(series),
-          ]);
+        for (const [position, series] of data
+          .trendChart(day, day, selection, sale)
+          .data.entries()) {
+          entries.push([`chart|${day}|${selection}|${sale}|${position}`, JSON.stringify(series)]);
         }
       }
     }

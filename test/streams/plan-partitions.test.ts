@@ -33,7 +33,8 @@ function hourlyStream(name: string) {
         made.count += 1;
         yield { key: "cursor" };
       })(),
-    fetch: () => Promise.resolve({ records: [], next: null }),
+    fetch: () => Promise.resolve([]),
+    read: () => ({ records: [], next: null }),
     outputs: [],
   });
   return { stream, made };

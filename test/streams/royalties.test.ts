@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Payout } from "../../src/sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
-import { incomeKey } from "../../src/streams/royalties/incomes.js";
+import { keyIncomes } from "../../src/streams/royalties/incomes.js";
 import { invoiceKey } from "../../src/streams/royalties/invoices.js";
 import { payouts } from "../../src/streams/royalties/payouts.js";
 import { pendingPayouts } from "../../src/streams/royalties/pending-payouts.js";
@@ -355,15 +355,24 @@ describe("keys of records without an upstream id", () => {
   const sha256 = createHash("sha256").update(canonical).digest("hex");
 
   it("use the upstream id as text when there is one", () => {
-    expect(incomeKey({ id: 7, amount: "1.00" })).toBe("7");
-    expect(incomeKey({ id: "7", amount: "2.00" })).toBe("7");
+    expect(
+      keyIncomes([
+        { id: 7, amount: "1.00" },
+        { id: "8", amount: "2.00" },
+      ]).map((k) => k.key),
+    ).toEqual(["7", "8"]);
     expect(invoiceKey({ invoice_number: "INV-1", total: "3.00" })).toBe("INV-1");
   });
 
   it("hash the record's canonical JSON otherwise, whatever the key order", () => {
-    expect(incomeKey(income)).toBe(sha256);
-    expect(incomeKey(reordered)).toBe(sha256);
+    const key = (record: Record<string, unknown>) => keyIncomes([record])[0]?.key;
+    expect(key(income)).toBe(sha256);
+    expect(key(reordered)).toBe(sha256);
     expect(invoiceKey(reordered)).toBe(sha256);
-    expect(incomeKey({ ...income, amount: "1.01" })).not.toBe(sha256);
+    expect(key({ ...income, amount: "1.01" })).not.toBe(sha256);
+  });
+
+  it("keep two equal incomes without an id apart, by how many came before", () => {
+    expect(keyIncomes([income, reordered]).map((k) => k.key)).toEqual([sha256, `${sha256}:1`]);
   });
 });

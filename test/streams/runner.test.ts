@@ -5,7 +5,8 @@ import { runSync } from "../../src/streams/run-sync.js";
 import { defineStream, type Partition } from "../../src/streams/stream.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import type { ApiClient } from "../../src/api/api-client.js";
+import type { ApiClient, Exchange } from "../../src/api/api-client.js";
+import type { PageRead } from "../../src/streams/stream.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const request = { operation: "test.op", method: "GET", path: "/test" };
@@ -16,6 +17,17 @@ beforeAll(async () => {
 });
 
 afterAll(() => warehouse.drop());
+
+/** A page handed to the runner as one response whose body is the page itself. */
+function answer(page: unknown): Exchange[] {
+  return [
+    { operation: "test.op", params: {}, status: 200, body: page, text: JSON.stringify(page) },
+  ];
+}
+
+function readAnswer<R>(exchanges: readonly Exchange[]): PageRead<R> {
+  return exchanges[0]?.body as PageRead<R>;
+}
 
 /** A stream over sales.trend_totals whose fetch is the test's: the runner is what is tested. */
 function testStream(
@@ -29,11 +41,9 @@ function testStream(
     partitions: () => days.map((day) => ({ key: day, day })),
     fetch: async (_context, partition, cursor) => {
       await Promise.resolve();
-      return fetch(partition.day, cursor) as {
-        records: { day: string; n: number }[];
-        next: unknown;
-      };
+      return answer(fetch(partition.day, cursor));
     },
+    read: readAnswer,
     outputs: [
       {
         target: {
@@ -84,11 +94,12 @@ function itemsStream(name: string, day: string, pages: number, countOf = (i: num
     fetch: async (_context, _partition, cursor) => {
       await Promise.resolve();
       const page = (cursor as number | null) ?? 0;
-      return {
+      return answer({
         records: Array.from({ length: 300 }, (_, i) => page * 300 + i),
         next: page + 1 < pages ? page + 1 : null,
-      };
+      });
     },
+    read: readAnswer,
     outputs: [
       {
         target: {
@@ -188,7 +199,7 @@ describe("the runner", () => {
 
   it.each([
     ["write_batch_rows", [4, 4]],
-    // A page of two records is 55 bytes of JSON: the second page passes 100.
+    // A page of two records is a response of about 75 bytes: the second page passes 100.
     ["write_batch_bytes", [4, 5_000, 100]],
   ])(
     "writes a partition's rows in batches of %s: a later failure keeps the batches already written",

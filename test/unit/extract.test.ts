@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  findList,
-  recordsOf,
-  toInteger,
-  toMoney,
-  toNumber,
-  toText,
-  unwrapObj,
-} from "../../src/api/extract.js";
+import { toInteger, toMoney, toNumber, toText } from "../../src/api/extract.js";
+import { readListPage, recordsOf, unwrapObject } from "../../src/api/list-page.js";
 
-describe("findList", () => {
+const findList = (body: unknown) => {
+  const page = readListPage(body);
+  return page.found && page.items.length + page.otherLists.length > 0 ? page.items : null;
+};
+
+describe("readListPage", () => {
   const items = [{ id: 1 }, { id: 2 }];
   it.each([
     ["a bare array", items],
@@ -28,10 +26,38 @@ describe("findList", () => {
     expect(findList({ groups: ["Total"], rows: items })).toEqual(items);
   });
 
-  it("is null when there is no list", () => {
-    expect(findList({ stream_count: 3 })).toBeNull();
-    expect(findList(null)).toBeNull();
-    expect(findList("text")).toBeNull();
+  it("says when there is no list, and tells an empty answer from an unrecognised one", () => {
+    expect(readListPage({ stream_count: 3 }).found).toBe(false);
+    expect(readListPage("text").found).toBe(false);
+    expect(readListPage({ obj: { followers: { value: 3 } } }).found).toBe(false);
+    for (const empty of [null, {}, { obj: null }, { status: true, data: null }, { obj: [] }]) {
+      expect(readListPage(empty)).toMatchObject({ found: true, items: [] });
+    }
+  });
+
+  it("names the other lists of a body that holds several", () => {
+    expect(readListPage({ top: items, rest: [{ id: 3 }] })).toMatchObject({
+      items,
+      otherLists: ["rest"],
+    });
+    expect(readListPage({ data: items, extra: [{ id: 3 }] }).otherLists).toEqual(["extra"]);
+  });
+
+  it.each([
+    ["a total beside the list", { total: 25, data: items }, { total: 25 }],
+    ["{obj: {length, data}}", { obj: { length: 190, data: items } }, { total: 190 }],
+    [
+      "a Laravel paginator",
+      { current_page: 1, last_page: 3, next_page_url: "http://x/api/v1/p?page=2", data: items },
+      { page: 1, lastPage: 3, nextLink: "http://x/api/v1/p?page=2" },
+    ],
+    [
+      "meta and links objects",
+      { data: items, meta: { current_page: 2, last_page: 2, total: 12 }, links: { next: null } },
+      { page: 2, lastPage: 2, total: 12, nextLink: null },
+    ],
+  ])("reads what %s says of the rest of the list", (_, body, expected) => {
+    expect(readListPage(body)).toMatchObject(expected);
   });
 
   it("keeps only object records, the rest stays in the raw body", () => {
@@ -69,9 +95,11 @@ describe("scalar readers", () => {
     expect(toMoney(null)).toBeNull();
   });
 
-  it("opens the statistics envelope and leaves anything else alone", () => {
-    expect(unwrapObj({ obj: { a: 1 } })).toEqual({ a: 1 });
-    expect(unwrapObj({ a: 1 })).toEqual({ a: 1 });
-    expect(unwrapObj([1])).toEqual([1]);
+  it("opens the statistics envelope and a status/data envelope, and leaves anything else alone", () => {
+    expect(unwrapObject({ obj: { a: 1 } })).toEqual({ a: 1 });
+    expect(unwrapObject({ status: true, data: { a: 1 } })).toEqual({ a: 1 });
+    expect(unwrapObject({ data: { a: 1 }, total: 3 })).toEqual({ data: { a: 1 }, total: 3 });
+    expect(unwrapObject({ a: 1 })).toEqual({ a: 1 });
+    expect(unwrapObject([1])).toEqual([1]);
   });
 });

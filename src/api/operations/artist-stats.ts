@@ -8,7 +8,8 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import { asRecord, type JsonRecord, toInteger, toNumber, toText, unwrapObj } from "../extract.js";
+import { asRecord, toInteger, toNumber, toText } from "../extract.js";
+import { readListPage, unwrapObject } from "../list-page.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {
   calendarDate,
@@ -31,20 +32,25 @@ export interface ArtistIdLookup {
 
 export interface StatPoint {
   readonly metric: string;
-  /** YYYY-MM-DD of the point's timestamp. */
+  /** YYYY-MM-DD of the point's time, or null when it has none that can be read. */
   readonly day: string | null;
   readonly value: number | null;
-  readonly raw: JsonRecord;
+  /** The point as received: an object, or a `[time, value]` pair. */
+  readonly raw: unknown;
 }
 
 export interface StatSeries {
   readonly points: readonly StatPoint[];
+  /** Items that are neither a point object nor a `[time, value]` pair. */
+  readonly others: readonly unknown[];
+  /** False when the body holds something, but no series could be found in it. */
+  readonly found: boolean;
   readonly raw: unknown;
 }
 
 /** `{obj: [{cm_artist, ...}]}` or `{obj: {cm_artist, ...}}`; `id` is accepted as a fallback. */
 function toArtistIdLookup(body: unknown): ArtistIdLookup {
-  const inner = unwrapObj(body);
+  const inner = unwrapObject(body);
   const candidates = Array.isArray(inner) ? inner : [inner];
   for (const candidate of candidates) {
     const record = asRecord(candidate);
@@ -54,24 +60,81 @@ function toArtistIdLookup(body: unknown): ArtistIdLookup {
   return { socialArtistId: null, raw: body };
 }
 
-/** A point of a metric: `{value, timestp, ...}`; anything else in the array is not a point. */
-function toStatPoint(metric: string, item: unknown): StatPoint[] {
+const TIME_FIELDS = ["timestp", "timestamp", "date", "day", "time", "ts"];
+const METRIC_FIELDS = ["metric", "name", "type", "stat"];
+
+/**
+ * The calendar day of a point's time: an ISO date or instant, or epoch seconds or milliseconds
+ * (as a number or numeric text). Null when it is none of them.
+ */
+function dayOfTime(time: unknown): string | null {
+  const numeric =
+    typeof time === "number" ? time : /^\d{9,13}$/.test(String(time)) ? Number(time) : NaN;
+  if (Number.isFinite(numeric)) {
+    const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
+    return Number.isNaN(date.getTime()) ? null : date.toISOString().slice(0, 10);
+  }
+  const text = toText(time);
+  return text && /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
+}
+
+/** A point: `{value, timestp|timestamp|date...}` or a `[time, value]` pair; null for anything else. */
+function toStatPoint(metric: string, item: unknown): StatPoint | null {
+  if (Array.isArray(item) && item.length >= 2) {
+    return { metric, day: dayOfTime(item[0]), value: toNumber(item[1]), raw: item };
+  }
   const raw = asRecord(item);
-  if (!raw || !("value" in raw || "timestp" in raw)) return [];
-  const stamp = toText(raw.timestp ?? raw.timestamp ?? raw.date);
-  return [{ metric, day: stamp ? stamp.slice(0, 10) : null, value: toNumber(raw.value), raw }];
+  if (!raw) return null;
+  const time = TIME_FIELDS.map((field) => raw[field]).find((v) => v !== undefined && v !== null);
+  return { metric, day: dayOfTime(time), value: toNumber(raw.value), raw };
+}
+
+/** The series of a metric field: its array, or the array inside `{data: [...]}` and the like. */
+function seriesOf(value: unknown): readonly unknown[] | null {
+  if (Array.isArray(value)) return value as unknown[];
+  const record = asRecord(value);
+  if (!record) return null;
+  const list = readListPage(record);
+  return list.items.length > 0 ? [...list.items] : null;
 }
 
 /**
- * Every array directly under the `obj` object is a metric: `{followers: [{value, timestp}...]}`.
- * Other fields (`link`, nested objects) are not metrics, and stay in the raw body.
+ * A /stat answer's points, in whichever shape they come: one array per metric under `obj`
+ * (`{followers: [{value, timestp}]}`, the documented one), pairs (`{followers: [[time, value]]}`),
+ * a metric's array inside an object (`{followers: {data: [...]}}`), or one flat list of rows
+ * naming their metric (`[{metric, date, value}]`). Fields that are not series (`link`) stay in
+ * the raw body.
  */
 function toStatSeries(body: unknown): StatSeries {
-  const inner = asRecord(unwrapObj(body)) ?? {};
-  const points = Object.entries(inner).flatMap(([metric, series]) =>
-    Array.isArray(series) ? series.flatMap((item: unknown) => toStatPoint(metric, item)) : [],
-  );
-  return { points, raw: body };
+  const inner = unwrapObject(body);
+  const points: StatPoint[] = [];
+  const others: unknown[] = [];
+  const add = (metric: string, item: unknown) => {
+    const point = toStatPoint(metric, item);
+    if (point) points.push(point);
+    else others.push(item);
+  };
+  let found = inner === null || inner === undefined;
+  if (Array.isArray(inner)) {
+    found = true;
+    for (const item of inner) {
+      const record = asRecord(item);
+      const metric = record
+        ? METRIC_FIELDS.map((field) => toText(record[field])).find((m) => m !== null)
+        : undefined;
+      add(metric ?? "value", item);
+    }
+  } else {
+    const record = asRecord(inner) ?? {};
+    found ||= Object.values(record).every((value) => value === null || typeof value !== "object");
+    for (const [metric, value] of Object.entries(record)) {
+      const series = seriesOf(value);
+      if (!series) continue;
+      found = true;
+      for (const item of series) add(metric, item);
+    }
+  }
+  return { points, others, found, raw: body };
 }
 
 const byArtist = z.object({ artist_id: positiveInt });

@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { asRecord, type JsonRecord, recordsOf, toInteger, toText } from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toText } from "../extract.js";
+import { type ListPage, readListPage, recordsOf } from "../list-page.js";
+import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import { nonEmptyText, offset } from "../params.js";
 
@@ -45,7 +47,23 @@ export interface LookupPage<T> {
   readonly pageSize: number | null;
   readonly total: number | null;
   readonly records: readonly T[];
+  /** Items of the list that are not objects. */
+  readonly others: readonly unknown[];
+  readonly list: ListPage;
   readonly raw: unknown;
+}
+
+/** A plain list of records (territories, DSPs). */
+export interface LookupList<T> {
+  readonly records: readonly T[];
+  readonly others: readonly unknown[];
+  readonly list: ListPage;
+}
+
+function lookupList<T>(body: unknown, toRecord: (raw: JsonRecord) => T): LookupList<T> {
+  const list = readListPage(body);
+  const { records, others } = splitItems(list.items);
+  return { records: records.map(toRecord), others, list };
 }
 
 function lookupPage<T>(
@@ -54,11 +72,14 @@ function lookupPage<T>(
   toRecord: (raw: JsonRecord) => T,
 ): LookupPage<T> {
   const envelope = asRecord(body) ?? {};
+  const { records, others, list } = lookupList(key in envelope ? envelope[key] : body, toRecord);
   return {
     page: toInteger(envelope.page),
     pageSize: toInteger(envelope.page_size),
-    total: toInteger(envelope.total),
-    records: recordsOf(key in envelope ? envelope[key] : body).map(toRecord),
+    total: toInteger(envelope.total) ?? list.total,
+    records,
+    others,
+    list: { ...list, total: toInteger(envelope.total) ?? list.total },
     raw: body,
   };
 }
@@ -132,14 +153,14 @@ export const getTerritories = defineOperation({
   name: "catalogue.getTerritories",
   params: z.object({ key: nonEmptyText }),
   request: ({ key }) => ({ method: "GET", path: `${API_PREFIX}/getTerritories/${segment(key)}` }),
-  parse: (body) => ({ records: recordsOf(body).map(toTerritory), raw: body }),
+  parse: (body) => lookupList(body, toTerritory),
 });
 
 export const getDsps = defineOperation({
   name: "catalogue.getDsps",
   params: z.object({ key: nonEmptyText }),
   request: ({ key }) => ({ method: "GET", path: `${API_PREFIX}/getDsps/${segment(key)}` }),
-  parse: (body) => ({ records: recordsOf(body).map(toDsp), raw: body }),
+  parse: (body) => lookupList(body, toDsp),
 });
 
 export const catalogueOperations = { getProductByUpc, getArtistByName, getTerritories, getDsps };

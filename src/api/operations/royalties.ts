@@ -1,14 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import {
-  asRecord,
-  type JsonRecord,
-  recordsOf,
-  toInteger,
-  toMoney,
-  toNumber,
-  toText,
-} from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toMoney, toNumber, toText } from "../extract.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import { amount } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
@@ -32,9 +24,8 @@ export interface Payout {
   readonly raw: JsonRecord;
 }
 
-export interface PayoutList {
+export interface PayoutList extends Omit<RecordList, "records"> {
   readonly payouts: readonly Payout[];
-  readonly raw: unknown;
 }
 
 /** The upstream's answer to a write: accepted, or refused with its reason code (`type`). */
@@ -75,7 +66,8 @@ export function toPayout(raw: JsonRecord): Payout {
 }
 
 function toPayoutList(body: unknown): PayoutList {
-  return { payouts: recordsOf(body).map(toPayout), raw: body };
+  const { records, ...rest } = toRecordList(body);
+  return { ...rest, payouts: records.map(toPayout) };
 }
 
 function toWriteResult(body: unknown): WriteResult {
@@ -91,11 +83,21 @@ function isRefusal(status: number, body: unknown): boolean {
   return status >= 400 && status < 500 && asRecord(body)?.status === false;
 }
 
+/**
+ * Royalties lists show no paging in the spec; an upstream that pages them says so in the body,
+ * and the next page is then asked for by number (or its link followed).
+ */
+const listParams = z.object({ page: z.number().int().min(1).optional() });
+
 const list = (name: string, path: string) =>
   defineOperation({
     name,
-    params: z.object({}),
-    request: () => ({ method: "GET" as const, path: `${API_PREFIX}${path}` }),
+    params: listParams,
+    request: (query: z.output<typeof listParams>) => ({
+      method: "GET" as const,
+      path: `${API_PREFIX}${path}`,
+      query,
+    }),
     parse: toPayoutList,
   });
 
@@ -152,8 +154,8 @@ export const setMonthlyType = defineOperation({
 
 export const listIncomes = defineOperation({
   name: "royalties.listIncomes",
-  params: z.object({}),
-  request: () => ({ method: "GET", path: `${API_PREFIX}/incomes` }),
+  params: listParams,
+  request: (query) => ({ method: "GET", path: `${API_PREFIX}/incomes`, query }),
   parse: (body): RecordList => toRecordList(body),
 });
 

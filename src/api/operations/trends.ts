@@ -1,14 +1,8 @@
 import { z } from "zod";
 import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
-import {
-  asRecord,
-  type JsonRecord,
-  listOf,
-  recordsOf,
-  toInteger,
-  toNumber,
-  toText,
-} from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toNumber, toText } from "../extract.js";
+import { type ListPage, listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
+import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import {
   calendarDate,
@@ -39,6 +33,9 @@ export interface TrendItem {
 
 export interface TrendList {
   readonly items: readonly TrendItem[];
+  /** Items of the list that are not objects. */
+  readonly others: readonly unknown[];
+  readonly list: ListPage;
   /** Present when the list arrives inside an object carrying the totals fields. */
   readonly totals: TrendTotals | null;
   readonly raw: unknown;
@@ -54,6 +51,8 @@ export interface TrendSeries {
 export interface TrendChart {
   readonly groups: readonly string[];
   readonly series: readonly TrendSeries[];
+  /** False when the body holds no series list at all. */
+  readonly found: boolean;
   readonly raw: unknown;
 }
 
@@ -87,18 +86,25 @@ function toItem(raw: JsonRecord): TrendItem {
 function toList(body: unknown): TrendList {
   const envelope = asRecord(body);
   const carriesTotals = envelope !== null && TOTALS_FIELDS.some((field) => field in envelope);
+  const list = readListPage(body);
+  const { records, others } = splitItems(list.items);
   return {
-    items: recordsOf(body).map(toItem),
+    items: records.map(toItem),
+    others,
+    list,
     totals: carriesTotals ? toTotals(envelope) : null,
     raw: body,
   };
 }
 
 function toChart(body: unknown): TrendChart {
-  const envelope = asRecord(body) ?? {};
+  const opened = unwrapObject(body);
+  const envelope = asRecord(opened) ?? {};
+  const seriesList = readListPage(envelope.data ?? opened);
   return {
     groups: listOf(envelope.groups).flatMap((group) => toText(group) ?? []),
-    series: recordsOf(envelope.data ?? body).map((raw) => ({
+    found: seriesList.found,
+    series: recordsOf(seriesList.items).map((raw) => ({
       name: toText(raw.name),
       totals: listOf(raw.totals).map(toInteger),
       raw,
@@ -140,7 +146,7 @@ export const getTrendsTotal = defineOperation({
     .object({ selection_type, start_date: calendarDate, end_date: calendarDate, ...filters })
     .refine(rangeInOrder, ORDERED),
   request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsTotal`, body: params }),
-  parse: (body) => toTotals(asRecord(body) ?? {}),
+  parse: (body) => toTotals(asRecord(unwrapObject(body)) ?? {}),
 });
 
 export const getTrendsList = defineOperation({

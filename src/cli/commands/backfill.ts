@@ -3,6 +3,8 @@ import { enqueueRun } from "../../../jobs/enqueue-run.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
 import { selectStreams } from "../../streams/registry.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { attentionSince } from "../../warehouse/sync-runs.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import { followRun, type ProgressOutput } from "../follow-run.js";
@@ -14,7 +16,8 @@ export interface BackfillOptions extends DayRangeOptions {
 
 /**
  * Queues a backfill of every stream (or those named) for workers: daily streams over the range,
- * the others once. With --wait, follows it to the end and fails if any partition failed.
+ * the others once. With --wait, follows it to the end and fails if any partition failed; exits
+ * 4 (attention) when its partitions quarantined records or may be incomplete.
  */
 export async function backfillCommand(
   options: BackfillOptions,
@@ -33,7 +36,19 @@ export async function backfillCommand(
         : `the same backfill is already queued or running as ${runId}: nothing added`,
     );
     if (!options.wait) return ExitCode.ok;
-    return (await followRun(queue, runId, out)) ? ExitCode.ok : ExitCode.failure;
+    if (!(await followRun(queue, runId, out))) return ExitCode.failure;
+    const queuedAt = new Date((await queue.getJob(runId))?.timestamp ?? Date.now());
+    const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
+    try {
+      const { warned, rejected } = await attentionSince(db, streams, queuedAt);
+      if (warned === 0 && rejected === 0) return ExitCode.ok;
+      out.line(
+        `since it was queued, ${rejected} records were quarantined and ${warned} partitions may be incomplete: see \`etl status\`, etl.rejected_records and etl.sync_runs.warnings`,
+      );
+      return ExitCode.attention;
+    } finally {
+      await db.destroy();
+    }
   } finally {
     await queue.close();
   }

@@ -7,10 +7,12 @@ import { createLogger } from "../../logging/logger.js";
 import { createEtlMetrics } from "../../metrics/etl-metrics.js";
 import { postgresCheck, redisCheck } from "../../operator/health-checks.js";
 import { startOperatorServer } from "../../operator/operator-server.js";
+import { PageSizes } from "../../streams/page-sizes.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
+import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
 
@@ -75,7 +77,13 @@ export async function workerCommand(): Promise<ExitCode> {
       deps: {
         queue,
         redis: context.redis,
-        runner: { db, api: context.api, logger, config: etl },
+        runner: {
+          db,
+          api: context.api,
+          logger,
+          config: etl,
+          pageSizes: new PageSizes({ known: await loadPageSizes(db) }),
+        },
         onPartition: (outcome) => metrics.observePartition(outcome),
       },
     });

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { artistId } from "../../api/operations/artist-stats.js";
 import { defineStream, type Partition, type PlanContext } from "../stream.js";
 import { toArrayLiteral } from "../typed-values.js";
 
@@ -11,8 +12,13 @@ interface CatalogueLink {
   readonly socialArtistId: number;
 }
 
-/** The single partition: the catalogue's links are read while planning (fetch has no database). */
+/**
+ * The single partition: the configured ids and the catalogue's links, read while planning (fetch
+ * has no database), and kept with the partition so a replay tracks the same artists.
+ */
 interface TrackingPartition extends Partition {
+  readonly socialArtistIds: readonly number[];
+  readonly streamingArtistIds: readonly string[];
   readonly catalogue: readonly CatalogueLink[];
 }
 
@@ -46,42 +52,56 @@ async function catalogueLinks({ db }: PlanContext): Promise<CatalogueLink[]> {
 export const artists = defineStream<TrackingPartition, TrackedArtist>({
   name: "artist_stats_artists",
   family: "artist_stats",
-  partitions: async (context) => [{ key: "tracked", catalogue: await catalogueLinks(context) }],
-  fetch: async ({ api, call, config }, { catalogue }) => {
+  partitions: async (context) => [
+    {
+      key: "tracked",
+      socialArtistIds: context.config.social_artist_ids,
+      streamingArtistIds: context.config.streaming_artist_ids,
+      catalogue: await catalogueLinks(context),
+    },
+  ],
+  // One look-up per streaming id, in the configured order.
+  fetch: async ({ api, call }, { streamingArtistIds }) => {
+    const exchanges = [];
+    for (const id of streamingArtistIds) exchanges.push(await api.exchange(artistId, { id }, call));
+    return exchanges;
+  },
+  read: (exchanges, { socialArtistIds, streamingArtistIds, catalogue }) => {
     const found = new Map<number, TrackedArtist>();
     const unresolved: TrackedArtist[] = [];
-    const artist = (artistId: number): TrackedArtist => {
-      let entry = found.get(artistId);
+    const artist = (id: number): TrackedArtist => {
+      let entry = found.get(id);
       if (!entry) {
         entry = {
-          artistId,
+          artistId: id,
           ways: new Set(),
           streamingIds: [],
           catalogueArtistIds: [],
           lookups: {},
         };
-        found.set(artistId, entry);
+        found.set(id, entry);
       }
       return entry;
     };
-    for (const id of config.social_artist_ids) artist(id).ways.add("config");
-    for (const id of config.streaming_artist_ids) {
-      const lookup = await api.artistStats.artistId({ id }, call);
+    for (const id of socialArtistIds) artist(id).ways.add("config");
+    for (const [i, id] of streamingArtistIds.entries()) {
+      const body = exchanges[i]?.body;
+      const lookup = artistId.parse(body);
       if (lookup.socialArtistId === null) {
-        // Kept as a record without a key: the runner counts and reports it, and stores nothing.
+        // A record without a key: the load quarantines it with its reason.
         unresolved.push({
           artistId: null,
           ways: new Set(["streaming_id"]),
           streamingIds: [id],
           catalogueArtistIds: [],
-          lookups: { [id]: lookup.raw },
+          lookups: { [id]: body },
         });
         continue;
       }
       const entry = artist(lookup.socialArtistId);
       entry.ways.add("streaming_id");
       entry.streamingIds.push(id);
-      entry.lookups[id] = lookup.raw;
+      entry.lookups[id] = body;
     }
     for (const link of catalogue) {
       const entry = artist(link.socialArtistId);

@@ -1,24 +1,28 @@
 import { AUDIENCE_DOMAINS, type AudienceDomain } from "../../api/enums.js";
 import { toInteger, toNumber } from "../../api/extract.js";
-import type { FetchContext } from "../stream.js";
+import {
+  shortVideoAudienceStats,
+  social3AudienceStats,
+  videoAudienceStats,
+} from "../../api/operations/artist-stats.js";
 import { defineStream } from "../stream.js";
 import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
-import { snapshotRecords } from "./snapshot-records.js";
+import { readSnapshot } from "./snapshot-records.js";
 
 /** One artist's audience on one domain: one of the three *-audience-stats paths. */
 interface AudiencePartition extends ArtistPartition {
   readonly domain: AudienceDomain;
 }
 
-function audienceOperation({ api }: FetchContext, domain: AudienceDomain) {
+function audienceOperation(domain: AudienceDomain) {
   switch (domain) {
     case "social_3":
-      return api.artistStats.social3AudienceStats;
+      return social3AudienceStats;
     case "short_video":
-      return api.artistStats.shortVideoAudienceStats;
+      return shortVideoAudienceStats;
     case "video":
-      return api.artistStats.videoAudienceStats;
+      return videoAudienceStats;
   }
 }
 
@@ -33,11 +37,10 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
     (await artistPartitions(context)).flatMap((artist) =>
       AUDIENCE_DOMAINS.map((domain) => ({ ...artist, key: `${artist.key}|${domain}`, domain })),
     ),
-  fetch: async (context, { artistId, domain }) => {
-    const operation = audienceOperation(context, domain);
-    const { data } = await operation({ artist_id: artistId }, context.call);
-    return { records: snapshotRecords(data), next: null };
-  },
+  fetch: async ({ api, call }, { artistId, domain }) => [
+    await api.exchange(audienceOperation(domain), { artist_id: artistId }, call),
+  ],
+  read: readSnapshot,
   outputs: [
     {
       target: {

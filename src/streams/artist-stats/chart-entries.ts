@@ -1,5 +1,7 @@
 import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
-import { nextOffset } from "../paging.js";
+import { charts } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
+import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { field } from "../typed-values.js";
 
@@ -28,13 +30,22 @@ export const chartEntries = defineStream<ChartDay, JsonRecord>({
         genre,
       })),
     ),
-  fetch: async ({ api, call }, { day, countryCode, genre }, cursor) => {
-    const offset = (cursor as number | null) ?? 0;
-    const { records } = await api.artistStats.charts(
-      { country_code: countryCode, genre, date: day, offset, limit: PAGE_SIZE },
+  fetch: async ({ api, call }, { day, countryCode, genre }, cursor) => [
+    await api.exchange(
+      charts,
+      {
+        country_code: countryCode,
+        genre,
+        date: day,
+        offset: offsetOf(cursor).offset,
+        limit: PAGE_SIZE,
+      },
       call,
-    );
-    return { records, next: nextOffset(offset, records.length, PAGE_SIZE) };
+    ),
+  ],
+  read: (exchanges, _partition, cursor, context) => {
+    const page = charts.parse(single(exchanges).body);
+    return listRead(page, context, nextOffset(charts.name, cursor, PAGE_SIZE, page.list, context));
   },
   outputs: [
     {

@@ -1,17 +1,18 @@
 import { toInteger, toText } from "../../api/extract.js";
+import { cmStats as cmStatsOperation } from "../../api/operations/artist-stats.js";
 import { defineStream } from "../stream.js";
 import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
-import { snapshotRecords } from "./snapshot-records.js";
+import { readSnapshot } from "./snapshot-records.js";
 
 export const cmStats = defineStream<ArtistPartition, unknown>({
   name: "artist_stats_cm_stats",
   family: "artist_stats",
   partitions: artistPartitions,
-  fetch: async ({ api, call }, { artistId }) => ({
-    records: snapshotRecords((await api.artistStats.cmStats({ artist_id: artistId }, call)).data),
-    next: null,
-  }),
+  fetch: async ({ api, call }, { artistId }) => [
+    await api.exchange(cmStatsOperation, { artist_id: artistId }, call),
+  ],
+  read: readSnapshot,
   outputs: [
     {
       target: {

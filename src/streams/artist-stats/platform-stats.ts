@@ -1,8 +1,9 @@
 import { STAT_SOURCES, type StatSource } from "../../api/enums.js";
 import { toNumber } from "../../api/extract.js";
-import type { StatPoint } from "../../api/operations/artist-stats.js";
+import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
+import { notRecords, single } from "../list-read.js";
 import { addDays, isCalendarDate } from "../../time/calendar.js";
-import { defineStream, type Partition, type PlanContext } from "../stream.js";
+import { type Cursor, defineStream, type Partition, type PlanContext } from "../stream.js";
 import { trackedArtistIds } from "./tracked-artists.js";
 import { field, toBoolean, toDay } from "../typed-values.js";
 
@@ -47,21 +48,38 @@ async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]
   return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));
 }
 
+/** The window a cursor asks for: from its start (the partition's since first), capped. */
+function windowOf({ since, until }: SeriesPartition, cursor: Cursor) {
+  const start = typeof cursor === "string" ? cursor : since;
+  const windowEnd = addDays(start, MAX_WINDOW_DAYS - 1);
+  return { start, end: windowEnd < until ? windowEnd : until };
+}
+
 export const platformStats = defineStream<SeriesPartition, StatPoint>({
   name: "artist_stats_platform_stats",
   family: "artist_stats",
   partitions: seriesPartitions,
   // Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start.
-  fetch: async ({ api, call }, { artistId, source, since, until }, cursor) => {
-    const start = (cursor as string | null) ?? since;
-    if (start > until) return { records: [], next: null };
-    const windowEnd = addDays(start, MAX_WINDOW_DAYS - 1);
-    const end = windowEnd < until ? windowEnd : until;
-    const { points } = await api.artistStats.stat(
-      { source, artist_id: artistId, since: start, until: end },
-      call,
-    );
-    return { records: points, next: end < until ? addDays(end, 1) : null };
+  fetch: async ({ api, call }, partition, cursor) => {
+    const { start, end } = windowOf(partition, cursor);
+    if (start > partition.until) return [];
+    const { artistId, source } = partition;
+    return [
+      await api.exchange(stat, { source, artist_id: artistId, since: start, until: end }, call),
+    ];
+  },
+  read: (exchanges, partition, cursor) => {
+    if (exchanges.length === 0) return { records: [], next: null };
+    const series = stat.parse(single(exchanges).body);
+    const { end } = windowOf(partition, cursor);
+    return {
+      records: series.points,
+      next: end < partition.until ? addDays(end, 1) : null,
+      rejected: notRecords(series.others, "a point"),
+      warnings: series.found
+        ? []
+        : [{ kind: "no_list", message: "no series found in the response" }],
+    };
   },
   checkpoint: ({ until }) => ({ until }),
   outputs: [
@@ -79,8 +97,8 @@ export const platformStats = defineStream<SeriesPartition, StatPoint>({
           metric: point.metric,
           day: toDay(point.day),
           value: point.value,
-          daily_diff: toNumber(point.raw.daily_diff),
-          interpolated: toBoolean(point.raw.interpolated),
+          daily_diff: toNumber(field(point.raw, "daily_diff")),
+          interpolated: toBoolean(field(point.raw, "interpolated")),
           raw: point.raw,
         },
       ],

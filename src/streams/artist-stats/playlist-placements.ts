@@ -7,9 +7,11 @@ import {
   type PlaylistStatus,
 } from "../../api/enums.js";
 import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
-import type { RecordList } from "../../api/results.js";
-import { nextOffset } from "../paging.js";
-import { defineStream, type FetchContext } from "../stream.js";
+import type { Exchange } from "../../api/api-client.js";
+import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
+import { nextOffset, offsetOf } from "../paging.js";
+import { type Cursor, defineStream, type FetchContext } from "../stream.js";
 import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
 
@@ -49,12 +51,17 @@ export function playlistKey(entry: JsonRecord): string | null {
 function fetchList(
   { api, call }: FetchContext,
   partition: PlacementPartition,
-  offset: number,
-): Promise<RecordList> {
-  const paging = { artist_id: partition.artistId, offset, limit: PAGE_SIZE };
+  cursor: Cursor,
+): Promise<Exchange> {
+  const paging = {
+    artist_id: partition.artistId,
+    offset: offsetOf(cursor).offset,
+    limit: PAGE_SIZE,
+  };
   return partition.kind === "curator"
-    ? api.artistStats.curatorPlaylists({ ...paging, platform: partition.platform }, call)
-    : api.artistStats.editorialPlaylists(
+    ? api.exchange(curatorPlaylists, { ...paging, platform: partition.platform }, call)
+    : api.exchange(
+        editorialPlaylists,
         { ...paging, platform: partition.platform, status: partition.status },
         call,
       );
@@ -82,10 +89,15 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
         status: CURATOR_STATUS,
       })),
     ]),
-  fetch: async (context, partition, cursor) => {
-    const offset = (cursor as number | null) ?? 0;
-    const { records } = await fetchList(context, partition, offset);
-    return { records, next: nextOffset(offset, records.length, PAGE_SIZE) };
+  fetch: async (context, partition, cursor) => [await fetchList(context, partition, cursor)],
+  read: (exchanges, partition, cursor, context) => {
+    const operation = partition.kind === "curator" ? curatorPlaylists : editorialPlaylists;
+    const page = operation.parse(single(exchanges).body);
+    return listRead(
+      page,
+      context,
+      nextOffset(operation.name, cursor, PAGE_SIZE, page.list, context),
+    );
   },
   outputs: [
     {

@@ -1,4 +1,6 @@
 import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
 import { field } from "../typed-values.js";
@@ -7,11 +9,11 @@ export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio_airplays",
   family: "artist_stats",
   partitions: artistDayPartitions,
-  fetch: async ({ api, call }, { artistId, day }) => ({
-    records: (await api.artistStats.radioAirplays({ artist_id: artistId, date: day }, call))
-      .records,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { artistId, day }) => [
+    await api.exchange(radioAirplaysOperation, { artist_id: artistId, date: day }, call),
+  ],
+  read: (exchanges, _partition, _cursor, context) =>
+    listRead(radioAirplaysOperation.parse(single(exchanges).body), context),
   outputs: [
     {
       target: {

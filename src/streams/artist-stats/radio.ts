@@ -1,4 +1,6 @@
 import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { radio as radioOperation } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
 
@@ -6,10 +8,11 @@ export const radio = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio",
   family: "artist_stats",
   partitions: artistDayPartitions,
-  fetch: async ({ api, call }, { artistId, day }) => ({
-    records: (await api.artistStats.radio({ artist_id: artistId, date: day }, call)).records,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { artistId, day }) => [
+    await api.exchange(radioOperation, { artist_id: artistId, date: day }, call),
+  ],
+  read: (exchanges, _partition, _cursor, context) =>
+    listRead(radioOperation.parse(single(exchanges).body), context),
   outputs: [
     {
       target: {

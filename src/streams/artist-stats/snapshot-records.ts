@@ -1,4 +1,20 @@
-/** A snapshot answer as records: its object, or none when the upstream sent nothing. */
-export function snapshotRecords(data: unknown): unknown[] {
-  return data === null || data === undefined ? [] : [data];
+import type { Exchange } from "../../api/api-client.js";
+import { asRecord } from "../../api/extract.js";
+import { toSnapshot } from "../../api/results.js";
+import { single } from "../list-read.js";
+import type { PageRead } from "../stream.js";
+
+/**
+ * A snapshot answer as records: its object (opened from `{obj: ...}` or `{data: ...}`), none when
+ * the upstream sent nothing, and anything else quarantined.
+ */
+export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
+  const { data } = toSnapshot(single(exchanges).body);
+  if (data === null || data === undefined) return { records: [], next: null };
+  if (asRecord(data)) return { records: [data], next: null };
+  return {
+    records: [],
+    next: null,
+    rejected: [{ item: data, reason: "the snapshot is not an object" }],
+  };
 }

@@ -7,7 +7,9 @@ import {
   type StatsType,
 } from "../../api/enums.js";
 import { type JsonRecord, toNumber, toText } from "../../api/extract.js";
-import { nextOffset } from "../paging.js";
+import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
+import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
 import { toInstant } from "../typed-values.js";
@@ -42,13 +44,24 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>(
         ),
       ),
     ),
-  fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => {
-    const offset = (cursor as number | null) ?? 0;
-    const { records } = await api.artistStats.socialAudienceStats(
-      { artist_id: artistId, domain, audienceType, statsType, offset, limit: PAGE_SIZE },
+  fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => [
+    await api.exchange(
+      listOperation,
+      {
+        artist_id: artistId,
+        domain,
+        audienceType,
+        statsType,
+        offset: offsetOf(cursor).offset,
+        limit: PAGE_SIZE,
+      },
       call,
-    );
-    return { records, next: nextOffset(offset, records.length, PAGE_SIZE) };
+    ),
+  ],
+  read: (exchanges, _partition, cursor, context) => {
+    const page = listOperation.parse(single(exchanges).body);
+    const step = nextOffset(listOperation.name, cursor, PAGE_SIZE, page.list, context);
+    return listRead(page, context, step);
   },
   outputs: [
     {

@@ -1,16 +1,20 @@
 import type { JsonRecord } from "../../api/extract.js";
 import { toText } from "../../api/extract.js";
+import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
+import { toKeyTexts } from "../typed-values.js";
 import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
 
 export const urls = defineStream<ArtistPartition, JsonRecord>({
   name: "artist_stats_urls",
   family: "artist_stats",
   partitions: artistPartitions,
-  fetch: async ({ api, call }, { artistId }) => ({
-    records: (await api.artistStats.urls({ artist_id: artistId }, call)).records,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { artistId }) => [
+    await api.exchange(urlsOperation, { artist_id: artistId }, call),
+  ],
+  read: (exchanges, _partition, _cursor, context) =>
+    listRead(urlsOperation.parse(single(exchanges).body), context),
   outputs: [
     {
       target: { table: "artist_stats.urls", key: ["artist_id", "domain", "url"], columns: ["raw"] },
@@ -18,7 +22,12 @@ export const urls = defineStream<ArtistPartition, JsonRecord>({
       mode: "replace",
       scope: artistScope,
       rows: (url, partition) => [
-        { ...artistScope(partition), domain: toText(url.domain), url: toText(url.url), raw: url },
+        {
+          ...artistScope(partition),
+          domain: toText(url.domain),
+          url: toKeyTexts(url.url),
+          raw: url,
+        },
       ],
     },
   ],

@@ -1,8 +1,12 @@
-import type { CatalogueArtist } from "../../api/operations/catalogue.js";
+import type { Exchange } from "../../api/api-client.js";
+import { artistIdFromIdentifiers } from "../../api/operations/artist-stats.js";
+import { type CatalogueArtist, getArtistByName } from "../../api/operations/catalogue.js";
+import { listRead } from "../list-read.js";
 import { defineStream, type FetchContext } from "../stream.js";
 import {
   LOOKUP_PAGE_SIZE,
   type LookupPartition,
+  lookupPageOf,
   lookupPartitions,
   nextLookupPage,
 } from "./lookup-paging.js";
@@ -13,25 +17,31 @@ export interface ResolvedArtist {
   readonly socialArtistId: number | null;
 }
 
+/** The operation takes positive integers only; an artist without one is not looked up. */
+function resolvable(artist: CatalogueArtist): artist is CatalogueArtist & { id: number } {
+  return artist.id !== null && artist.id >= 1;
+}
+
 /**
- * The statistics API's id of each artist, one look-up at a time: partitions already run
- * `max_concurrency` at once, and the shared request budget, not latency, bounds the pace.
+ * A page of artists, then the statistics API's id of each, one look-up at a time: partitions
+ * already run `max_concurrency` at once, and the shared request budget, not latency, bounds the
+ * pace. Every answer is part of the page, so a replay resolves the same artists the same way.
  */
-async function resolve(
+async function fetchPage(
   { api, call }: FetchContext,
-  artists: readonly CatalogueArtist[],
-): Promise<ResolvedArtist[]> {
-  const resolved: ResolvedArtist[] = [];
-  for (const artist of artists) {
-    // The operation takes positive integers only; an artist without one is not looked up.
-    const socialArtistId =
-      artist.id === null || artist.id < 1
-        ? null
-        : (await api.artistStats.artistIdFromIdentifiers({ artist_id: artist.id }, call))
-            .socialArtistId;
-    resolved.push({ artist, socialArtistId });
+  name: string,
+  cursor: unknown,
+): Promise<Exchange[]> {
+  const lookup = await api.exchange(
+    getArtistByName,
+    { name, page: lookupPageOf(cursor), page_size: LOOKUP_PAGE_SIZE },
+    call,
+  );
+  const exchanges = [lookup];
+  for (const artist of getArtistByName.parse(lookup.body).records.filter(resolvable)) {
+    exchanges.push(await api.exchange(artistIdFromIdentifiers, { artist_id: artist.id }, call));
   }
-  return resolved;
+  return exchanges;
 }
 
 /** Catalogue artists by each configured name (a case-insensitive substring search). */
@@ -39,13 +49,21 @@ export const artists = defineStream<LookupPartition, ResolvedArtist>({
   name: "artists",
   family: "catalogue",
   partitions: ({ config }) => lookupPartitions("name", config.artist_names),
-  fetch: async (context, { value }, cursor) => {
-    const page = (cursor as number | null) ?? 0;
-    const result = await context.api.catalogue.getArtistByName(
-      { name: value, page, page_size: LOOKUP_PAGE_SIZE },
-      context.call,
+  fetch: (context, { value }, cursor) => fetchPage(context, value, cursor),
+  read: ([lookup, ...resolutions], _partition, cursor, context) => {
+    if (!lookup) throw new Error("a page without a response");
+    const result = getArtistByName.parse(lookup.body);
+    const resolved = new Map(
+      resolutions.map((exchange) => [
+        Number(exchange.params.artist_id),
+        artistIdFromIdentifiers.parse(exchange.body).socialArtistId,
+      ]),
     );
-    return { records: await resolve(context, result.records), next: nextLookupPage(page, result) };
+    const records = result.records.map((artist) => ({
+      artist,
+      socialArtistId: artist.id === null ? null : (resolved.get(artist.id) ?? null),
+    }));
+    return listRead({ ...result, records }, context, nextLookupPage(cursor, result, context));
   },
   outputs: [
     {

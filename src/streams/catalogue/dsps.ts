@@ -1,4 +1,5 @@
-import type { Dsp } from "../../api/operations/catalogue.js";
+import { getDsps, type Dsp } from "../../api/operations/catalogue.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
 
@@ -7,10 +8,9 @@ export const dsps = defineStream<LookupPartition, Dsp>({
   name: "dsps",
   family: "catalogue",
   partitions: ({ config }) => lookupPartitions("key", config.dsp_keys),
-  fetch: async ({ api, call }, { value }) => ({
-    records: (await api.catalogue.getDsps({ key: value }, call)).records,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { value }) => [await api.exchange(getDsps, { key: value }, call)],
+  read: (exchanges, _partition, _cursor, context) =>
+    listRead(getDsps.parse(single(exchanges).body), context),
   outputs: [
     {
       target: {

@@ -1,9 +1,11 @@
 import { toInteger, toText } from "../../api/extract.js";
-import type { Product } from "../../api/operations/catalogue.js";
+import { getProductByUpc, type Product } from "../../api/operations/catalogue.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import {
   LOOKUP_PAGE_SIZE,
   type LookupPartition,
+  lookupPageOf,
   lookupPartitions,
   nextLookupPage,
 } from "./lookup-paging.js";
@@ -14,13 +16,16 @@ export const products = defineStream<LookupPartition, Product>({
   name: "products",
   family: "catalogue",
   partitions: ({ config }) => lookupPartitions("upc", config.upcs),
-  fetch: async ({ api, call }, { value }, cursor) => {
-    const page = (cursor as number | null) ?? 0;
-    const result = await api.catalogue.getProductByUpc(
-      { upc: value, page, page_size: LOOKUP_PAGE_SIZE },
+  fetch: async ({ api, call }, { value }, cursor) => [
+    await api.exchange(
+      getProductByUpc,
+      { upc: value, page: lookupPageOf(cursor), page_size: LOOKUP_PAGE_SIZE },
       call,
-    );
-    return { records: result.records, next: nextLookupPage(page, result) };
+    ),
+  ],
+  read: (exchanges, _partition, cursor, context) => {
+    const result = getProductByUpc.parse(single(exchanges).body);
+    return listRead(result, context, nextLookupPage(cursor, result, context));
   },
   outputs: [
     {

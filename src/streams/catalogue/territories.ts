@@ -1,4 +1,5 @@
-import type { Territory } from "../../api/operations/catalogue.js";
+import { getTerritories, type Territory } from "../../api/operations/catalogue.js";
+import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
 
@@ -7,10 +8,11 @@ export const territories = defineStream<LookupPartition, Territory>({
   name: "territories",
   family: "catalogue",
   partitions: ({ config }) => lookupPartitions("key", config.territory_keys),
-  fetch: async ({ api, call }, { value }) => ({
-    records: (await api.catalogue.getTerritories({ key: value }, call)).records,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { value }) => [
+    await api.exchange(getTerritories, { key: value }, call),
+  ],
+  read: (exchanges, _partition, _cursor, context) =>
+    listRead(getTerritories.parse(single(exchanges).body), context),
   outputs: [
     {
       target: {

@@ -1,6 +1,9 @@
-import { asRecord, type JsonRecord, toMoney, toText } from "../../api/extract.js";
+import { type JsonRecord, toMoney, toText } from "../../api/extract.js";
+import { getInvoice } from "../../api/operations/royalties.js";
+import { splitItems, toSnapshot } from "../../api/results.js";
+import { notRecords, single } from "../list-read.js";
 import { defineStream, type Partition } from "../stream.js";
-import { stableKey } from "./stable-key.js";
+import { stableKey } from "../stable-key.js";
 import { toInstant } from "../typed-values.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
@@ -9,13 +12,9 @@ export function invoiceKey(invoice: JsonRecord): string {
   return toText(invoice.invoice_number) ?? stableKey(invoice);
 }
 
-/** The invoice object(s) of the body: one object, or a list of them. */
-function invoicesOf(data: unknown): JsonRecord[] {
-  const items = Array.isArray(data) ? (data as unknown[]) : [data];
-  return items.flatMap((item) => {
-    const record = asRecord(item);
-    return record ? [record] : [];
-  });
+/** The invoice object(s) of the body (one object, or a list of them), and what is neither. */
+function invoicesOf(data: unknown): { records: JsonRecord[]; others: unknown[] } {
+  return splitItems(Array.isArray(data) ? (data as unknown[]) : data === null ? [] : [data]);
 }
 
 /** The current invoice, kept as a daily snapshot (the upstream only shows "now"). */
@@ -23,10 +22,11 @@ export const invoices = defineStream<Partition, JsonRecord>({
   name: "invoices",
   family: "royalties",
   partitions: () => WHOLE_LIST,
-  fetch: async ({ api, call }) => ({
-    records: invoicesOf((await api.royalties.getInvoice({}, call)).data),
-    next: null,
-  }),
+  fetch: async ({ api, call }) => [await api.exchange(getInvoice, {}, call)],
+  read: (exchanges) => {
+    const { records, others } = invoicesOf(toSnapshot(single(exchanges).body).data);
+    return { records, next: null, rejected: notRecords(others) };
+  },
   outputs: [
     {
       target: {

@@ -1,16 +1,16 @@
-import type { Payout } from "../../api/operations/royalties.js";
-import type { Output, Partition } from "../stream.js";
+import { listPayouts, type Payout } from "../../api/operations/royalties.js";
+import { listRead, single } from "../list-read.js";
+import { nextFromBody } from "../paging.js";
+import { defineStream, type Output, type Partition, type Stream } from "../stream.js";
 import { toInstant } from "../typed-values.js";
+import { fetchBodyPaged } from "./body-paged.js";
+import { WHOLE_LIST } from "./whole-list.js";
 
 /** A payout as one sync listed it, on the run's date. */
 export interface SeenPayout {
   readonly payout: Payout;
   /** The run's date (UTC): stored as last_seen_on, so it changes at most once a day. */
   readonly seenOn: string;
-}
-
-export function seenPayouts(payouts: readonly Payout[], today: string): SeenPayout[] {
-  return payouts.map((payout) => ({ payout, seenOn: today }));
 }
 
 /**
@@ -61,3 +61,19 @@ export const payoutOutput: Output<Partition, SeenPayout> = {
     },
   ],
 };
+
+/** A stream of one of the two payout lists (all payouts, pending payouts), paged as its body says. */
+export function payoutListStream(name: string, operation: typeof listPayouts): Stream {
+  return defineStream<Partition, SeenPayout>({
+    name,
+    family: "royalties",
+    partitions: () => WHOLE_LIST,
+    fetch: (context, _partition, cursor) => fetchBodyPaged(context, operation, cursor),
+    read: (exchanges, _partition, _cursor, context) => {
+      const { payouts, others, list } = operation.parse(single(exchanges).body);
+      const records = payouts.map((payout) => ({ payout, seenOn: context.today }));
+      return listRead({ records, others, list }, context, nextFromBody(list, context));
+    },
+    outputs: [payoutOutput],
+  });
+}

@@ -1,4 +1,5 @@
-import type { TrendSeries } from "../../api/operations/trends.js";
+import { getTrendsChart, type TrendSeries } from "../../api/operations/trends.js";
+import { single } from "../list-read.js";
 import { addDays } from "../../time/calendar.js";
 import { defineStream } from "../stream.js";
 import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
@@ -7,29 +8,39 @@ export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   name: "trend_chart_points",
   family: "trends",
   partitions: ({ days }) => saleDays(days),
-  fetch: async ({ api, call }, { day, selectionType, saleType }) => ({
-    records: (
-      await api.trends.getTrendsChart(
-        { selection_type: selectionType, sale_type: saleType, ...wholeDay(day) },
-        call,
-      )
-    ).series,
-    next: null,
-  }),
+  fetch: async ({ api, call }, { day, selectionType, saleType }) => [
+    await api.exchange(
+      getTrendsChart,
+      { selection_type: selectionType, sale_type: saleType, ...wholeDay(day) },
+      call,
+    ),
+  ],
+  read: (exchanges) => {
+    const chart = getTrendsChart.parse(single(exchanges).body);
+    return {
+      records: chart.series,
+      next: null,
+      warnings: chart.found
+        ? []
+        : [{ kind: "no_list", message: "no series found in the response" }],
+    };
+  },
   outputs: [
     {
       target: {
         table: "sales.trend_chart_points",
-        key: ["day", "selection_type", "sale_type", "series"],
-        columns: ["total", "raw"],
+        key: ["day", "selection_type", "sale_type", "series_position"],
+        columns: ["series", "total", "raw"],
       },
       mode: "replace",
       scope: saleDayScope,
-      // One step per day from the start of the requested range.
-      rows: (series, partition) =>
+      // One step per day from the start of the requested range. A series is its place in the
+      // chart: two top entities may share a name.
+      rows: (series, partition, position) =>
         series.totals.map((total, step) => ({
           ...saleDayScope(partition),
           day: addDays(partition.day, step),
+          series_position: position,
           series: series.name,
           total,
           raw: series.raw,

@@ -1,5 +1,6 @@
-import type { TrendItem } from "../../api/operations/trends.js";
-import { nextOffset } from "../paging.js";
+import { getTrendsList, type TrendItem } from "../../api/operations/trends.js";
+import { listRead, single } from "../list-read.js";
+import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
 
@@ -9,19 +10,23 @@ export const trendItems = defineStream<SaleDay, TrendItem>({
   name: "trend_items",
   family: "trends",
   partitions: ({ days }) => saleDays(days),
-  fetch: async ({ api, call }, { day, selectionType, saleType }, cursor) => {
-    const offset = (cursor as number | null) ?? 0;
-    const { items } = await api.trends.getTrendsList(
+  fetch: async ({ api, call }, { day, selectionType, saleType }, cursor) => [
+    await api.exchange(
+      getTrendsList,
       {
         selection_type: selectionType,
         sale_type: saleType,
         ...wholeDay(day),
-        offset,
+        offset: offsetOf(cursor).offset,
         size: PAGE_SIZE,
       },
       call,
-    );
-    return { records: items, next: nextOffset(offset, items.length, PAGE_SIZE) };
+    ),
+  ],
+  read: (exchanges, _partition, cursor, context) => {
+    const { items, others, list } = getTrendsList.parse(single(exchanges).body);
+    const step = nextOffset(getTrendsList.name, cursor, PAGE_SIZE, list, context);
+    return listRead({ records: items, others, list }, context, step);
   },
   outputs: [
     {

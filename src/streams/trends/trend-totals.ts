@@ -1,4 +1,5 @@
-import type { TrendTotals } from "../../api/operations/trends.js";
+import { getTrendsTotal, type TrendTotals } from "../../api/operations/trends.js";
+import { single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { type SelectionDay, selectionDays } from "./selection.js";
 
@@ -6,15 +7,24 @@ export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   name: "trend_totals",
   family: "trends",
   partitions: ({ days }) => selectionDays(days),
-  fetch: async ({ api, call }, { day, selectionType }) => ({
-    records: [
-      await api.trends.getTrendsTotal(
-        { selection_type: selectionType, start_date: day, end_date: day },
-        call,
-      ),
-    ],
-    next: null,
-  }),
+  fetch: async ({ api, call }, { day, selectionType }) => [
+    await api.exchange(
+      getTrendsTotal,
+      { selection_type: selectionType, start_date: day, end_date: day },
+      call,
+    ),
+  ],
+  read: (exchanges) => {
+    const totals = getTrendsTotal.parse(single(exchanges).body);
+    const known = [totals.streamCount, totals.downloadCount].some((value) => value !== null);
+    return {
+      records: [totals],
+      next: null,
+      warnings: known
+        ? []
+        : [{ kind: "no_list", message: "no totals field found in the response" }],
+    };
+  },
   outputs: [
     {
       target: {

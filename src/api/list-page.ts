@@ -1,0 +1,170 @@
+import { asRecord, type JsonRecord } from "./extract.js";
+
+/**
+ * What a list response holds, and what it says of the rest of the list. The spec shows no list
+ * body beyond the lookup envelopes, so everything a body may use to say "there is more" is read:
+ * a total (`total`, `length`, `count` beside the list), a next-page link (`next_page_url`,
+ * `links.next`, `next`), and a page number with its last page (`current_page`/`last_page`, also
+ * under `meta` or `pagination`).
+ */
+export interface ListPage {
+  /** Every item of the list, objects or not, in order; empty when no list was found. */
+  readonly items: readonly unknown[];
+  /** False when the body holds no list at all (an empty list is a list). */
+  readonly found: boolean;
+  /** Arrays of objects the body also holds beside the one read, by key: ambiguous bodies. */
+  readonly otherLists: readonly string[];
+  readonly total: number | null;
+  readonly nextLink: string | null;
+  readonly page: number | null;
+  readonly lastPage: number | null;
+}
+
+/** Keys under which wrapped lists are most commonly found, in order of preference. */
+const LIST_KEYS = ["obj", "data", "items", "results", "rows", "list", "records"];
+const TOTAL_KEYS = ["total", "length", "count", "total_count", "totalCount"];
+const NEXT_KEYS = ["next_page_url", "next", "nextPage", "next_page"];
+const PAGE_KEYS = ["current_page", "currentPage", "page"];
+const LAST_PAGE_KEYS = ["last_page", "lastPage", "total_pages", "totalPages", "pages"];
+
+function wholeNumber(value: unknown): number | null {
+  const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+  return typeof number === "number" && Number.isInteger(number) && number >= 0 ? number : null;
+}
+
+function firstOf<T>(
+  records: readonly (JsonRecord | null)[],
+  keys: readonly string[],
+  read: (value: unknown) => T | null,
+): T | null {
+  for (const record of records) {
+    if (!record) continue;
+    for (const key of keys) {
+      if (!(key in record)) continue;
+      const value = read(record[key]);
+      if (value !== null) return value;
+    }
+  }
+  return null;
+}
+
+function link(value: unknown): string | null {
+  if (typeof value === "string" && value.trim() !== "") return value.trim();
+  return asRecord(value) ? link(asRecord(value)?.href) : null;
+}
+
+const isObjectList = (value: unknown): value is unknown[] =>
+  Array.isArray(value) && value.some((item) => asRecord(item) !== null);
+
+interface Located {
+  readonly list: unknown[];
+  /** The objects from the body down to the list: where paging fields sit. */
+  readonly envelopes: JsonRecord[];
+  readonly otherLists: string[];
+}
+
+/**
+ * The list of a body, wherever it is: a bare array, an array under a well-known key
+ * (`{obj: [...]}`, `{status: true, data: [...]}`, `{obj: {length, data: [...]}}`), or else the
+ * only array of objects under any key. Several arrays of objects with no well-known key among
+ * them: the first is read and the others named, so the run can say the body was ambiguous.
+ */
+function locate(body: unknown, depth: number): Located | null {
+  if (Array.isArray(body)) return { list: body, envelopes: [], otherLists: [] };
+  const record = asRecord(body);
+  if (!record || depth > 3) return null;
+  for (const key of LIST_KEYS) {
+    if (!(key in record)) continue;
+    const found = locate(record[key], depth + 1);
+    if (found) {
+      const others = Object.entries(record)
+        .filter(([other, value]) => other !== key && isObjectList(value))
+        .map(([other]) => other);
+      return {
+        list: found.list,
+        envelopes: [record, ...found.envelopes],
+        otherLists: [...others, ...found.otherLists],
+      };
+    }
+  }
+  const arrays = Object.entries(record).filter(([, value]) => Array.isArray(value));
+  const objectLists = arrays.filter(([, value]) => isObjectList(value));
+  const chosen = objectLists[0] ?? arrays[0];
+  if (!chosen) return null;
+  return {
+    list: chosen[1] as unknown[],
+    envelopes: [record],
+    otherLists: objectLists.slice(1).map(([key]) => key),
+  };
+}
+
+/**
+ * A body that says "nothing" rather than holding something unrecognised: null, `{}`,
+ * `{obj: null}`, `{status: true, data: null}`. An object with fields of its own is not: it may be
+ * a single record where a list was expected.
+ */
+function isEmptyAnswer(body: unknown): boolean {
+  if (body === null || body === undefined || body === "") return true;
+  const record = asRecord(body);
+  return (
+    record !== null &&
+    Object.entries(record).every(
+      ([key, value]) =>
+        (ENVELOPE_KEYS.has(key) && (value === null || typeof value !== "object")) ||
+        (LIST_KEYS.includes(key) && isEmptyAnswer(value)),
+    )
+  );
+}
+
+export function readListPage(body: unknown): ListPage {
+  const located = locate(body, 0);
+  const envelopes = located?.envelopes ?? (asRecord(body) ? [asRecord(body) as JsonRecord] : []);
+  // Paging fields sit beside the list or in a `meta`/`pagination`/`links` object of an envelope.
+  const places = envelopes.flatMap((envelope) => [
+    envelope,
+    asRecord(envelope.meta),
+    asRecord(envelope.pagination),
+    asRecord(envelope.links),
+  ]);
+  return {
+    items: located?.list ?? [],
+    found: located !== null || isEmptyAnswer(body),
+    otherLists: located?.otherLists ?? [],
+    total: firstOf(places, TOTAL_KEYS, wholeNumber),
+    nextLink: firstOf(places, NEXT_KEYS, link),
+    page: firstOf(places, PAGE_KEYS, wholeNumber),
+    lastPage: firstOf(places, LAST_PAGE_KEYS, wholeNumber),
+  };
+}
+
+/**
+ * A single object the body holds: opened from `{obj: ...}` or from an envelope
+ * `{status: true, data: {...}}`; anything else is returned as it is.
+ */
+export function unwrapObject(body: unknown): unknown {
+  const record = asRecord(body);
+  if (!record) return body;
+  if ("obj" in record) return unwrapObject(record.obj);
+  const keys = Object.keys(record);
+  const envelopeOnly = keys.every((key) => ENVELOPE_KEYS.has(key));
+  if ("data" in record && envelopeOnly && (asRecord(record.data) || Array.isArray(record.data))) {
+    return record.data;
+  }
+  return body;
+}
+
+/** Fields an envelope carries beside its `data`. */
+const ENVELOPE_KEYS = new Set(["data", "status", "success", "message", "code", "meta", "links"]);
+
+/** The items of a body's list; none when it holds no list. */
+export function listOf(body: unknown): unknown[] {
+  return [...readListPage(body).items];
+}
+
+/** The object records of a body's list; other items are left out (callers that keep them use readListPage). */
+export function recordsOf(body: unknown): JsonRecord[] {
+  return listOf(body).flatMap((item) => {
+    const record = asRecord(item);
+    return record ? [record] : [];
+  });
+}

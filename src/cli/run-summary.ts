@@ -1,0 +1,106 @@
+import type { StreamSummary } from "../streams/run-sync.js";
+import { ExitCode } from "./exit-codes.js";
+import { type Output, table } from "./output.js";
+
+function summaryRow(
+  s: Pick<
+    StreamSummary,
+    "partitions" | "requests" | "rowsWritten" | "rowsRejected" | "durationMs"
+  > & {
+    stream: string;
+    failed: number;
+    warned: number;
+  },
+): string[] {
+  return [
+    s.stream,
+    String(s.partitions),
+    String(s.failed),
+    String(s.requests),
+    String(s.rowsWritten),
+    String(s.rowsRejected),
+    String(s.warned),
+    (s.durationMs / 1000).toFixed(1),
+  ];
+}
+
+/** Records quarantined and partitions whose lists may hold more than was read. */
+function reportAttention(summaries: readonly StreamSummary[], out: Output): boolean {
+  const rejected = summaries.filter((s) => s.rowsRejected > 0);
+  const warned = summaries.flatMap((s) => s.warned);
+  if (rejected.length === 0 && warned.length === 0) return false;
+  out.line("");
+  for (const s of rejected) {
+    out.line(
+      `${s.stream}: ${s.rowsRejected} records yielded no storable row; kept in etl.rejected_records (etl replay loads them again once the reader is fixed)`,
+    );
+  }
+  if (warned.length > 0) {
+    out.line(`${warned.length} partitions need attention (responses kept in etl.responses):`);
+    for (const w of warned.slice(0, 20)) {
+      out.line(`  ${w.stream} ${w.partition}: ${w.warnings.map((x) => x.message).join("; ")}`);
+    }
+    if (warned.length > 20)
+      out.line(`  ... and ${warned.length - 20} more (etl.sync_runs.warnings)`);
+  }
+  return true;
+}
+
+/** The fields whose values typed columns could not hold: the upstream has drifted. */
+function reportUntyped(summaries: readonly StreamSummary[], out: Output): void {
+  const rows = summaries.flatMap((s) =>
+    s.untyped.map((u) => [s.stream, u.field, u.expected, String(u.count), u.examples.join(" ")]),
+  );
+  if (rows.length === 0) return;
+  out.line("");
+  out.line(
+    "Values that could not be typed (stored as null, kept in raw; see etl.sync_runs.untyped_values):",
+  );
+  for (const line of table([["stream", "field", "expected", "values", "examples"], ...rows])) {
+    out.line(`  ${line}`);
+  }
+}
+
+/**
+ * The summary of a sync or a replay: a row per stream, what could not be typed, what was
+ * quarantined or may be incomplete, and what failed. Failed partitions exit 1; a run that
+ * stored everything it could but quarantined records or suspects a truncated list exits 4
+ * (attention), never 0.
+ */
+export function printSummaries(
+  summaries: readonly StreamSummary[],
+  durationMs: number,
+  out: Output,
+): ExitCode {
+  const failed = summaries.flatMap((s) => s.failed);
+  const total = {
+    stream: "total",
+    partitions: summaries.reduce((n, s) => n + s.partitions, 0),
+    failed: failed.length,
+    requests: summaries.reduce((n, s) => n + s.requests, 0),
+    rowsWritten: summaries.reduce((n, s) => n + s.rowsWritten, 0),
+    rowsRejected: summaries.reduce((n, s) => n + s.rowsRejected, 0),
+    warned: summaries.reduce((n, s) => n + s.warned.length, 0),
+    durationMs,
+  };
+  for (const line of table([
+    ["stream", "partitions", "failed", "requests", "rows", "rejected", "warned", "seconds"],
+    ...summaries.map((s) => summaryRow({ ...s, failed: s.failed.length, warned: s.warned.length })),
+    summaryRow(total),
+  ])) {
+    out.line(line);
+  }
+  reportUntyped(summaries, out);
+  const attention = reportAttention(summaries, out);
+  if (failed.length > 0) {
+    out.line("");
+    out.line(`${failed.length} partitions failed:`);
+    for (const f of failed) {
+      out.line(
+        `  ${f.stream} ${f.partition}: ${f.error instanceof Error ? f.error.message : String(f.error)}`,
+      );
+    }
+    return ExitCode.failure;
+  }
+  return attention ? ExitCode.attention : ExitCode.ok;
+}

@@ -1,0 +1,351 @@
+import type { Kysely } from "kysely";
+import type { Exchange } from "../api/api-client.js";
+import type { UntypedValue } from "../api/untyped-values.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { PagingError } from "../errors.js";
+import type { Logger } from "../logging/logger.js";
+import type { Database } from "../warehouse/schema.js";
+import type { Warehouse } from "../warehouse/database.js";
+import {
+  quarantine,
+  type Rejection,
+  rejectionHash,
+  releaseQuarantine,
+} from "../warehouse/rejected-records.js";
+import { markPartitionSucceeded } from "../warehouse/stream-state.js";
+import { finishSyncRun } from "../warehouse/sync-runs.js";
+import {
+  deleteMissing,
+  insertNewRows,
+  keyOf,
+  type Row,
+  upsertRows,
+} from "../warehouse/write-rows.js";
+import type { PageSizes } from "./page-sizes.js";
+import type { PhaseTimer } from "./phase-timer.js";
+import type { PartitionOutcome } from "./run-partition.js";
+import type { Cursor, Output, PageWarning, Partition, Stream } from "./stream.js";
+import { UntypedReport } from "./untyped-report.js";
+
+/** A page read but not yet written: its responses are landed with its rows. */
+export interface PendingPage {
+  readonly cursor: Cursor;
+  readonly exchanges: readonly Exchange[];
+}
+
+export interface PartitionLoadOptions {
+  readonly db: Warehouse;
+  readonly stream: Stream;
+  readonly partition: Partition;
+  readonly runId: string;
+  readonly config: EtlConfig;
+  /** The extraction's run date: snapshot rows carry it. */
+  readonly today: string;
+  readonly ownsLink: (link: string) => boolean;
+  readonly pageSizes: PageSizes;
+  /** The partition never ran: its rows are copied in as new until a stored key says otherwise. */
+  readonly expectNew: boolean;
+  /**
+   * replace: this load derives the partition's whole state, so quarantined records it did not
+   * reject again are released; add: it only adds (an incremental window of a series).
+   */
+  readonly quarantine: "replace" | "add";
+  /** Where the readers note values they could not type. */
+  readonly noted: UntypedValue[];
+  readonly timer: PhaseTimer;
+  /** Whether success moves the partition's checkpoint (a sync) or leaves it (a replay). */
+  readonly checkpoint: boolean;
+  /** Lands the pages' responses in the write's transaction; their ids, in page order. */
+  readonly land: (db: Kysely<Database>, pages: readonly PendingPage[]) => Promise<string[]>;
+}
+
+/** What the load tracks of one output while the partition's pages go by. */
+interface OutputState {
+  readonly output: Output<Partition, unknown>;
+  /** Rows read but not yet written. */
+  pending: Row[];
+  /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
+  readonly seen: Row[];
+  /** Values of `replaceWithin` columns among the rows read. */
+  readonly within: Map<string, Row>;
+  /** Rows are copied in as new until a stored key proves otherwise. */
+  expectNew: boolean;
+}
+
+/** A rejection whose response is known only once its page is landed. */
+interface PendingRejection extends Omit<Rejection, "responseId"> {
+  /** Index of its page among the pending pages. */
+  readonly page: number;
+}
+
+function pick(row: Row, columns: readonly string[]): Row {
+  return Object.fromEntries(columns.map((column) => [column, row[column]]));
+}
+
+/**
+ * The rows of one read row: a key column holding an array gives one row per element (a record
+ * listing several links is several rows); an empty array, none.
+ */
+function expandKeyArrays(row: Row, key: readonly string[]): Row[] {
+  let rows: Row[] = [row];
+  for (const column of key) {
+    const value = row[column];
+    if (!Array.isArray(value)) continue;
+    rows = rows.flatMap((partial) =>
+      value.map((element: unknown) => ({ ...partial, [column]: element })),
+    );
+  }
+  return rows;
+}
+
+/** Why a row cannot be stored, or null when its key is whole. */
+function keyProblem(row: Row, key: readonly string[]): string | null {
+  const missing = key.filter((column) => {
+    const value = row[column];
+    return value === null || value === undefined || (Array.isArray(value) && value.length === 0);
+  });
+  return missing.length === 0 ? null : `no value for key column ${missing.join(", ")}`;
+}
+
+/**
+ * The load stage of one partition: reads records from its pages' responses, turns them into
+ * rows, writes them in batches, and closes the partition. Used by a sync (pages as they are
+ * fetched) and by a replay (pages as they were stored), so both write the same rows the same way.
+ */
+export class PartitionLoad {
+  rowsWritten = 0;
+  rowsRejected = 0;
+  readonly warnings: PageWarning[] = [];
+  readonly untyped = new UntypedReport();
+  readonly #options: PartitionLoadOptions;
+  readonly #states: OutputState[];
+  #pendingPages: PendingPage[] = [];
+  #pendingRejections: PendingRejection[] = [];
+  readonly #rejectedHashes: Buffer[] = [];
+  readonly #responseIds: string[] = [];
+  #pendingBytes = 0;
+  #position = 0;
+  /** The previous page's records, to catch an upstream that serves the same page again. */
+  #previousPage: string | null = null;
+
+  constructor(options: PartitionLoadOptions) {
+    this.#options = options;
+    this.#states = options.stream.outputs.map((output) => ({
+      output,
+      pending: [],
+      seen: [],
+      within: new Map(),
+      expectNew: options.expectNew,
+    }));
+  }
+
+  warn(warning: PageWarning): void {
+    if (!this.warnings.some((w) => w.kind === warning.kind && w.message === warning.message)) {
+      this.warnings.push(warning);
+    }
+  }
+
+  /** Reads one page and writes when a batch is full; returns where the next page starts. */
+  async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
+    const { stream, partition, timer } = this.#options;
+    const read = timer.timeSync("normalise", () => {
+      const text = exchanges.map((e) => e.text).join("\n");
+      const page = stream.read(exchanges, partition, cursor, {
+        today: this.#options.today,
+        position: this.#position,
+        ownsLink: this.#options.ownsLink,
+        pageSizes: this.#options.pageSizes,
+      });
+      // An upstream that ignores the offset would otherwise be paged forever.
+      const records = page.records.length > 0 ? JSON.stringify(page.records) : null;
+      if (records !== null && records === this.#previousPage) {
+        throw new PagingError(stream.name, partition.key, this.#position);
+      }
+      this.#previousPage = records;
+      this.#pendingBytes += text.length;
+      const pageIndex = this.#pendingPages.length;
+      this.#pendingPages.push({ cursor, exchanges });
+      for (const warning of page.warnings ?? []) this.warn(warning);
+      const table = stream.outputs[0]?.target.table ?? stream.name;
+      for (const { item, reason } of page.rejected ?? []) {
+        this.#reject({ table, reason, record: item, page: pageIndex });
+      }
+      for (const state of this.#states) this.#readRows(state, page.records, pageIndex);
+      this.#position += page.records.length;
+      this.untyped.addNoted(this.#options.noted.splice(0), page.records);
+      return page;
+    });
+    const pending = this.#states.reduce((n, state) => n + state.pending.length, 0);
+    const { write_batch_rows, write_batch_bytes } = this.#options.config;
+    if (pending >= write_batch_rows || this.#pendingBytes >= write_batch_bytes) {
+      await this.#write(null);
+    }
+    return read.next ?? null;
+  }
+
+  /** Writes what is pending and closes the partition. */
+  async finish(run: { requests: number }): Promise<void> {
+    await this.#write(run);
+  }
+
+  outcome(
+    status: "succeeded" | "failed",
+    requests: number,
+    durationMs: number,
+    error?: unknown,
+  ): PartitionOutcome {
+    const { stream, partition, timer } = this.#options;
+    return {
+      stream: stream.name,
+      partition: partition.key,
+      status,
+      requests,
+      rowsWritten: this.rowsWritten,
+      rowsRejected: this.rowsRejected,
+      warnings: [...this.warnings],
+      untyped: this.untyped.fields(),
+      timings: timer.timings(),
+      durationMs,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+
+  /** Says what the partition could not store or be sure of: never a quiet success. */
+  report(logger: Logger, requests: number): void {
+    const { stream, partition, timer } = this.#options;
+    const log = logger.child({ stream: stream.name, partition: partition.key });
+    if (this.rowsRejected > 0) {
+      log.warn({ rowsRejected: this.rowsRejected }, "records quarantined in etl.rejected_records");
+    }
+    for (const warning of this.warnings) log.warn({ kind: warning.kind }, warning.message);
+    if (this.untyped.size > 0) {
+      log.warn({ untyped: this.untyped.fields() }, "values could not be typed (kept in raw)");
+    }
+    log.debug({ requests, rowsWritten: this.rowsWritten, ...timer.timings() }, "partition loaded");
+  }
+
+  #reject(rejection: PendingRejection): void {
+    this.rowsRejected += 1;
+    this.#pendingRejections.push(rejection);
+  }
+
+  #readRows(state: OutputState, records: readonly unknown[], pageIndex: number): void {
+    const { output } = state;
+    const { key } = output.target;
+    for (const [i, record] of records.entries()) {
+      for (const read of output.rows(record, this.#options.partition, this.#position + i)) {
+        const stamped =
+          output.mode === "snapshot" ? { ...read, snapshot_date: this.#options.today } : read;
+        const problem = keyProblem(stamped, key);
+        if (problem !== null) {
+          this.#reject({
+            table: output.target.table,
+            reason: problem,
+            record: stamped.raw ?? record,
+            page: pageIndex,
+          });
+          continue;
+        }
+        for (const row of expandKeyArrays(stamped, key)) {
+          state.pending.push(row);
+          if (output.mode === "upsert") continue;
+          state.seen.push(pick(row, key));
+          if (output.replaceWithin) {
+            const within = pick(row, output.replaceWithin);
+            state.within.set(keyOf(within, output.replaceWithin), within);
+          }
+        }
+      }
+    }
+  }
+
+  async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
+    if (state.expectNew) {
+      const copied = await insertNewRows(db, state.output.target, state.pending);
+      if (copied !== null) return copied;
+      state.expectNew = false;
+    }
+    return upsertRows(db, state.output.target, state.pending);
+  }
+
+  /** Writes the pending pages and rows; with `closing`, the write also closes the partition. */
+  #write(closing: { requests: number } | null): Promise<void> {
+    const { db, stream, partition, runId, timer } = this.#options;
+    return timer.time("write", () =>
+      db.transaction().execute(async (trx) => {
+        const tx = trx as unknown as Kysely<unknown>;
+        const ids = await this.#options.land(trx, this.#pendingPages);
+        const firstIdOfPage = this.#firstIds(ids);
+        this.#responseIds.push(...ids);
+        for (const state of this.#states) {
+          this.rowsWritten += await this.#writeRows(tx, state);
+          state.pending = [];
+        }
+        const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
+          ...rejection,
+          responseId: firstIdOfPage[page] ?? null,
+        }));
+        for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
+        await quarantine(trx, stream.name, partition.key, rejections);
+        this.#pendingPages = [];
+        this.#pendingRejections = [];
+        this.#pendingBytes = 0;
+        if (closing === null) return;
+        await this.#close(trx, tx);
+        await finishSyncRun(trx, runId, {
+          status: "succeeded",
+          requests: closing.requests,
+          rowsWritten: this.rowsWritten,
+          untyped: this.untyped.fields(),
+          rowsRejected: this.rowsRejected,
+          warnings: this.warnings,
+          responseIds: this.#responseIds,
+        });
+      }),
+    );
+  }
+
+  /** The first response id of each pending page (ids come in page order). */
+  #firstIds(ids: readonly string[]): (string | undefined)[] {
+    let at = 0;
+    return this.#pendingPages.map((page) => {
+      const id = ids[at];
+      at += page.exchanges.length;
+      return id;
+    });
+  }
+
+  async #close(trx: Kysely<Database>, tx: Kysely<unknown>): Promise<void> {
+    const { stream, partition, today } = this.#options;
+    // A list that may hold more than was read is not a reason to delete what was not read; nor
+    // is one with quarantined records, whose keys are unknown (a stored row may be theirs).
+    const complete =
+      this.rowsRejected === 0 &&
+      !this.warnings.some((w) => w.kind === "truncated" || w.kind === "no_list");
+    for (const state of this.#states) {
+      const { output } = state;
+      if (output.mode === "upsert" || !complete) continue;
+      const snapshot = output.mode === "snapshot" ? { snapshot_date: today } : {};
+      const scopes = output.replaceWithin
+        ? [...state.within.values()]
+        : output.scope
+          ? [{ ...output.scope(partition), ...snapshot }]
+          : [];
+      for (const scope of scopes) {
+        this.rowsWritten += await deleteMissing(tx, output.target, scope, state.seen);
+      }
+    }
+    if (this.#options.quarantine === "replace") {
+      await releaseQuarantine(trx, stream.name, partition.key, this.#rejectedHashes);
+    }
+    if (this.#options.checkpoint) {
+      await markPartitionSucceeded(
+        trx,
+        stream.name,
+        partition.key,
+        stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
+        this.warnings,
+      );
+    }
+  }
+}

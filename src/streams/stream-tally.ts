@@ -1,0 +1,64 @@
+import type { UntypedField } from "../api/untyped-values.js";
+import type { PartitionOutcome } from "./run-partition.js";
+import { mergeUntyped } from "./untyped-report.js";
+
+export interface StreamSummary {
+  readonly stream: string;
+  readonly partitions: number;
+  readonly failed: readonly PartitionOutcome[];
+  readonly requests: number;
+  readonly rowsWritten: number;
+  /** Records quarantined in etl.rejected_records. */
+  readonly rowsRejected: number;
+  /** Partitions with something uncertain (a list that says it holds more, no list found). */
+  readonly warned: readonly PartitionOutcome[];
+  /** Values typed columns could not hold (kept in raw), by field, over the stream's partitions. */
+  readonly untyped: readonly UntypedField[];
+  readonly durationMs: number;
+}
+
+/**
+ * A stream's partition outcomes added up as they come, slice by slice: a stream's outcomes are
+ * never all held at once, only the failed and the uncertain ones.
+ */
+export class StreamTally {
+  readonly #stream: string;
+  readonly #started = performance.now();
+  #partitions = 0;
+  #requests = 0;
+  #rowsWritten = 0;
+  #rowsRejected = 0;
+  readonly #failed: PartitionOutcome[] = [];
+  readonly #warned: PartitionOutcome[] = [];
+  #untyped: UntypedField[] = [];
+
+  constructor(stream: string) {
+    this.#stream = stream;
+  }
+
+  add(outcomes: readonly PartitionOutcome[]): void {
+    for (const outcome of outcomes) {
+      this.#partitions += 1;
+      this.#requests += outcome.requests;
+      this.#rowsWritten += outcome.rowsWritten;
+      this.#rowsRejected += outcome.rowsRejected;
+      if (outcome.status === "failed") this.#failed.push(outcome);
+      else if (outcome.warnings.length > 0) this.#warned.push(outcome);
+    }
+    this.#untyped = mergeUntyped([this.#untyped, ...outcomes.map((o) => o.untyped)]);
+  }
+
+  summary(): StreamSummary {
+    return {
+      stream: this.#stream,
+      partitions: this.#partitions,
+      failed: [...this.#failed],
+      requests: this.#requests,
+      rowsWritten: this.#rowsWritten,
+      rowsRejected: this.#rowsRejected,
+      warned: [...this.#warned],
+      untyped: this.#untyped,
+      durationMs: performance.now() - this.#started,
+    };
+  }
+}

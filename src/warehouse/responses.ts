@@ -1,0 +1,137 @@
+import { createHash } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import type { Database } from "./schema.js";
+
+type Db = Kysely<Database>;
+
+/** One response to land: where it belongs, what was asked, and the body as received. */
+export interface ResponseToLand {
+  readonly page: string;
+  readonly part: number;
+  readonly operation: string;
+  readonly params: unknown;
+  readonly status: number;
+  readonly text: string;
+}
+
+/** A landed response as the load stage reads it again. */
+export interface StoredResponse {
+  readonly responseId: string;
+  readonly page: string;
+  readonly part: number;
+  readonly operation: string;
+  readonly params: Record<string, unknown>;
+  readonly status: number;
+  readonly text: string;
+}
+
+function sha256(text: string): Buffer {
+  return createHash("sha256").update(text).digest();
+}
+
+/**
+ * Lands a partition's responses and returns their ids, in the order given. A response equal to
+ * one already stored for the same page of the partition is not stored again: its id is reused,
+ * so a re-sync of unchanged data adds no row.
+ */
+export async function landResponses(
+  db: Db,
+  stream: string,
+  partition: string,
+  responses: readonly ResponseToLand[],
+): Promise<string[]> {
+  if (responses.length === 0) return [];
+  const rows = responses.map((response) => ({
+    stream,
+    partition,
+    page: response.page,
+    part: response.part,
+    operation: response.operation,
+    params: JSON.stringify(response.params),
+    status: response.status,
+    body_sha256: sha256(response.text),
+    body: response.text,
+  }));
+  const identity = (page: string, part: number, hash: Buffer) =>
+    `${page}\u0000${part}\u0000${hash.toString("hex")}`;
+  const ids = new Map<string, string>();
+  const inserted = await db
+    .insertInto("etl.responses")
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(["stream", "partition", "page", "part", "body_sha256"]).doNothing(),
+    )
+    .returning(["response_id", "page", "part", "body_sha256"])
+    .execute();
+  for (const row of inserted)
+    ids.set(identity(row.page, row.part, row.body_sha256), row.response_id);
+  const missing = rows.filter((row) => !ids.has(identity(row.page, row.part, row.body_sha256)));
+  if (missing.length > 0) {
+    const stored = await db
+      .selectFrom("etl.responses")
+      .select(["response_id", "page", "part", "body_sha256"])
+      .where("stream", "=", stream)
+      .where("partition", "=", partition)
+      .where(
+        sql<boolean>`(page, part, body_sha256) in (${sql.join(
+          missing.map((row) => sql`(${row.page}, ${row.part}, ${row.body_sha256})`),
+        )})`,
+      )
+      .execute();
+    for (const row of stored)
+      ids.set(identity(row.page, row.part, row.body_sha256), row.response_id);
+  }
+  return rows.map((row) => {
+    const id = ids.get(identity(row.page, row.part, row.body_sha256));
+    if (id === undefined) throw new Error(`response of ${stream} ${partition} was not landed`);
+    return id;
+  });
+}
+
+/** Stored responses by id, in the order of `ids`; ids no longer stored (pruned) are left out. */
+export async function storedResponses(db: Db, ids: readonly string[]): Promise<StoredResponse[]> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom("etl.responses")
+    .select(["response_id", "page", "part", "operation", "params", "status", "body"])
+    .where(sql<boolean>`response_id = any(${ids}::bigint[])`)
+    .execute();
+  const byId = new Map(rows.map((row) => [row.response_id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row
+      ? [
+          {
+            responseId: row.response_id,
+            page: row.page,
+            part: row.part,
+            operation: row.operation,
+            params: row.params as Record<string, unknown>,
+            status: row.status,
+            text: row.body,
+          },
+        ]
+      : [];
+  });
+}
+
+/**
+ * Deletes responses first received more than `keepDays` days ago, except those the latest
+ * successful sync of their partition read: every partition keeps what its rows were last
+ * derived from. Returns the number deleted.
+ */
+export async function pruneResponses(db: Db, keepDays: number): Promise<number> {
+  const result = await sql`
+    with latest as (
+      select distinct on (stream, partition) response_ids
+        from etl.sync_runs
+       where kind = 'sync' and status = 'succeeded'
+       order by stream, partition, run_id desc
+    ), kept as (
+      select unnest(response_ids) as response_id from latest
+    )
+    delete from etl.responses r
+     where r.fetched_at < now() - make_interval(days => ${keepDays})
+       and not exists (select 1 from kept where kept.response_id = r.response_id)`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

@@ -1,0 +1,279 @@
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
+import {
+  type KnobsPatch,
+  SHAPE_VARIANTS,
+  type SandboxSize,
+  startSandbox,
+} from "../../src/sandbox/index.js";
+import { royaltiesStreams } from "../../src/streams/royalties/index.js";
+import type { StreamSummary } from "../../src/streams/run-sync.js";
+import { daysBetween } from "../../src/time/calendar.js";
+import { type ReconcileScope, warehouseDifferences } from "../helpers/reconcile.js";
+import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+// Every alternative shape the sandbox can serve, each against a database of its own: a full
+// sync, late data and restatements (revision 1), then a sync with nothing new. After each of the
+// first two, the warehouse must hold every record served exactly once with its measure, or have
+// quarantined it with a reason; nothing may be lost quietly.
+
+const TODAY = "2026-01-06";
+/** Revision 1 changes the 3 days before today (2026-01-03..05); 2026-01-02 stays as it was. */
+const RANGE = { from: "2026-01-02", to: "2026-01-05" };
+const DAYS = daysBetween(RANGE.from, RANGE.to);
+/** Small, but every paged list still needs several pages under a cap of 7 or pages of 10. */
+const SIZE: Partial<SandboxSize> = {
+  startDate: "2026-01-01",
+  days: 10,
+  products: 12,
+  artists: 8,
+  dsps: 8,
+  labels: 4,
+  socialArtists: 1,
+  playlistsPerArtist: 16,
+  chartRows: 24,
+  payouts: 25,
+  incomes: 40,
+  trendItemsCap: 40,
+};
+/** Lines of a reconciliation shown in a failure, the rest counted. */
+const SHOWN = 40;
+
+type Summaries = readonly StreamSummary[];
+
+const written = (summaries: Summaries) => summaries.reduce((n, s) => n + s.rowsWritten, 0);
+const rejected = (summaries: Summaries) => summaries.reduce((n, s) => n + s.rowsRejected, 0);
+const failures = (summaries: Summaries) =>
+  summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`));
+const warnedPartitions = (summaries: Summaries) =>
+  summaries.flatMap((s) =>
+    s.warned.map((w) => `${w.stream} ${w.partition}: ${w.warnings.map((x) => x.kind).join(",")}`),
+  );
+/** Whether a run says anything was uncertain or not stored: anything but a clean success. */
+const reportsTrouble = (summaries: Summaries) =>
+  rejected(summaries) > 0 || summaries.some((s) => s.warned.length > 0);
+
+/** The first SHOWN differences and how many more there are: readable, never a wall. */
+function shown(differences: readonly string[]): string[] {
+  return differences.length <= SHOWN
+    ? [...differences]
+    : [...differences.slice(0, SHOWN), `… and ${differences.length - SHOWN} more`];
+}
+
+async function countRows(harness: SyncHarness, sql: string, values?: unknown[]): Promise<number> {
+  const [row] = await harness.warehouse.query<{ n: number }>(sql, values);
+  return row?.n ?? -1;
+}
+
+/** What the run recorded in the database as quarantined or warned since `since`. */
+async function recordedTrouble(harness: SyncHarness, since: Date) {
+  return {
+    quarantined: await countRows(
+      harness,
+      "select count(*)::int as n from etl.rejected_records where last_seen_at >= $1",
+      [since],
+    ),
+    warnedRuns: await countRows(
+      harness,
+      `select count(*)::int as n from etl.sync_runs
+        where started_at >= $1 and jsonb_typeof(warnings) = 'array'
+          and jsonb_array_length(warnings) > 0`,
+      [since],
+    ),
+  };
+}
+
+/**
+ * The checks after a sync whose result must reconcile: no failed partition, no difference with
+ * the sandbox, and what was quarantined or warned in the database is in the summary too, so a
+ * run that lost or doubted anything never reports a clean success.
+ */
+async function expectReconciled(
+  harness: SyncHarness,
+  scope: ReconcileScope,
+  summaries: Summaries,
+  since: Date,
+  incomesHaveIds: boolean,
+) {
+  expect.soft(failures(summaries), "failed partitions").toEqual([]);
+  const differences = await warehouseDifferences(scope, { incomesHaveIds });
+  expect.soft(shown(differences), "differences with the sandbox").toEqual([]);
+  const trouble = await recordedTrouble(harness, since);
+  const reported = {
+    rowsRejected: rejected(summaries),
+    warned: warnedPartitions(summaries).length,
+  };
+  if (trouble.quarantined > 0) {
+    expect.soft(reported.rowsRejected, "quarantined records not in the summary").toBeGreaterThan(0);
+  }
+  if (trouble.warnedRuns > 0) {
+    expect.soft(reported.warned, "warned partitions not in the summary").toBeGreaterThan(0);
+  }
+  if (differences.length > 0) {
+    expect
+      .soft(reportsTrouble(summaries), "data was lost, yet the summary reports a clean success")
+      .toBe(true);
+  }
+}
+
+/**
+ * What the sync tracks, read from a sandbox of the same seed and size: broad catalogue look-ups,
+ * one chart, and the one social artist found every way (by its id, its streaming id, and through
+ * the catalogue artist it is linked to).
+ */
+async function trackingConfig() {
+  const probe = await startSandbox({ today: TODAY, size: SIZE });
+  try {
+    const [artist] = probe.data.socialArtists();
+    if (!artist) throw new Error("the sandbox has no social artist");
+    return { ...sandboxTracking(probe.data), streaming_artist_ids: [artist.music_streaming_1] };
+  } finally {
+    await probe.close();
+  }
+}
+
+let tracking: Awaited<ReturnType<typeof trackingConfig>>;
+
+beforeAll(async () => {
+  tracking = await trackingConfig();
+});
+
+describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
+  const knobs = SHAPE_VARIANTS[variant] as KnobsPatch;
+  const incomesHaveIds = knobs.shapes?.incomesWithoutIds !== true;
+  let harness: SyncHarness;
+  let scope: ReconcileScope;
+
+  beforeAll(async () => {
+    harness = await startSyncHarness(`shapes_${variant}`, {
+      today: TODAY,
+      sandbox: { size: SIZE, knobs },
+      etl: tracking,
+    });
+    scope = {
+      warehouse: harness.warehouse,
+      data: harness.upstream.sandbox.data,
+      config: harness.config,
+      today: TODAY,
+      days: DAYS,
+    };
+  });
+
+  afterAll(() => harness.close());
+
+  it("1. a full sync stores every record served, or quarantines it with a reason", async () => {
+    const since = new Date();
+    const summaries = await harness.sync(RANGE);
+    await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
+  });
+
+  it("2. late data and restatements (revision 1) are stored once, with their new values", async () => {
+    harness.upstream.sandbox.setKnobs({ shapes: { revision: 1 } });
+    const changes = harness.upstream.sandbox.data.revisionChanges();
+    // The revision changes what this test syncs: the late days are in the range.
+    expect(changes.trendDays.every((day) => DAYS.includes(day))).toBe(true);
+    expect(changes.trendDays).toHaveLength(3);
+    expect(changes.restatedIncomeIds.length).toBeGreaterThan(0);
+    expect(changes.paidPayoutId).not.toBeNull();
+    expect(changes.urls?.cmArtist).toBeDefined();
+    const since = new Date();
+    const summaries = await harness.sync(RANGE);
+    await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
+  });
+
+  it("3. a sync with no upstream change writes no row and lands no response", async () => {
+    const [before] = await harness.warehouse.query<{ n: number; last: string | null }>(
+      "select count(*)::int as n, max(response_id)::text as last from etl.responses",
+    );
+    const summaries = await harness.sync(RANGE);
+    expect.soft(failures(summaries), "failed partitions").toEqual([]);
+    expect
+      .soft(
+        summaries.filter((s) => s.rowsWritten > 0).map((s) => `${s.stream}: ${s.rowsWritten}`),
+        "streams that wrote rows",
+      )
+      .toEqual([]);
+    expect.soft(written(summaries), "rows written").toBe(0);
+    const landed = await harness.warehouse.query<{ response: string }>(
+      `select concat_ws(' ', stream, partition, 'page', page, 'part', part) as response
+         from etl.responses where response_id > coalesce($1::bigint, 0) order by response_id`,
+      [before?.last ?? null],
+    );
+    expect.soft(shown(landed.map((r) => r.response)), "responses landed").toEqual([]);
+    const after = await countRows(harness, "select count(*)::int as n from etl.responses");
+    expect.soft(after - (before?.n ?? 0), "rows added to etl.responses").toBe(0);
+  });
+});
+
+/** A server on another local origin that counts the requests it gets and keeps their credentials. */
+async function startForeignOrigin() {
+  const seen: IncomingHttpHeaders[] = [];
+  const server: Server = createServer((request, response) => {
+    seen.push(request.headers);
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify({ status: true, data: [], links: { next: null } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    seen,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe("a next-page link to another origin", () => {
+  let harness: SyncHarness;
+  let foreign: Awaited<ReturnType<typeof startForeignOrigin>>;
+  let summaries: Summaries;
+
+  beforeAll(async () => {
+    foreign = await startForeignOrigin();
+    const nextLink = SHAPE_VARIANTS["next-link"] as KnobsPatch;
+    harness = await startSyncHarness("shapes_foreign_link", {
+      today: TODAY,
+      sandbox: {
+        size: SIZE,
+        knobs: { ...nextLink, shapes: { ...nextLink.shapes, foreignNextLink: foreign.origin } },
+      },
+      etl: tracking,
+    });
+    summaries = await harness.sync({ streams: royaltiesStreams });
+  });
+
+  afterAll(async () => {
+    await harness.close();
+    await foreign.close();
+  });
+
+  it("is never sent a request, so never the credential", () => {
+    expect(foreign.seen.map((headers) => headers.authorization ?? "(none)")).toEqual([]);
+    expect(failures(summaries)).toEqual([]);
+  });
+
+  it("leaves the lists that go on there reported as truncated, not a clean success", () => {
+    const data = harness.upstream.sandbox.data;
+    // Pages of 10: the lists longer than one page are the ones whose next link goes elsewhere.
+    const paged = [
+      ["payouts", data.payouts().length],
+      ["pending_payouts", data.pendingPayouts().length],
+      ["incomes", data.incomes().length],
+    ]
+      .filter(([, length]) => Number(length) > 10)
+      .map(([stream]) => String(stream));
+    expect(paged).toEqual(["payouts", "incomes"]);
+    const truncated = summaries.flatMap((s) =>
+      s.warned
+        .filter((w) => w.warnings.some((warning) => warning.kind === "truncated"))
+        .map((w) => w.stream),
+    );
+    expect(truncated).toEqual(paged);
+    expect(reportsTrouble(summaries)).toBe(true);
+  });
+});
