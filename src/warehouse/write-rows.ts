@@ -218,15 +218,12 @@ const COPY_ESCAPES: Record<string, string> = {
 };
 
 /**
- * Deletes the rows of one partition (`scope`: column -> value) whose key is not among `keep`:
- * what the upstream no longer returns disappears. Returns the number of rows deleted.
+ * The statement that deletes the rows of one partition (`scope`: column -> value) whose key is
+ * not among `keep`. A scope value is compared with `=`, a null one with `is null` (incomes whose
+ * period could not be read are a scope too): `is not distinct from` would hide the key's index
+ * from the planner, and every partition's delete would read the whole table.
  */
-export async function deleteMissing(
-  db: Kysely<unknown>,
-  target: TableTarget,
-  scope: Row,
-  keep: readonly Row[],
-): Promise<number> {
+export function deleteMissingQuery(target: TableTarget, scope: Row, keep: readonly Row[]) {
   const scoped = Object.keys(scope);
   const rest = target.key.filter((column) => !scoped.includes(column));
   // An empty scope is the whole table (a stream with a single partition replaces it all).
@@ -234,8 +231,11 @@ export async function deleteMissing(
     scoped.length === 0
       ? sql`true`
       : sql.join(
-          // A null scope value is a scope too (incomes whose period could not be read).
-          scoped.map((c) => sql`t.${sql.ref(c)} is not distinct from ${parameter(scope[c])}`),
+          scoped.map((c) =>
+            scope[c] === null || scope[c] === undefined
+              ? sql`t.${sql.ref(c)} is null`
+              : sql`t.${sql.ref(c)} = ${parameter(scope[c])}`,
+          ),
           sql` and `,
         );
   // When the scope is the whole key, the partition is one row: kept if it was written at all.
@@ -252,7 +252,19 @@ export async function deleteMissing(
             rest.map((c) => sql`k.${sql.ref(c)} = t.${sql.ref(c)}::text`),
             sql` and `,
           )})`;
-  const result = await sql`
-    delete from ${sql.table(target.table)} as t where ${inScope} and not ${kept}`.execute(db);
+  return sql`delete from ${sql.table(target.table)} as t where ${inScope} and not ${kept}`;
+}
+
+/**
+ * Deletes the rows of one partition whose key is not among `keep` (see deleteMissingQuery): what
+ * the upstream no longer returns disappears. Returns the number of rows deleted.
+ */
+export async function deleteMissing(
+  db: Kysely<unknown>,
+  target: TableTarget,
+  scope: Row,
+  keep: readonly Row[],
+): Promise<number> {
+  const result = await deleteMissingQuery(target, scope, keep).execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
