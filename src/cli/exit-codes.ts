@@ -12,6 +12,11 @@ export const ExitCode = {
    * the data is kept (etl.responses, etl.rejected_records), the warehouse is not yet complete.
    */
   attention: 4,
+  /**
+   * Stopped by SIGTERM or SIGINT before it ended: what ran is recorded (interrupted partitions
+   * are neither failed nor lost; the next run takes them up). 128 + SIGINT's number, as shells do.
+   */
+  interrupted: 130,
 } as const;
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

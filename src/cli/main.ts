@@ -42,7 +42,8 @@ Configuration (see README.md):
   file         the JSON file named by ETL_CONFIG (default ./etl.config.json)
 
 Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
-            4 records quarantined or a list possibly incomplete (sync, replay)`,
+            4 records quarantined or a list possibly incomplete (sync, replay),
+            130 stopped by SIGTERM or SIGINT (sync, replay)`,
   )
   .exitOverride()
   .showHelpAfterError();

@@ -63,9 +63,9 @@ function reportUntyped(summaries: readonly StreamSummary[], out: Output): void {
 
 /**
  * The summary of a sync or a replay: a row per stream, what could not be typed, what was
- * quarantined or may be incomplete, and what failed. Failed partitions exit 1; a run that
- * stored everything it could but quarantined records or suspects a truncated list exits 4
- * (attention), never 0.
+ * quarantined or may be incomplete, what was interrupted and what failed. A run stopped by a
+ * signal exits 130 (it did not end); failed partitions exit 1; a run that stored everything it
+ * could but quarantined records or suspects a truncated list exits 4 (attention), never 0.
  */
 export function printSummaries(
   summaries: readonly StreamSummary[],
@@ -73,6 +73,7 @@ export function printSummaries(
   out: Output,
 ): ExitCode {
   const failed = summaries.flatMap((s) => s.failed);
+  const interrupted = summaries.reduce((n, s) => n + s.interrupted, 0);
   const total = {
     stream: "total",
     partitions: summaries.reduce((n, s) => n + s.partitions, 0),
@@ -92,6 +93,12 @@ export function printSummaries(
   }
   reportUntyped(summaries, out);
   const attention = reportAttention(summaries, out);
+  if (interrupted > 0) {
+    out.line("");
+    out.line(
+      `${interrupted} partitions were interrupted before they ended (not failed): the next run takes them up`,
+    );
+  }
   if (failed.length > 0) {
     out.line("");
     out.line(`${failed.length} partitions failed:`);
@@ -100,7 +107,8 @@ export function printSummaries(
         `  ${f.stream} ${f.partition}: ${f.error instanceof Error ? f.error.message : String(f.error)}`,
       );
     }
-    return ExitCode.failure;
   }
+  if (interrupted > 0) return ExitCode.interrupted;
+  if (failed.length > 0) return ExitCode.failure;
   return attention ? ExitCode.attention : ExitCode.ok;
 }

@@ -23,9 +23,9 @@ import {
 } from "../warehouse/write-rows.js";
 import type { PageSizes } from "./page-sizes.js";
 import type { PhaseTimer } from "./phase-timer.js";
-import type { PartitionOutcome } from "./run-partition.js";
+import type { PartitionOutcome, PartitionStatus } from "./run-partition.js";
 import type { Cursor, Output, PageWarning, Partition, Stream } from "./stream.js";
-import { UntypedReport } from "./untyped-report.js";
+import { type Claims, UntypedReport } from "./untyped-report.js";
 
 /** A page read but not yet written: its responses are landed with its rows. */
 export interface PendingPage {
@@ -170,9 +170,17 @@ export class PartitionLoad {
       for (const { item, reason } of page.rejected ?? []) {
         this.#reject({ table, reason, record: item, page: pageIndex });
       }
-      for (const state of this.#states) this.#readRows(state, page.records, pageIndex);
+      // Values noted while the page was read are found in its records; those noted while a
+      // record became rows, in that record: a value read twice from one place counts once.
+      const { noted } = this.#options;
+      const claims: Claims = new Map();
+      this.untyped.addNoted(noted.splice(0), page.records, claims);
+      for (const [i, record] of page.records.entries()) {
+        for (const state of this.#states)
+          this.#readRows(state, record, this.#position + i, pageIndex);
+        if (noted.length > 0) this.untyped.addNoted(noted.splice(0), [record], claims);
+      }
       this.#position += page.records.length;
-      this.untyped.addNoted(this.#options.noted.splice(0), page.records);
       return page;
     });
     const pending = this.#states.reduce((n, state) => n + state.pending.length, 0);
@@ -189,7 +197,7 @@ export class PartitionLoad {
   }
 
   outcome(
-    status: "succeeded" | "failed",
+    status: PartitionStatus,
     requests: number,
     durationMs: number,
     error?: unknown,
@@ -229,31 +237,29 @@ export class PartitionLoad {
     this.#pendingRejections.push(rejection);
   }
 
-  #readRows(state: OutputState, records: readonly unknown[], pageIndex: number): void {
+  #readRows(state: OutputState, record: unknown, position: number, pageIndex: number): void {
     const { output } = state;
     const { key } = output.target;
-    for (const [i, record] of records.entries()) {
-      for (const read of output.rows(record, this.#options.partition, this.#position + i)) {
-        const stamped =
-          output.mode === "snapshot" ? { ...read, snapshot_date: this.#options.today } : read;
-        const problem = keyProblem(stamped, key);
-        if (problem !== null) {
-          this.#reject({
-            table: output.target.table,
-            reason: problem,
-            record: stamped.raw ?? record,
-            page: pageIndex,
-          });
-          continue;
-        }
-        for (const row of expandKeyArrays(stamped, key)) {
-          state.pending.push(row);
-          if (output.mode === "upsert") continue;
-          state.seen.push(pick(row, key));
-          if (output.replaceWithin) {
-            const within = pick(row, output.replaceWithin);
-            state.within.set(keyOf(within, output.replaceWithin), within);
-          }
+    for (const read of output.rows(record, this.#options.partition, position)) {
+      const stamped =
+        output.mode === "snapshot" ? { ...read, snapshot_date: this.#options.today } : read;
+      const problem = keyProblem(stamped, key);
+      if (problem !== null) {
+        this.#reject({
+          table: output.target.table,
+          reason: problem,
+          record: stamped.raw ?? record,
+          page: pageIndex,
+        });
+        continue;
+      }
+      for (const row of expandKeyArrays(stamped, key)) {
+        state.pending.push(row);
+        if (output.mode === "upsert") continue;
+        state.seen.push(pick(row, key));
+        if (output.replaceWithin) {
+          const within = pick(row, output.replaceWithin);
+          state.within.set(keyOf(within, output.replaceWithin), within);
         }
       }
     }

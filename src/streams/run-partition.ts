@@ -6,7 +6,7 @@ import { collectUntyped, type UntypedField, type UntypedValue } from "../api/unt
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
-import { ReplayIncompleteError } from "../errors.js";
+import { AuthError, ReplayIncompleteError } from "../errors.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
@@ -24,10 +24,17 @@ export interface RunnerDeps {
   readonly pageSizes?: PageSizes;
 }
 
+/**
+ * succeeded; failed: the partition could not be synced; interrupted: the run was stopped (a
+ * shutdown, a refused credential) before the partition ended: not a failure of the partition,
+ * which is handed back as it was.
+ */
+export type PartitionStatus = "succeeded" | "failed" | "interrupted";
+
 export interface PartitionOutcome {
   readonly stream: string;
   readonly partition: string;
-  readonly status: "succeeded" | "failed";
+  readonly status: PartitionStatus;
   readonly requests: number;
   readonly rowsWritten: number;
   /** Records that yielded no storable row: quarantined in etl.rejected_records. */
@@ -44,6 +51,62 @@ export interface PartitionOutcome {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Whether an error ends the attempt as interrupted rather than failed: the run was told to stop
+ * (its signal), or the upstream refused the credential, which no partition can do anything about.
+ */
+function endsAsInterrupted(error: unknown, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true || error instanceof AuthError;
+}
+
+/**
+ * The outcome of a partition whose audit row could not even be opened (Postgres away for a
+ * moment): it failed, and nothing else did. A sync's failure is noted in etl.stream_state when
+ * the database allows; a replay leaves the partition's state as its sync set it.
+ */
+async function unopened(
+  deps: Pick<RunnerDeps, "db" | "logger" | "signal">,
+  kind: "sync" | "replay",
+  stream: Stream,
+  partition: Partition,
+  error: unknown,
+  started: number,
+): Promise<PartitionOutcome> {
+  const interrupted = endsAsInterrupted(error, deps.signal);
+  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
+  log.error({ err: describe(error) }, "partition attempt could not be recorded");
+  if (!interrupted && kind === "sync") {
+    await recordSafely(log, () =>
+      markPartitionFailed(deps.db, stream.name, partition.key, describe(error)),
+    );
+  }
+  return {
+    stream: stream.name,
+    partition: partition.key,
+    status: interrupted ? "interrupted" : "failed",
+    requests: 0,
+    rowsWritten: 0,
+    rowsRejected: 0,
+    warnings: [],
+    untyped: [],
+    timings: new PhaseTimer().timings(),
+    durationMs: performance.now() - started,
+    error,
+  };
+}
+
+/**
+ * Records how an attempt ended when it did not succeed; a database that fails this too costs a
+ * log line, not the run (the attempt stays `running` until it is picked up again).
+ */
+async function recordSafely(log: Logger, record: () => Promise<void>): Promise<void> {
+  try {
+    await record();
+  } catch (error) {
+    log.error({ err: describe(error) }, "the attempt's end could not be recorded");
+  }
 }
 
 /**
@@ -64,6 +127,7 @@ export function pageKey(cursor: Cursor): string {
  * each batch in one transaction with the responses it was read from. The last batch, the
  * removal of rows the upstream no longer returns, the checkpoint and the audit row commit
  * together, so a crash re-runs at most this partition, and re-running it changes nothing.
+ * It never throws: every failure, its audit rows' included, is the partition's outcome.
  */
 export async function runPartition(
   deps: RunnerDeps,
@@ -82,11 +146,17 @@ async function syncNoting(
 ): Promise<PartitionOutcome> {
   const started = performance.now();
   const { db } = deps;
-  const { runId, firstAttempt } = await startSyncRun(db, stream.name, partition.key, {
-    kind: "sync",
-    partitionData: partition,
-    extractedOn: deps.today,
-  });
+  let opened: { runId: string; firstAttempt: boolean };
+  try {
+    opened = await startSyncRun(db, stream.name, partition.key, {
+      kind: "sync",
+      partitionData: partition,
+      extractedOn: deps.today,
+    });
+  } catch (error) {
+    return unopened(deps, "sync", stream, partition, error, started);
+  }
+  const { runId, firstAttempt } = opened;
   let requests = 0;
   const timer = new PhaseTimer();
   const load = new PartitionLoad({
@@ -126,6 +196,7 @@ async function syncNoting(
     today: deps.today,
     call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
   };
+  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
   try {
     let cursor: Cursor = null;
     for (;;) {
@@ -138,27 +209,36 @@ async function syncNoting(
     return outcome("succeeded");
   } catch (error) {
     const message = describe(error);
-    deps.logger
-      .child({ stream: stream.name, partition: partition.key })
-      .error({ err: message, requests }, "partition failed");
-    await db.transaction().execute(async (trx) => {
-      await markPartitionFailed(trx, stream.name, partition.key, message);
-      await finishSyncRun(trx, runId, {
-        status: "failed",
-        requests,
-        rowsWritten: load.rowsWritten,
-        error: message,
-        untyped: load.untyped.fields(),
-        rowsRejected: load.rowsRejected,
-        warnings: load.warnings,
-      });
-    });
+    if (endsAsInterrupted(error, deps.signal)) {
+      log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
+      await recordSafely(log, () => finishSyncRun(db, runId, end("interrupted", message)));
+      return outcome("interrupted", error);
+    }
+    log.error({ err: message, requests }, "partition failed");
+    await recordSafely(log, () =>
+      db.transaction().execute(async (trx) => {
+        await markPartitionFailed(trx, stream.name, partition.key, message);
+        await finishSyncRun(trx, runId, end("failed", message));
+      }),
+    );
     return outcome("failed", error);
   } finally {
     load.report(deps.logger, requests);
   }
 
-  function outcome(status: "succeeded" | "failed", error?: unknown): PartitionOutcome {
+  function end(status: "failed" | "interrupted", error: string) {
+    return {
+      status,
+      requests,
+      rowsWritten: load.rowsWritten,
+      error,
+      untyped: load.untyped.fields(),
+      rowsRejected: load.rowsRejected,
+      warnings: load.warnings,
+    };
+  }
+
+  function outcome(status: PartitionStatus, error?: unknown): PartitionOutcome {
     return load.outcome(status, requests, performance.now() - started, error);
   }
 }
@@ -189,11 +269,16 @@ export async function replayPartition(
   return collectUntyped(noted, async () => {
     const started = performance.now();
     const { partition } = source;
-    const { runId } = await startSyncRun(deps.db, stream.name, partition.key, {
-      kind: "replay",
-      extractedOn: source.extractedOn,
-      replayOf: source.runId,
-    });
+    let runId: string;
+    try {
+      ({ runId } = await startSyncRun(deps.db, stream.name, partition.key, {
+        kind: "replay",
+        extractedOn: source.extractedOn,
+        replayOf: source.runId,
+      }));
+    } catch (error) {
+      return unopened(deps, "replay", stream, partition, error, started);
+    }
     const load = new PartitionLoad({
       db: deps.db,
       stream,
@@ -229,16 +314,19 @@ export async function replayPartition(
       return load.outcome("succeeded", 0, performance.now() - started);
     } catch (error) {
       const message = describe(error);
-      await finishSyncRun(deps.db, runId, {
-        status: "failed",
-        requests: 0,
-        rowsWritten: load.rowsWritten,
-        error: message,
-        untyped: load.untyped.fields(),
-        rowsRejected: load.rowsRejected,
-        warnings: load.warnings,
-      });
-      return load.outcome("failed", 0, performance.now() - started, error);
+      const status = deps.signal?.aborted ? "interrupted" : "failed";
+      await recordSafely(deps.logger.child({ stream: stream.name, partition: partition.key }), () =>
+        finishSyncRun(deps.db, runId, {
+          status,
+          requests: 0,
+          rowsWritten: load.rowsWritten,
+          error: message,
+          untyped: load.untyped.fields(),
+          rowsRejected: load.rowsRejected,
+          warnings: load.warnings,
+        }),
+      );
+      return load.outcome(status, 0, performance.now() - started, error);
     } finally {
       load.report(deps.logger, 0);
     }

@@ -13,7 +13,9 @@ export type { StreamSummary } from "./stream-tally.js";
 /**
  * Runs the streams in order (later ones may read what earlier ones wrote), each stream's
  * partitions `max_concurrency` at a time. A failed partition is recorded and the others go on;
- * a refused credential stops everything at once and is thrown.
+ * a refused credential stops everything at once and is thrown; the caller's signal (a shutdown)
+ * stops it too, and the summaries count what was interrupted. Either way it returns or throws
+ * only once no partition is running any more, so the caller may release what they use.
  */
 export async function runSync(
   deps: RunnerDeps,
@@ -31,8 +33,10 @@ export async function runSync(
   const summaries: StreamSummary[] = [];
   try {
     for (const stream of streams) {
+      if (signal.aborted) break;
       const tally = new StreamTally(stream.name);
       for await (const slice of planPartitions(deps, stream, range)) {
+        if (signal.aborted) break;
         const outcomes = await Promise.all(
           slice.map((partition) =>
             limit(async () => {

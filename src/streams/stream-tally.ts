@@ -6,6 +6,8 @@ export interface StreamSummary {
   readonly stream: string;
   readonly partitions: number;
   readonly failed: readonly PartitionOutcome[];
+  /** Partitions stopped by a shutdown or a refused credential: they run again next time. */
+  readonly interrupted: number;
   readonly requests: number;
   readonly rowsWritten: number;
   /** Records quarantined in etl.rejected_records. */
@@ -28,6 +30,7 @@ export class StreamTally {
   #requests = 0;
   #rowsWritten = 0;
   #rowsRejected = 0;
+  #interrupted = 0;
   readonly #failed: PartitionOutcome[] = [];
   readonly #warned: PartitionOutcome[] = [];
   #untyped: UntypedField[] = [];
@@ -43,6 +46,7 @@ export class StreamTally {
       this.#rowsWritten += outcome.rowsWritten;
       this.#rowsRejected += outcome.rowsRejected;
       if (outcome.status === "failed") this.#failed.push(outcome);
+      else if (outcome.status === "interrupted") this.#interrupted += 1;
       else if (outcome.warnings.length > 0) this.#warned.push(outcome);
     }
     this.#untyped = mergeUntyped([this.#untyped, ...outcomes.map((o) => o.untyped)]);
@@ -53,6 +57,7 @@ export class StreamTally {
       stream: this.#stream,
       partitions: this.#partitions,
       failed: [...this.#failed],
+      interrupted: this.#interrupted,
       requests: this.#requests,
       rowsWritten: this.#rowsWritten,
       rowsRejected: this.#rowsRejected,

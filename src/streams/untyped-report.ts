@@ -37,18 +37,28 @@ class Tallies {
   }
 }
 
+/** Places of a page's records already matched to a noted value: node → keys. */
+export type Claims = Map<object, Set<string>>;
+
 /**
  * What a partition could not type, by field. The readers that noted the values know only the
- * value, so its field is found again in the page's records, where it still sits (typed copies
- * hold null instead). An occurrence is claimed once: two equal values in a page ("n/a" as count
- * and as percentage) are found at their two places, in reading order.
+ * value, so its field is found again in the records it was read from, where it still sits (typed
+ * copies hold null instead). An occurrence is claimed once: two equal values in a page ("n/a" as
+ * count and as percentage) are found at their two places, in reading order; a value noted again
+ * where every place holding it is claimed was read twice (as a key and as a column), and counts
+ * once. Pass one `claims` for every call about the same page.
  */
 export class UntypedReport extends Tallies {
   /** Adds the values noted while `records` were read. */
-  addNoted(noted: readonly UntypedValue[], records: readonly unknown[]): void {
-    const claimed = new Map<object, Set<string>>();
+  addNoted(
+    noted: readonly UntypedValue[],
+    records: readonly unknown[],
+    claims: Claims = new Map(),
+  ): void {
     for (const { expected, value } of noted) {
-      this.add(locate(value, records, claimed) ?? "?", expected, 1, [example(value)]);
+      const field = locate(value, records, claims);
+      if (field === null && locate(value, records, new Map()) !== null) continue;
+      this.add(field ?? "?", expected, 1, [example(value)]);
     }
   }
 }
@@ -76,11 +86,7 @@ function joinPath(path: string, key: string): string {
  * keeps the upstream's object under `raw`, so places there come first (a typed copy may hold the
  * same text under another name) and the path is the upstream's, from inside `raw`.
  */
-function locate(
-  value: unknown,
-  records: readonly unknown[],
-  claimed: Map<object, Set<string>>,
-): string | null {
+function locate(value: unknown, records: readonly unknown[], claimed: Claims): string | null {
   const search = (
     node: object,
     path: string,

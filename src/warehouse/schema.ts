@@ -3,17 +3,16 @@ import type { ColumnType, Generated } from "kysely";
 /** Columns as Postgres returns them to node-postgres (numeric and bigint as exact text). */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
+/** What became of one attempt: see the comment on etl.sync_runs.status. */
+export type AttemptStatus = "running" | "succeeded" | "failed" | "interrupted" | "abandoned";
+
 export interface SyncRunsTable {
   run_id: Generated<string>;
   stream: string;
   partition: string;
   started_at: Generated<Date>;
   finished_at: Timestamp | null;
-  status: ColumnType<
-    "running" | "succeeded" | "failed",
-    "running" | undefined,
-    "succeeded" | "failed"
-  >;
+  status: ColumnType<AttemptStatus, "running" | undefined, Exclude<AttemptStatus, "running">>;
   requests: Generated<number>;
   rows_written: ColumnType<string, number | undefined, number>;
   error: string | null;
@@ -25,6 +24,8 @@ export interface SyncRunsTable {
   partition_data: ColumnType<unknown, string | undefined, never>;
   extracted_on: ColumnType<string | null, string | undefined, never>;
   replay_of: ColumnType<string | null, string | undefined, never>;
+  runner: ColumnType<string | null, string | undefined, never>;
+  closed_by: ColumnType<string | null, never, string>;
 }
 
 export interface StreamStateTable {

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import type { UntypedField } from "../api/untyped-values.js";
-import type { Database } from "./schema.js";
+import { PROCESS_IDENTITY } from "../process-identity.js";
+import type { AttemptStatus, Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
@@ -47,6 +48,7 @@ export async function startSyncRun(
       partition,
       kind: run.kind,
       extracted_on: run.extractedOn,
+      runner: PROCESS_IDENTITY,
       ...(run.partitionData === undefined
         ? {}
         : { partition_data: JSON.stringify(run.partitionData) }),
@@ -61,7 +63,7 @@ export async function startSyncRun(
 }
 
 export interface SyncRunEnd {
-  readonly status: "succeeded" | "failed";
+  readonly status: Exclude<AttemptStatus, "running" | "abandoned">;
   readonly requests: number;
   readonly rowsWritten: number;
   readonly error?: string;
@@ -88,6 +90,33 @@ export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Pro
     })
     .where("run_id", "=", runId)
     .execute();
+}
+
+/**
+ * Closes as abandoned the attempts of a partition still marked running: called by the holder of
+ * the partition's lock as it picks the partition up, so none of them can still be running (their
+ * process died, and its lock expired, or the database failed as the attempt ended). Returns how
+ * many were closed.
+ */
+export async function closeAbandonedRuns(
+  db: Db,
+  stream: string,
+  partition: string,
+): Promise<number> {
+  const result = await db
+    .updateTable("etl.sync_runs")
+    .set({
+      status: "abandoned",
+      finished_at: new Date(),
+      closed_by: PROCESS_IDENTITY,
+      error:
+        "its process stopped before the attempt ended; found when the partition was picked up again",
+    })
+    .where("stream", "=", stream)
+    .where("partition", "=", partition)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** What the syncs of these streams since `since` left to look at. */

@@ -9,51 +9,73 @@ export const TSX_LOADER = pathToFileURL(
 ).href;
 const MAIN = resolve(PROJECT_ROOT, "src/cli/main.ts");
 
-export interface WorkerProcess {
+export interface EtlProcess {
   readonly child: ChildProcess;
-  /** http://127.0.0.1:PORT of its /healthz, /metrics and /queues. */
-  readonly operatorUrl: string;
-  /** Its log lines (JSON), as they came. */
+  /** Its log lines (standard error), as they came. */
   readonly logs: string[];
+  /** What it printed on standard output. */
+  readonly stdout: () => string;
   /** Resolves with the exit code (null when killed by a signal). */
   readonly exited: Promise<number | null>;
 }
 
-/**
- * `etl worker` as its own single process (node itself, as in the Docker image), so a
- * signal reaches the worker itself. Resolves once it reports it has started.
- */
-export function spawnWorker(options: {
+export interface WorkerProcess extends EtlProcess {
+  /** http://127.0.0.1:PORT of its /healthz, /metrics and /queues. */
+  readonly operatorUrl: string;
+}
+
+export interface EtlProcessOptions {
   cwd: string;
   env: Record<string, string>;
   /** The CLI's entry as node arguments; default the TypeScript source through tsx. */
   entry?: readonly string[];
-}): Promise<WorkerProcess> {
+}
+
+/**
+ * `etl <args>` as its own single process (node itself, as in the Docker image), so a signal
+ * reaches the command itself. `onLog` sees each log line as it comes.
+ */
+export function spawnEtl(
+  args: readonly string[],
+  options: EtlProcessOptions,
+  onLog: (line: string) => void = () => undefined,
+): EtlProcess {
   const entry = options.entry ?? ["--import", TSX_LOADER, MAIN];
-  const child = spawn(process.execPath, [...entry, "worker"], {
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", WORKER_PORT: "0", LOG_LEVEL: "info", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const logs: string[] = [];
+  let stdout = "";
   const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  let buffered = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      logs.push(line);
+      onLog(line);
+    }
+  });
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  return { child, logs, stdout: () => stdout, exited };
+}
+
+/** `etl worker` as its own process; resolves once it reports it has started. */
+export function spawnWorker(options: EtlProcessOptions): Promise<WorkerProcess> {
   return new Promise((resolvePromise, reject) => {
-    let buffered = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split("\n");
-      buffered = lines.pop() ?? "";
-      for (const line of lines) {
-        logs.push(line);
-        const parsed = safeJson(line);
-        if (parsed?.msg === "worker started") {
-          resolvePromise({ child, operatorUrl: String(parsed.operator), logs, exited });
-        }
+    const started = spawnEtl(["worker"], options, (line) => {
+      const parsed = safeJson(line);
+      if (parsed?.msg === "worker started") {
+        resolvePromise({ ...started, operatorUrl: String(parsed.operator) });
       }
     });
-    child.stdout.on("data", () => undefined);
-    void exited.then((code) =>
-      reject(new Error(`worker exited (${code}) before starting:\n${logs.join("\n")}`)),
+    void started.exited.then((code) =>
+      reject(new Error(`worker exited (${code}) before starting:\n${started.logs.join("\n")}`)),
     );
   });
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toInteger } from "../../src/api/extract.js";
 import { AuthError, UpstreamStatusError } from "../../src/errors.js";
 import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
@@ -6,7 +7,7 @@ import { defineStream, type Partition } from "../../src/streams/stream.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import type { ApiClient, Exchange } from "../../src/api/api-client.js";
-import type { PageRead } from "../../src/streams/stream.js";
+import type { PageRead, Stream } from "../../src/streams/stream.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const request = { operation: "test.op", method: "GET", path: "/test" };
@@ -133,6 +134,39 @@ async function rowsOutsideCheckpointVersion(stream: string, day: string): Promis
   return row?.n ?? -1;
 }
 
+/** A partition's state rows: [partition, last_status]. */
+async function stateRows(stream: string): Promise<[string, string][]> {
+  const rows = await warehouse.query<{ partition: string; last_status: string }>(
+    "select partition, last_status from etl.stream_state where stream = $1 order by partition",
+    [stream],
+  );
+  return rows.map((r) => [r.partition, r.last_status]);
+}
+
+/**
+ * Makes Postgres itself refuse one partition's audit row: its opening (insert), or any change to
+ * it (update: closing it as succeeded, and as failed too), as a database that fails for a moment
+ * would.
+ */
+async function refuseInSyncRuns(
+  operation: "insert" | "update",
+  stream: string,
+  partition: string,
+): Promise<void> {
+  const name = `refuse_${stream.replace(/\W/g, "_")}`;
+  await warehouse.query(`
+    create function etl.${name}() returns trigger language plpgsql as $$
+    begin
+      if new.stream = '${stream}' and new.partition = '${partition}' then
+        raise exception 'refused by the test';
+      end if;
+      return new;
+    end $$`);
+  await warehouse.query(
+    `create trigger ${name} before ${operation} on etl.sync_runs for each row execute function etl.${name}()`,
+  );
+}
+
 describe("the runner", () => {
   it("records a failed partition with its error, and the other partitions go on", async () => {
     const stream = testStream("failing", ["2026-01-01", "2026-01-02", "2026-01-03"], (day) => {
@@ -171,6 +205,87 @@ describe("the runner", () => {
       runSync(deps(1), [stream], { from: "2026-01-04", to: "2026-01-06" }),
     ).rejects.toBeInstanceOf(AuthError);
     expect(attempted).toEqual(["2026-01-04"]);
+    // Not a failure of the partition: interrupted, with the reason, and its state left alone.
+    const runs = await warehouse.query<{ partition: string; status: string; error: string }>(
+      "select partition, status, error from etl.sync_runs where stream = 'refused'",
+    );
+    expect(runs.map((r) => [r.partition, r.status])).toEqual([["2026-01-04", "interrupted"]]);
+    expect(runs[0]?.error).toContain("refused the credential");
+    expect(await stateRows("refused")).toEqual([]);
+  });
+
+  it("records the partitions a stop cuts short as interrupted, never failed, and starts no other", async () => {
+    const days = ["2026-06-01", "2026-06-02", "2026-06-03", "2026-06-04", "2026-06-05"];
+    const stop = new AbortController();
+    let started = 0;
+    const stream: Stream = {
+      ...testStream("stopped", days, () => null),
+      fetch: async ({ call }) => {
+        started += 1;
+        if (started === 2) stop.abort(new Error("stopped by SIGTERM"));
+        // A request in flight when the stop comes is cancelled by it.
+        return new Promise((_, reject) => {
+          const signal = call.signal as AbortSignal;
+          if (signal.aborted) reject(signal.reason as Error);
+          signal.addEventListener("abort", () => reject(signal.reason as Error));
+        });
+      },
+    };
+    const [summary] = await runSync({ ...deps(2), signal: stop.signal }, [stream], {
+      from: days[0] ?? "",
+      to: days.at(-1) ?? "",
+    });
+    expect(started).toBe(2);
+    expect(summary).toMatchObject({ partitions: 2, interrupted: 2, failed: [] });
+    const runs = await warehouse.query<{ status: string; n: number }>(
+      "select status, count(*)::int as n from etl.sync_runs where stream = 'stopped' group by status",
+    );
+    expect(runs).toEqual([{ status: "interrupted", n: 2 }]);
+    expect(await stateRows("stopped")).toEqual([]);
+  });
+
+  it("fails only the partition whose audit row Postgres refuses to open, and goes on", async () => {
+    await refuseInSyncRuns("insert", "open-refused", "2026-07-02");
+    const days = ["2026-07-01", "2026-07-02", "2026-07-03"];
+    const stream = testStream("open-refused", days, (day) => ({
+      records: [{ day, n: 7 }],
+      next: null,
+    }));
+    const [summary] = await runSync(deps(), [stream], { from: days[0] ?? "", to: "2026-07-03" });
+    expect(summary?.partitions).toBe(3);
+    expect(summary?.failed.map((f) => f.partition)).toEqual(["2026-07-02"]);
+    expect(String(summary?.failed[0]?.error)).toContain("refused by the test");
+    expect(await stateRows("open-refused")).toEqual([
+      ["2026-07-01", "succeeded"],
+      ["2026-07-02", "failed"],
+      ["2026-07-03", "succeeded"],
+    ]);
+  });
+
+  it("fails only the partition whose closing writes Postgres refuses, even the failure's", async () => {
+    await refuseInSyncRuns("update", "close-refused", "2026-07-05");
+    const days = ["2026-07-04", "2026-07-05", "2026-07-06"];
+    const stream = testStream("close-refused", days, (day) => ({
+      records: [{ day, n: 8 }],
+      next: null,
+    }));
+    const [summary] = await runSync(deps(), [stream], { from: days[0] ?? "", to: "2026-07-06" });
+    expect(summary?.failed.map((f) => f.partition)).toEqual(["2026-07-05"]);
+    const runs = await warehouse.query<{ partition: string; status: string; error: string | null }>(
+      "select partition, status, error from etl.sync_runs where stream = 'close-refused' order by partition",
+    );
+    // Nothing could record its end: its attempt stays running until it is picked up again.
+    expect(runs.map((r) => [r.partition, r.status])).toEqual([
+      ["2026-07-04", "succeeded"],
+      ["2026-07-05", "running"],
+      ["2026-07-06", "succeeded"],
+    ]);
+    expect(String(summary?.failed[0]?.error)).toContain("refused by the test");
+    // Its rows were in the refused transaction: none of them is stored.
+    const stored = await warehouse.query<{ day: string }>(
+      "select day::text from sales.trend_totals where stream_count = 8 order by day",
+    );
+    expect(stored.map((r) => r.day)).toEqual(["2026-07-04", "2026-07-06"]);
   });
 
   it("fails a partition whose upstream returns the same page forever, instead of looping", async () => {
@@ -228,6 +343,50 @@ describe("the runner", () => {
       ]);
     },
   );
+
+  it("counts an untyped value read twice from one place (key and column) once", async () => {
+    const day = "2026-08-01";
+    const stream = defineStream<Partition, { day: string; n: unknown }>({
+      name: "read-twice",
+      family: "trends",
+      partitions: () => [{ key: day, day }],
+      fetch: async () => {
+        await Promise.resolve();
+        return answer({
+          records: [
+            { day, n: "n/a" },
+            { day: "2026-08-02", n: "n/a" },
+          ],
+          next: null,
+        });
+      },
+      read: readAnswer,
+      outputs: [
+        {
+          target: {
+            table: "sales.trend_totals",
+            key: ["day", "selection_type"],
+            columns: ["stream_count", "download_count", "raw"],
+          },
+          mode: "upsert",
+          rows: (record) => [
+            {
+              day: record.day,
+              selection_type: "dsp",
+              stream_count: toInteger(record.n),
+              download_count: toInteger(record.n),
+              raw: record,
+            },
+          ],
+        },
+      ],
+    });
+    const outcome = await runPartition(deps(), stream, { key: day, day });
+    expect(outcome.status).toBe("succeeded");
+    expect(outcome.untyped).toEqual([
+      { field: "n", expected: "integer", count: 2, examples: ['"n/a"'] },
+    ]);
+  });
 
   it("writes a partition smaller than a batch once, at its end, and times its phases", async () => {
     const pages: unknown[] = [];

@@ -7,9 +7,10 @@ import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
-import type { ExitCode } from "../exit-codes.js";
+import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { printSummaries } from "../run-summary.js";
+import { listenForStop } from "../stop-signal.js";
 
 export interface ReplayOptions extends DayRangeOptions {
   readonly only?: string;
@@ -26,6 +27,7 @@ export async function replayCommand(options: ReplayOptions, out: Output): Promis
   const db = createWarehouse(config.env.DATABASE_URL);
   const started = performance.now();
   const apiUrl = config.env.MUSIC_API_URL;
+  const stop = listenForStop();
   try {
     await migrateToLatest(db);
     const summaries = await runReplay(
@@ -37,14 +39,17 @@ export async function replayCommand(options: ReplayOptions, out: Output): Promis
         }),
         config: config.etl,
         today: utcToday(),
+        signal: stop.signal,
         // Without the upstream's URL no link can be told the upstream's: none is taken as such.
         ownsLink: (link) => apiUrl !== undefined && linkPath(apiUrl, link) !== null,
       },
       streams,
       range,
     );
-    return printSummaries(summaries, performance.now() - started, out);
+    const code = printSummaries(summaries, performance.now() - started, out);
+    return stop.signal.aborted ? ExitCode.interrupted : code;
   } finally {
+    stop.dispose();
     await db.destroy();
   }
 }

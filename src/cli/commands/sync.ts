@@ -12,6 +12,7 @@ import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-opt
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { printSummaries } from "../run-summary.js";
+import { listenForStop } from "../stop-signal.js";
 
 export interface SyncOptions extends DayRangeOptions {
   readonly only?: string;
@@ -19,7 +20,9 @@ export interface SyncOptions extends DayRangeOptions {
 
 /**
  * The one-shot sync: every stream (or those named), in the foreground. Daily streams cover
- * --from..--to, or incrementally what was never synced plus the lookback window.
+ * --from..--to, or incrementally what was never synced plus the lookback window. SIGTERM or
+ * SIGINT stops it: running partitions are recorded as interrupted, and only then are the
+ * database and the upstream's connections closed.
  */
 export async function syncCommand(options: SyncOptions, out: Output): Promise<ExitCode> {
   const config = loadConfig();
@@ -29,6 +32,7 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
   const db = createWarehouse(config.env.DATABASE_URL);
   const context = await createAppContext(config);
   const started = performance.now();
+  const stop = listenForStop();
   try {
     await migrateToLatest(db);
     const deps = {
@@ -37,6 +41,7 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       logger: context.logger,
       config: config.etl,
       today: utcToday(),
+      signal: stop.signal,
     };
     let summaries: StreamSummary[];
     try {
@@ -48,11 +53,13 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       }
       throw error;
     }
-    if (config.etl.keep_responses_days !== null) {
+    if (config.etl.keep_responses_days !== null && !stop.signal.aborted) {
       await pruneResponses(db, config.etl.keep_responses_days);
     }
-    return printSummaries(summaries, performance.now() - started, out);
+    const code = printSummaries(summaries, performance.now() - started, out);
+    return stop.signal.aborted ? ExitCode.interrupted : code;
   } finally {
+    stop.dispose();
     await context.close();
     await db.destroy();
   }
