@@ -1,25 +1,26 @@
-import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import { DelayedError, type Job } from "bullmq";
 import { AuthError } from "../src/errors.js";
 import { runPartition } from "../src/streams/run-partition.js";
-import { streamNamed } from "../src/streams/registry.js";
 import { utcToday } from "../src/time/calendar.js";
 import type { Stream } from "../src/streams/stream.js";
 import { savePageSizes } from "../src/warehouse/page-sizes.js";
+import { closeAbandonedRuns } from "../src/warehouse/sync-runs.js";
+import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
 import { lockPartition } from "./partition-lock.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**
- * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with backoff; a refused
- * credential is not retried; a partition cut short by shutdown goes back to the queue for
- * another worker without spending an attempt.
+ * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with
+ * backoff. A partition cut short by a shutdown, or by a refused credential (which closes the
+ * worker's credential gate), goes back to the queue without spending an attempt.
  */
 export async function processPartition(
   job: Job<PartitionJobData>,
   token: string | undefined,
   deps: WorkerDeps,
 ): Promise<{ rowsWritten: number; requests: number }> {
-  const stream = streamNamed(job.data.stream);
+  const stream = jobStream(job.data.stream);
   const { config } = deps.runner;
   const lock = await lockPartition(
     deps.redis,
@@ -35,6 +36,15 @@ export async function processPartition(
     throw new DelayedError();
   }
   try {
+    // Holding the lock, no other attempt of this partition can be alive: any still marked
+    // running belongs to a process that died, whose lock expired.
+    const abandoned = await closeAbandonedRuns(deps.runner.db, stream.name, job.data.partition.key);
+    if (abandoned > 0) {
+      deps.runner.logger.warn(
+        { stream: stream.name, partition: job.data.partition.key, abandoned },
+        "closed attempts of a process that died while running this partition",
+      );
+    }
     return await runLocked(job, token, deps, stream);
   } finally {
     await lock.release();
@@ -63,10 +73,10 @@ async function runLocked(
   if (outcome.status === "succeeded") {
     return { rowsWritten: outcome.rowsWritten, requests: outcome.requests };
   }
-  if (deps.shutdown.aborted && token) {
+  if (outcome.error instanceof AuthError) deps.credential.refuse(outcome.error);
+  if (outcome.status === "interrupted" && token) {
     await job.moveToDelayed(Date.now(), token);
     throw new DelayedError();
   }
-  if (outcome.error instanceof AuthError) throw new UnrecoverableError(outcome.error.message);
   throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
 }

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { type Job, WaitingChildrenError } from "bullmq";
 import { planPartitions } from "../src/streams/plan-partitions.js";
-import { streamNamed } from "../src/streams/registry.js";
 import type { Partition } from "../src/streams/stream.js";
 import { utcToday } from "../src/time/calendar.js";
 import { pruneResponses } from "../src/warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
+import { jobStream } from "./job-stream.js";
 import {
   PARTITION_JOB,
   type PartitionJobData,
@@ -39,7 +39,7 @@ export async function processRun(
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
   for (let stage = job.data.stage ?? 0; stage < job.data.streams.length;) {
     const name = job.data.streams[stage] ?? "";
-    const stream = streamNamed(name);
+    const stream = jobStream(name);
     let planned = 0;
     // A slice at a time: a year of artist-day partitions is 73,000 for 200 artists, and one
     // addBulk builds every job and its Redis commands in memory at once.

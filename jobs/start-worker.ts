@@ -58,9 +58,13 @@ export function startEtlWorker(options: {
   worker.on("error", (error) => {
     logger.error({ err: error.message }, "worker error");
   });
+  // Not waiting for the active jobs: the job that met the refusal is one of them.
+  deps.credential.on("close", () => worker.pause(true));
+  deps.credential.on("open", () => worker.resume());
   return {
     worker,
     async stop(graceMs) {
+      deps.credential.close();
       const timer = setTimeout(() => {
         logger.warn({ graceMs }, "grace period over: giving active jobs back to the queue");
         shutdown.abort(new Error("worker shutting down"));

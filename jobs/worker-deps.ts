@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { PartitionOutcome, RunnerDeps } from "../src/streams/run-partition.js";
+import type { CredentialGate } from "./credential-gate.js";
 
 /** What the processors need; `today` is taken when each job starts. */
 export interface WorkerDeps {
@@ -10,5 +11,7 @@ export interface WorkerDeps {
   readonly redis: Redis;
   /** Aborted when the worker is told to stop: active partitions give their job back. */
   readonly shutdown: AbortSignal;
+  /** Closed while the upstream refuses the credential: the worker then takes no job. */
+  readonly credential: CredentialGate;
   readonly onPartition?: (outcome: PartitionOutcome) => void;
 }

@@ -119,6 +119,12 @@ export const etlConfigSchema = z.strictObject({
     .int("must be a whole number")
     .min(0, "must be 0 or more")
     .default(30_000),
+  /** While the upstream refuses the credential, a worker checks it again this often. */
+  credential_recheck_ms: z
+    .number()
+    .int("must be a whole number")
+    .min(1_000, "must be at least 1000")
+    .default(180_000),
   redis_prefix: z
     .string()
     .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")

@@ -15,6 +15,7 @@ import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../streams/registry.js";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
 import { followRun, standardOutput } from "../cli/follow-run.js";
 import { table } from "../cli/output.js";
@@ -123,6 +124,7 @@ async function main(): Promise<number> {
     deps: {
       queue,
       redis: context.redis,
+      credential: credentialGateOf(context, config),
       runner: { db, api: context.api, logger: context.logger, config },
     },
   });

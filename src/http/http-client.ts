@@ -96,7 +96,7 @@ export class HttpClient {
   /**
    * Until an answer shows the credential is accepted, one request goes out at a time and the
    * others wait for it: a bad key costs one request, not one per concurrent slot. After a 401
-   * nothing more is sent.
+   * nothing more is sent until `forgetRefusal`.
    */
   #credentialAccepted = false;
   #credentialCheck: Promise<void> | null = null;
@@ -147,6 +147,15 @@ export class HttpClient {
 
   async close(): Promise<void> {
     await this.#agent.close();
+  }
+
+  /**
+   * Forgets a 401: the next request checks the credential again, alone, as the first one did.
+   * For a long-lived process that waits for a refused credential to be accepted again.
+   */
+  forgetRefusal(): void {
+    this.#refused = null;
+    this.#credentialAccepted = false;
   }
 
   /** The path below the base URL of a link the upstream gave, or null (see linkPath). */

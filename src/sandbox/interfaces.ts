@@ -91,6 +91,8 @@ export interface SandboxKnobs {
   slowMs: number;
   /** Every request's socket is destroyed without a reply. */
   down: boolean;
+  /** Every request is refused with 401, whatever its key: a credential revoked upstream. */
+  refuseCredential: boolean;
   /** Trends list: bare array of items, or the totals fields with the items under `data`. */
   listShape: "array" | "object";
   /** Payouts, pending payouts and incomes: `{status: true, data}` or a bare array. */

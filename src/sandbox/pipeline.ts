@@ -47,7 +47,7 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
   if (knobs.down) return request.socket.destroy();
 
   const limit = knobs.requestsPerSecond;
-  if (!isAuthorized(request, state.apiKey)) {
+  if (knobs.refuseCredential || !isAuthorized(request, state.apiKey)) {
     const budget = limit === null ? null : state.limiter.peek(limit, arrivedMs);
     return sendJson(
       state,

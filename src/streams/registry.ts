@@ -29,10 +29,3 @@ export function selectStreams(only: readonly string[] | undefined): Stream[] {
   }
   return STREAMS.filter((s) => only.includes(s.name) || only.includes(s.family));
 }
-
-/** The stream of that name; a job naming an unknown stream is a bug, not a retryable failure. */
-export function streamNamed(name: string): Stream {
-  const stream = STREAMS.find((s) => s.name === name);
-  if (!stream) throw new UsageError(`unknown stream "${name}"`);
-  return stream;
-}

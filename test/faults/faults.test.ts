@@ -131,7 +131,11 @@ async function backfillWith(label: string, fault: FaultCase) {
       ...errors.map((e) => e.error ?? ""),
     ].join("\n");
     expect(outputs).not.toContain(harness.upstream.sandbox.apiKey);
+    const attempts = await harness.warehouse.query<{ status: string; n: number }>(
+      "select status, count(*)::int as n from etl.sync_runs group by status",
+    );
     return {
+      attempts: Object.fromEntries(attempts.map((a) => [a.status, a.n])),
       drift: await driftFindings(harness),
       progress,
       prints: await fingerprints(harness.warehouse),
@@ -201,7 +205,11 @@ async function driftFindings(harness: SyncHarness): Promise<DriftFindings> {
   };
 }
 
-async function runCase(name: string, label: string, fault: FaultCase): Promise<void> {
+async function runCase(
+  name: string,
+  label: string,
+  fault: FaultCase,
+): Promise<Awaited<ReturnType<typeof backfillWith>>> {
   const outcome = await backfillWith(label, fault);
   const diff = differences(reference, outcome.prints);
   results.push({
@@ -218,6 +226,7 @@ async function runCase(name: string, label: string, fault: FaultCase): Promise<v
   expect(diff).toEqual([]);
   // A case that provoked nothing would prove nothing.
   if (fault.mustRetry !== false) expect(outcome.retries).toBeGreaterThan(0);
+  return outcome;
 }
 
 beforeAll(async () => {
@@ -331,7 +340,7 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
     ["SIGTERM", "worker stopped during a long page loop"],
   ] as const)("%s: %s", async (signal, name) => {
     let stopped = false;
-    await runCase(name, `faults_${signal.toLowerCase()}`, {
+    const outcome = await runCase(name, `faults_${signal.toLowerCase()}`, {
       // Slow pages: partitions of several pages are in progress when the signal comes.
       knobs: { latencyMs: 150 },
       mustRetry: false,
@@ -352,6 +361,12 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
       },
     });
     expect(stopped).toBe(true);
+    // What the stopped worker was running is closed: handed back or finished in its grace
+    // (SIGTERM), or found abandoned by the worker that took it up (SIGKILL); no attempt is left
+    // running, and none failed.
+    expect(outcome.attempts.running).toBeUndefined();
+    expect(outcome.attempts.failed).toBeUndefined();
+    if (signal === "SIGKILL") expect(outcome.attempts.abandoned).toBeGreaterThan(0);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { type RunProgress, readRunProgress } from "../../jobs/run-progress.js";
 import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
@@ -26,6 +27,7 @@ export function startQueueHarness(harness: SyncHarness): QueueHarness {
         deps: {
           queue,
           redis: harness.upstream.context.redis,
+          credential: credentialGateOf(harness.upstream.context, harness.config),
           runner: {
             db: harness.warehouse.db,
             api: harness.upstream.context.api,

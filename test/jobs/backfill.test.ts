@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { jobOptions } from "../../jobs/etl-queue.js";
+import { PARTITION_JOB, RUN_JOB } from "../../jobs/job-types.js";
 import { lockPartition } from "../../jobs/partition-lock.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -111,6 +113,26 @@ describe("a backfill through the queue", () => {
       failed: 0,
     });
     expect(await synced()).toContain("2026-01-06|dsp");
+  });
+
+  it.each([
+    ["partition", PARTITION_JOB, { stream: "no_such_stream", partition: { key: "2026-01-07" } }],
+    [
+      "run",
+      RUN_JOB,
+      { kind: "backfill", streams: ["no_such_stream"], range: { from: "2026-01-07" } },
+    ],
+  ])("fails a %s job naming an unknown stream at once, with no retry", async (_, name, data) => {
+    const job = await queues.queue.add(name, data, jobOptions(harness.config));
+    expect(harness.config.job_attempts).toBeGreaterThan(1);
+    const deadline = Date.now() + 20_000;
+    while ((await job.getState()) !== "failed") {
+      if (Date.now() > deadline) throw new Error(`job still ${await job.getState()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const failed = await queues.queue.getJob(job.id ?? "");
+    expect(failed?.attemptsMade).toBe(1);
+    expect(failed?.failedReason).toContain('unknown stream "no_such_stream"');
   });
 
   it("trims completed jobs by count and age, and keeps failed ones for a month", async () => {

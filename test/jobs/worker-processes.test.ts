@@ -1,4 +1,5 @@
 import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,6 +26,7 @@ const fileConfig = {
   job_lock_ms: 2_000,
   job_backoff_ms: 200,
   shutdown_grace_ms: 1_500,
+  credential_recheck_ms: 1_000,
   max_retries: 2,
   redis_prefix: prefix,
   schedules: NO_SCHEDULES,
@@ -62,6 +64,24 @@ function backfill(from: string, to: string, only: string) {
 async function stop(processes: readonly WorkerProcess[], signal: NodeJS.Signals = "SIGTERM") {
   for (const p of processes) p.child.kill(signal);
   return Promise.all(processes.map((p) => p.exited));
+}
+
+interface HealthBody {
+  readonly status: string;
+  readonly checks: Record<string, string>;
+}
+
+/** How etl.sync_runs names a worker process: its host and pid. */
+function runnerOf(process: WorkerProcess | undefined): string {
+  return `${hostname()} pid ${process?.child.pid}`;
+}
+
+/** Attempts in a state, of one worker (null: of any). */
+async function attemptsOf(runner: string | null, status: string) {
+  return warehouse.query<{ run_id: string }>(
+    "select run_id::text from etl.sync_runs where status = $2 and ($1::text is null or runner = $1) order by run_id",
+    [runner, status],
+  );
 }
 
 async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -144,15 +164,31 @@ describe("worker processes", () => {
     const three = await Promise.all([worker(), worker(), worker()]);
     const days = daysBetween("2026-01-07", "2026-01-10");
     const running = backfill(days[0] ?? "", days.at(-1) ?? "", "trend_items");
+    const killed = runnerOf(three[0]);
     await until(async () => {
-      const [row] = await warehouse.query<{ n: number }>(
-        "select count(*)::int as n from etl.sync_runs where stream = 'trend_items' and status = 'succeeded' and partition >= '2026-01-07'",
+      const [row] = await warehouse.query<{ done: number; mine: number }>(
+        `select count(*) filter (where status = 'succeeded')::int as done,
+                count(*) filter (where status = 'running' and runner = $1)::int as mine
+           from etl.sync_runs where stream = 'trend_items' and partition >= '2026-01-07'`,
+        [killed],
       );
-      return (row?.n ?? 0) >= 8;
+      return (row?.done ?? 0) >= 8 && (row?.mine ?? 0) >= 2;
     });
     three[0]?.child.kill("SIGKILL");
+    await three[0]?.exited;
+    const left = await attemptsOf(killed, "running");
+    expect(left.length).toBeGreaterThan(0);
     const result = await running;
     expect(result.code, result.stdout + result.stderr).toBe(0);
+    // Every attempt the dead worker left running was closed by the worker that took its partition.
+    const closed = await warehouse.query<{ run_id: string; status: string; closed_by: string }>(
+      "select run_id::text, status, closed_by from etl.sync_runs where run_id = any($1::bigint[]) order by run_id",
+      [left.map((attempt) => attempt.run_id)],
+    );
+    const survivors = three.slice(1).map(runnerOf);
+    expect(closed.map((c) => c.status)).toEqual(left.map(() => "abandoned"));
+    for (const c of closed) expect(survivors).toContain(c.closed_by);
+    expect(await attemptsOf(null, "running")).toEqual([]);
     expect(await trendItemDifferences(warehouse, sandbox, days)).toEqual([]);
     const states = await warehouse.query<{ n: number }>(
       `select count(*)::int as n from etl.stream_state
@@ -192,10 +228,20 @@ describe("worker processes", () => {
     const one = await worker();
     const running = backfill("2026-01-11", "2026-01-11", "trend_items");
     await until(async () => (await queue.getActiveCount()) >= 2);
-    const t0 = Date.now();
     one.child.kill("SIGTERM");
     expect(await one.exited).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(1_500 + 3_000);
+    // Its requests take 4 s and the grace 1.5 s: the active attempts were cut short, and end as
+    // interrupted, not failed (nor left running); the partitions' state is untouched.
+    const attempts = await warehouse.query<{ status: string; n: number }>(
+      `select status, count(*)::int as n from etl.sync_runs
+        where stream = 'trend_items' and partition like '2026-01-11|%' group by status`,
+    );
+    expect(attempts.map((a) => a.status)).toEqual(["interrupted"]);
+    expect(attempts[0]?.n).toBeGreaterThanOrEqual(2);
+    const states = await warehouse.query(
+      "select 1 from etl.stream_state where stream = 'trend_items' and partition like '2026-01-11|%'",
+    );
+    expect(states).toEqual([]);
     await until(async () => (await queue.getActiveCount()) === 0, 5_000);
     expect((await keysWithPrefix(prefix)).filter((k) => k.endsWith(":lock"))).toEqual([]);
 
@@ -205,6 +251,54 @@ describe("worker processes", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(await trendItemDifferences(warehouse, sandbox, ["2026-01-11"])).toEqual([]);
     expect(await stop([next])).toEqual([0]);
+  }, 120_000);
+
+  it("pauses on a refused credential, checks it again, and resumes by itself once it is accepted", async () => {
+    sandbox.setKnobs({ requestsPerSecond: null, latencyMs: 0, refuseCredential: true });
+    const one = await worker();
+    const refusedBefore = sandbox.stats().unauthorized;
+    const running = backfill("2026-01-12", "2026-01-12", "trend_totals");
+    const health = async () => {
+      const response = await fetch(`${one.operatorUrl}/healthz`);
+      return { status: response.status, body: (await response.json()) as HealthBody };
+    };
+    await until(async () => (await health()).body.checks.upstream_credential !== "ok");
+    // Three checks again, one request each, and no job spent or failed meanwhile.
+    await until(async () => /, [3-9]\d* checks so far/.test(await credentialCheck()));
+    const paused = await health();
+    const refused = sandbox.stats().unauthorized - refusedBefore;
+    expect(paused.status).toBe(503);
+    expect(paused.body.checks.upstream_credential).toContain("refused the credential");
+    const checks = Number(
+      /(\d+) checks so far/.exec(paused.body.checks.upstream_credential ?? "")?.[1],
+    );
+    // The first request found the refusal; each check is one more (and one may be under way).
+    expect(refused).toBeGreaterThanOrEqual(1 + checks);
+    expect(refused).toBeLessThanOrEqual(2 + checks);
+    const jobs = await queue.getJobCounts("failed", "waiting", "delayed");
+    expect(jobs.failed).toBe(0);
+    expect((jobs.waiting ?? 0) + (jobs.delayed ?? 0)).toBeGreaterThan(0);
+
+    sandbox.setKnobs({ refuseCredential: false });
+    const result = await running;
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect((await health()).status).toBe(200);
+    const attempts = await warehouse.query<{ status: string; n: number }>(
+      `select status, count(*)::int as n from etl.sync_runs
+        where stream = 'trend_totals' and partition like '2026-01-12|%' group by status order by 1`,
+    );
+    expect(attempts.map((a) => a.status)).toEqual(["interrupted", "succeeded"]);
+    expect(attempts[1]?.n).toBe(5);
+    const metrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^etl_failed_partitions_total\{stream="trend_totals"\} 0$/m);
+    expect(metrics).toMatch(
+      /^etl_partition_duration_seconds_count\{stream="trend_totals",status="interrupted"\} [1-9]/m,
+    );
+    expect(await stop([one])).toEqual([0]);
+
+    async function credentialCheck(): Promise<string> {
+      return (await health()).body.checks.upstream_credential ?? "";
+    }
   }, 120_000);
 
   it("reconciles job schedulers: one per family however many workers start, updated when the config changes", async () => {

@@ -1,5 +1,6 @@
 import { createEtlQueue } from "../../../jobs/etl-queue.js";
 import { reconcileSchedulers } from "../../../jobs/schedulers.js";
+import { credentialGateOf } from "../../../jobs/credential-gate.js";
 import { startEtlWorker } from "../../../jobs/start-worker.js";
 import { createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
@@ -15,13 +16,7 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
-
-function nextSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
-}
+import { listenForStop } from "../stop-signal.js";
 
 /**
  * The long-running worker: reconciles the job schedulers with the config, processes runs and
@@ -51,7 +46,8 @@ export async function workerCommand(): Promise<ExitCode> {
     maxRetriesPerRequest: 1,
   });
   healthRedis.on("error", () => undefined);
-  const stopping = nextSignal();
+  const stopping = listenForStop();
+  const credential = credentialGateOf({ ...context, logger }, etl);
   try {
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
@@ -66,7 +62,11 @@ export async function workerCommand(): Promise<ExitCode> {
     const server = await startOperatorServer({
       port: env.WORKER_PORT,
       metrics,
-      checks: { postgres: () => postgresCheck(db), redis: () => redisCheck(healthRedis) },
+      checks: {
+        postgres: () => postgresCheck(db),
+        redis: () => redisCheck(healthRedis),
+        upstream_credential: () => credential.health(),
+      },
       queues: [queue],
       logger,
     });
@@ -77,6 +77,7 @@ export async function workerCommand(): Promise<ExitCode> {
       deps: {
         queue,
         redis: context.redis,
+        credential,
         runner: {
           db,
           api: context.api,
@@ -95,7 +96,7 @@ export async function workerCommand(): Promise<ExitCode> {
       },
       "worker started",
     );
-    const signal = await stopping;
+    const signal = await stopping.received;
     logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
     await worker.stop(etl.shutdown_grace_ms);
     await server.close();
