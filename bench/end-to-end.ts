@@ -1,3 +1,4 @@
+import { addDays, daysFrom, utcToday } from "../src/time/calendar.js";
 import { withAccount } from "./account-run.js";
 import { differences } from "../test/faults/table-fingerprints.js";
 import { atLeast, atMost, round, type SectionResult } from "./report.js";
@@ -24,6 +25,9 @@ export async function endToEnd(): Promise<SectionResult[]> {
     const resyncResponses = await deployment.newResponses(afterBackfill);
     const afterResync = (await deployment.responseStorage()).lastId;
     const steady = await deployment.sync();
+    // The sandbox's data ends yesterday as the bench began: a re-sync after midnight UTC has a
+    // new day to fetch (trends, radio, snapshots, /stat windows) and is no no-op at all.
+    const daysPastAccount = daysFrom(addDays(range.to, 1), utcToday());
     const steadyResponses = await deployment.newResponses(afterResync);
     const storage = await deployment.responseStorage();
     const sum = (byStream: Record<string, number>) =>
@@ -69,6 +73,11 @@ export async function endToEnd(): Promise<SectionResult[]> {
           { name: "second re-sync exit code", value: String(steady.exitCode) },
         ],
         targets: [
+          atMost(
+            "days the re-syncs ran past the account's today (midnight UTC)",
+            daysPastAccount,
+            0,
+          ),
           atMost("rows written", resync.rowsWritten, 0),
           atMost("new responses but /stat windows never asked before", sum(otherNew), 0),
           atMost("second re-sync: rows written", steady.rowsWritten, 0),
@@ -107,7 +116,12 @@ export async function endToEnd(): Promise<SectionResult[]> {
           atMost("requests", replay.requests, 0),
           atMost("tables differing", replayed.length, 0),
           atMost("wall / backfill wall", replay.wallSeconds / run.wallSeconds, 1),
-          atLeast("rows written / rows stored", replay.rowsWritten / (stored || 1), 1),
+          // Rows stored also hold what a trigger writes (payout history), which no load writes.
+          atLeast(
+            "rows written / backfill rows written",
+            replay.rowsWritten / (run.rowsWritten || 1),
+            1,
+          ),
         ],
       },
     ];
