@@ -35,8 +35,8 @@ export interface SyncMeasure {
 export interface Deployment {
   /** `etl backfill --wait` worked off by one `etl worker` process started for it. */
   backfill(range: { from: string; to: string }, only?: string): Promise<BackfillMeasure>;
-  /** `etl sync` (incremental, in-process), the way a cron runs it. */
-  sync(): Promise<SyncMeasure>;
+  /** `etl sync` (incremental, or over `range`), the way a cron runs it. */
+  sync(range?: { from: string; to: string }): Promise<SyncMeasure>;
   /** `etl replay` (in-process): every stream derived again from the stored responses. */
   replay(): Promise<SyncMeasure>;
   /** Rows in the warehouse's own tables, counted exactly. */
@@ -116,10 +116,10 @@ export async function deploy(options: {
           where table_type = 'BASE TABLE' and table_schema in (${schemaList})`,
       )
     ).map((table) => table.name);
-  const runCommand = async (command: "sync" | "replay"): Promise<SyncMeasure> => {
+  const runCommand = async (args: readonly string[]): Promise<SyncMeasure> => {
     const [mark, requestsBefore] = [await now(), await requests()];
     const started = performance.now();
-    const run = await runEtl([command], env);
+    const run = await runEtl(args, env);
     const wallSeconds = (performance.now() - started) / 1000;
     if (run.code !== 0) console.error(run.lines.slice(-20).join("\n"));
     const written = await writtenSince(mark);
@@ -182,9 +182,10 @@ export async function deploy(options: {
       }
     },
 
-    sync: () => runCommand("sync"),
+    sync: (range) =>
+      runCommand(range ? ["sync", "--from", range.from, "--to", range.to] : ["sync"]),
 
-    replay: () => runCommand("replay"),
+    replay: () => runCommand(["replay"]),
 
     dataPrints: () => fingerprints(warehouse),
 

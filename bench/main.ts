@@ -6,11 +6,12 @@ import { endToEnd } from "./end-to-end.js";
 import { fetchPath } from "./fetch-path.js";
 import { loadPath } from "./load-path.js";
 import { memory } from "./memory.js";
+import { pipeFull } from "./pipe-full.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
 import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
-const SECTIONS = ["load", "fetch", "end-to-end", "memory"] as const;
+const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -28,7 +29,9 @@ if (values.help) {
   end-to-end  the large account (a year, 5,000 products, 200 tracked artists) backfilled with
               the rate limit off, then an incremental sync with nothing changed upstream
   memory      the worker's peak RSS for the large account and a 10× one, over the last 7
-              (--memory-days) days`);
+              (--memory-days) days
+  pipe        14 days of the default account against an unlimited upstream answering in 40 ms,
+              max_concurrency 8: sync and backfill wall against requests × latency ÷ 8`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -52,6 +55,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   fetch: () => fetchPath(),
   "end-to-end": () => endToEnd(),
   memory: () => memory(Number(values["memory-days"])),
+  pipe: () => pipeFull(),
 };
 
 const results: SectionResult[] = [];

@@ -9,17 +9,22 @@ export const PARTITION_JOB = "partition";
 export type RunKind = "schedule" | "backfill";
 
 /**
- * A run: its streams in order, planned one at a time (a stream may read what the ones before it
- * wrote), each stream's partitions waited for as children before the next is planned.
+ * A run: its streams, each planned into partition jobs (children of the run); a stream planned
+ * from what another wrote waits for that stream's partitions to finish first.
  */
 export interface RunJobData {
   readonly kind: RunKind;
   readonly streams: readonly string[];
   readonly range: DayRange;
-  /** Index of the next stream to plan: a retried or recovered run resumes there. */
-  readonly stage?: number;
+  /**
+   * Streams planned so far, in planning order (`planningOrder`): a retried or recovered run
+   * resumes after them.
+   */
+  readonly streamsPlanned?: number;
   /** Partitions planned so far. */
   readonly planned?: number;
+  /** The partition job ids of the planned streams that other streams of the run wait for. */
+  readonly awaitedJobs?: Readonly<Record<string, readonly string[]>>;
 }
 
 export interface PartitionJobData {

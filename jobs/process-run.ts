@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
-import { type Job, WaitingChildrenError } from "bullmq";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DelayedError, type Job, type Queue, WaitingChildrenError } from "bullmq";
 import { planPartitions } from "../src/streams/plan-partitions.js";
 import type { Partition } from "../src/streams/stream.js";
+import {
+  awaitedStreams,
+  dependenciesWithin,
+  planningOrder,
+} from "../src/streams/stream-dependencies.js";
 import { utcToday } from "../src/time/calendar.js";
 import { pruneResponses } from "../src/warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
@@ -15,6 +21,17 @@ import {
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**
+ * How long a run waits in place, holding its worker slot, for the partitions a stream is planned
+ * from: they go to the front of the queue and are few, so this is usually enough. Past it, the
+ * run steps aside (delayed, to the back of the queue) so a worker with a single slot cannot
+ * deadlock on it.
+ */
+export const AWAIT_IN_PLACE_MS = 5_000;
+const AWAIT_POLL_MS = 50;
+/** When a run that stepped aside looks again. */
+const AWAIT_DELAY_MS = 1_000;
+
+/**
  * A partition job's id is derived from its run, so a run that is retried or recovered after a
  * crash re-adds nothing it already added. (BullMQ ids may not contain ":".)
  */
@@ -23,12 +40,37 @@ export function partitionJobId(runId: string, stream: string, partition: Partiti
   return `partition-${digest.slice(0, 32)}`;
 }
 
+/** Whether every one of these jobs has finished: completed, failed for good, or removed. */
+async function allFinished(queue: Queue, jobIds: readonly string[]): Promise<boolean> {
+  for (const id of jobIds) {
+    const state = await queue.getJobState(id);
+    if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
+  }
+  return true;
+}
+
+/** Waits up to AWAIT_IN_PLACE_MS for the jobs to finish; false if they have not by then. */
+async function awaitJobs(
+  queue: Queue,
+  jobIds: readonly string[],
+  signal: AbortSignal,
+): Promise<boolean> {
+  const deadline = Date.now() + AWAIT_IN_PLACE_MS;
+  for (;;) {
+    if (await allFinished(queue, jobIds)) return true;
+    if (Date.now() >= deadline || signal.aborted) return false;
+    await sleep(AWAIT_POLL_MS);
+  }
+}
+
 /**
- * Fans a run out, one stream at a time: plans the stream's partitions, adds them as child jobs,
- * and waits (in BullMQ's waiting-children state, holding no worker) until they have all finished,
- * succeeded or failed for good, before planning the next stream. The next stage is saved in the
- * job's data first, so a crashed or retried run resumes where it was. At its end, stored
- * responses older than keep_responses_days are pruned.
+ * Fans a run out: plans every stream's partitions as child jobs, so the partitions of streams
+ * that do not depend on each other flow through the workers together. A stream planned from what
+ * another wrote (`Stream.after`) waits for that stream's partitions to finish (see
+ * AWAIT_IN_PLACE_MS); those partitions go to the front of the queue. Progress is saved in the job's data
+ * after each stream, so a crashed or retried run resumes where it was. Once every stream is
+ * planned, the run waits (in BullMQ's waiting-children state) for all its partitions, then
+ * prunes stored responses older than keep_responses_days.
  */
 export async function processRun(
   job: Job<RunJobData>,
@@ -37,46 +79,56 @@ export async function processRun(
 ): Promise<RunResult> {
   const today = utcToday();
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
-  for (let stage = job.data.stage ?? 0; stage < job.data.streams.length;) {
-    const name = job.data.streams[stage] ?? "";
-    const stream = jobStream(name);
-    let planned = 0;
+  const streams = job.data.streams.map(jobStream);
+  const order = planningOrder(streams);
+  const after = dependenciesWithin(streams);
+  const awaited = awaitedStreams(streams);
+  for (let done = job.data.streamsPlanned ?? 0; done < order.length;) {
+    const stream = order[done];
+    if (!stream) break;
+    const waitingFor = (after.get(stream.name) ?? []).flatMap(
+      (name) => job.data.awaitedJobs?.[name] ?? [],
+    );
+    if (token && !(await awaitJobs(deps.queue, waitingFor, deps.shutdown))) {
+      await job.moveToDelayed(Date.now() + AWAIT_DELAY_MS, token);
+      throw new DelayedError();
+    }
+    const jobIds: string[] = [];
     // A slice at a time: a year of artist-day partitions is 73,000 for 200 artists, and one
     // addBulk builds every job and its Redis commands in memory at once.
     for await (const slice of planPartitions({ ...deps.runner, today }, stream, job.data.range)) {
-      await deps.queue.addBulk(
-        slice.map((partition) => ({
-          name: PARTITION_JOB,
-          data: { stream: name, partition } satisfies PartitionJobData,
-          opts: {
-            ...jobOptions(deps.runner.config),
-            jobId: partitionJobId(parent.id, name, partition),
-            parent,
-            ignoreDependencyOnFailure: true,
-          },
-        })),
-      );
-      planned += slice.length;
+      const jobs = slice.map((partition) => ({
+        name: PARTITION_JOB,
+        data: { stream: stream.name, partition } satisfies PartitionJobData,
+        opts: {
+          ...jobOptions(deps.runner.config),
+          jobId: partitionJobId(parent.id, stream.name, partition),
+          parent,
+          ignoreDependencyOnFailure: true,
+          lifo: awaited.has(stream.name),
+        },
+      }));
+      await deps.queue.addBulk(jobs);
+      jobIds.push(...jobs.map((j) => j.opts.jobId));
     }
-    stage += 1;
+    done += 1;
     await job.updateData({
       ...job.data,
-      stage,
-      planned: (job.data.planned ?? 0) + planned,
+      streamsPlanned: done,
+      planned: (job.data.planned ?? 0) + jobIds.length,
+      // Only the streams others wait for: their partitions are few (one per configured name or
+      // per run), never one per day.
+      ...(awaited.has(stream.name)
+        ? { awaitedJobs: { ...job.data.awaitedJobs, [stream.name]: jobIds } }
+        : {}),
     });
     deps.runner.logger.info(
-      {
-        jobId: job.id,
-        stream: name,
-        partitions: planned,
-        stage,
-        of: job.data.streams.length,
-      },
+      { jobId: job.id, stream: stream.name, partitions: jobIds.length, done, of: order.length },
       "run planned a stream",
     );
-    if (planned > 0 && token && (await job.moveToWaitingChildren(token))) {
-      throw new WaitingChildrenError();
-    }
+  }
+  if ((job.data.planned ?? 0) > 0 && token && (await job.moveToWaitingChildren(token))) {
+    throw new WaitingChildrenError();
   }
   const keepDays = deps.runner.config.keep_responses_days;
   if (keepDays !== null) await pruneResponses(deps.runner.db, keepDays);

@@ -6,7 +6,7 @@ export interface RunProgress {
   readonly state: string;
   readonly streams: readonly string[];
   /** Streams planned so far. */
-  readonly stage: number;
+  readonly streamsPlanned: number;
   readonly planned: number;
   readonly succeeded: number;
   readonly failed: number;
@@ -26,7 +26,7 @@ export async function readRunProgress(queue: Queue, runId: string): Promise<RunP
   return {
     state,
     streams: data.streams,
-    stage: data.stage ?? 0,
+    streamsPlanned: data.streamsPlanned ?? 0,
     planned: data.planned ?? 0,
     succeeded: result?.succeeded ?? counts.processed ?? 0,
     failed: result?.failed ?? (counts.failed ?? 0) + (counts.ignored ?? 0),

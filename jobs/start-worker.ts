@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { type Job, Worker } from "bullmq";
 import type { EtlConfig } from "../src/config/etl-config-schema.js";
 import type { Logger } from "../src/logging/logger.js";
@@ -24,6 +25,8 @@ export function startEtlWorker(options: {
 }): EtlWorker {
   const { config, logger } = options;
   const shutdown = new AbortController();
+  // Every active job's requests listen to it: not a leak, though Node warns of one past 10.
+  setMaxListeners(0, shutdown.signal);
   const deps: WorkerDeps = { ...options.deps, shutdown: shutdown.signal };
   const worker = new Worker(
     QUEUE_NAME,

@@ -1,3 +1,4 @@
+import { partitionsInFlight } from "../src/config/partitions-in-flight.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../src/sandbox/index.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
@@ -7,7 +8,9 @@ import { spawnEtl } from "./helpers/worker-process.js";
 
 const prefix = uniquePrefix("sync-stop");
 const dir = makeTempDir("sync-stop");
-const CONCURRENCY = 4;
+const CONCURRENCY = 2;
+/** Partitions a sync runs at once for CONCURRENCY request slots. */
+const IN_FLIGHT = partitionsInFlight(CONCURRENCY);
 let sandbox: Sandbox;
 let warehouse: TestWarehouse;
 
@@ -56,7 +59,7 @@ describe("etl sync stopped by SIGTERM", () => {
       },
     );
     const deadline = Date.now() + 60_000;
-    while ((await attempts()).find((a) => a.status === "running")?.n !== CONCURRENCY) {
+    while ((await attempts()).find((a) => a.status === "running")?.n !== IN_FLIGHT) {
       if (Date.now() > deadline) throw new Error(`no partition started:\n${sync.logs.join("\n")}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -64,9 +67,9 @@ describe("etl sync stopped by SIGTERM", () => {
     expect(await sync.exited, sync.logs.join("\n")).toBe(130);
     // Each running partition was closed before the command let go of the database: none is
     // left running, none failed, and none of the other six of the day was started.
-    expect(await attempts()).toEqual([{ status: "interrupted", n: CONCURRENCY }]);
+    expect(await attempts()).toEqual([{ status: "interrupted", n: IN_FLIGHT }]);
     const states = await warehouse.query("select 1 from etl.stream_state");
     expect(states).toEqual([]);
-    expect(sync.stdout()).toContain(`${CONCURRENCY} partitions were interrupted`);
+    expect(sync.stdout()).toContain(`${IN_FLIGHT} partitions were interrupted`);
   }, 90_000);
 });

@@ -149,10 +149,25 @@ describe("loadConfig", () => {
       artist_names: [],
       requests_per_second: 2,
       max_concurrency: 4,
+      // Twice the request slots: a job writing leaves its slot to another.
+      worker_concurrency: 8,
       lookback_days: 7,
       redis_prefix: "music-etl:",
     });
     expect(config.env.LOG_LEVEL).toBe("info");
+  });
+
+  it("derives worker_concurrency from max_concurrency unless it is given", () => {
+    dir.write("slots.json", { start_date: "2026-01-01", max_concurrency: 3 });
+    dir.write("given.json", {
+      start_date: "2026-01-01",
+      max_concurrency: 3,
+      worker_concurrency: 2,
+    });
+    const load = (file: string) =>
+      loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: file } }).etl.worker_concurrency;
+    expect(load("slots.json")).toBe(6);
+    expect(load("given.json")).toBe(2);
   });
 
   it("reads .env from the working directory, and the real environment wins over it", () => {

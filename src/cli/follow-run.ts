@@ -19,7 +19,7 @@ export function standardOutput(): ProgressOutput {
   };
 }
 
-const POLL_MS = 500;
+const POLL_MS = 200;
 const PLAIN_EVERY_MS = 5_000;
 
 /**
@@ -39,7 +39,6 @@ export async function followRun(
       out.line(`backfill ${runId} is gone from the queue (removed?)`);
       return false;
     }
-    const stream = progress.streams[Math.max(0, progress.stage - 1)] ?? "";
     const line = progressLine({
       done: progress.succeeded + progress.failed,
       total: progress.planned,
@@ -47,7 +46,7 @@ export async function followRun(
       elapsedMs: Date.now() - started,
       doing: progress.finished
         ? progress.state
-        : `stream ${Math.max(1, progress.stage)}/${progress.streams.length} ${stream}`,
+        : `${progress.streamsPlanned}/${progress.streams.length} streams planned`,
     });
     if (out.interactive || progress.finished || Date.now() - lastPlain >= PLAIN_EVERY_MS) {
       out.progress(line);

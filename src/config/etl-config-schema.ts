@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { partitionsInFlight } from "./partitions-in-flight.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
 
 const nonEmptyString = z.string().trim().min(1, "must not be empty");
@@ -45,90 +46,103 @@ const schedules = z
   .transform((given) => ({ ...DEFAULT_SCHEDULES, ...given }));
 
 /** The JSON file that names what to track (ETL_CONFIG). Keys are snake_case, a public contract. */
-export const etlConfigSchema = z.strictObject({
-  start_date: z
-    .string({ error: "is required: the first day to sync, YYYY-MM-DD" })
-    .refine(isCalendarDate, { message: "must be a calendar date written YYYY-MM-DD", abort: true })
-    .refine((day) => day <= utcToday(), "must not be in the future"),
-  upcs: uniqueList(nonEmptyString),
-  artist_names: uniqueList(nonEmptyString),
-  territory_keys: uniqueList(nonEmptyString),
-  dsp_keys: uniqueList(nonEmptyString),
-  social_artist_ids: uniqueList(z.number().int("must be whole numbers").positive("must be > 0")),
-  streaming_artist_ids: uniqueList(nonEmptyString),
-  charts: z.array(chartSchema).default([]),
-  requests_per_second: z.number().positive("must be a number greater than 0").default(2),
-  max_concurrency: z.number().int("must be a whole number").min(1, "must be at least 1").default(4),
-  lookback_days: z.number().int("must be a whole number").min(0, "must be 0 or more").default(7),
-  /**
-   * Days stored responses are kept (null: for ever). The responses a partition's rows were last
-   * derived from are kept whatever their age.
-   */
-  keep_responses_days: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .nullable()
-    .default(null),
-  write_batch_rows: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .max(100_000, "must be 100000 or less")
-    .default(10_000),
-  write_batch_bytes: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .default(2 * 1024 * 1024),
-  request_timeout_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(100, "must be at least 100")
-    .default(30_000),
-  max_retries: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must be 0 or more")
-    .max(50, "must be 50 or less")
-    .default(6),
-  max_rate_limit_wait_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must be 0 or more")
-    .default(300_000),
-  schedules,
-  worker_concurrency: z
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be at least 1")
-    .default(4),
-  job_attempts: z.number().int("must be a whole number").min(1, "must be at least 1").default(3),
-  job_backoff_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must be 0 or more")
-    .default(30_000),
-  job_lock_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(1_000, "must be at least 1000")
-    .default(30_000),
-  shutdown_grace_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must be 0 or more")
-    .default(30_000),
-  /** While the upstream refuses the credential, a worker checks it again this often. */
-  credential_recheck_ms: z
-    .number()
-    .int("must be a whole number")
-    .min(1_000, "must be at least 1000")
-    .default(180_000),
-  redis_prefix: z
-    .string()
-    .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")
-    .default("music-etl:"),
-});
+export const etlConfigSchema = z
+  .strictObject({
+    start_date: z
+      .string({ error: "is required: the first day to sync, YYYY-MM-DD" })
+      .refine(isCalendarDate, {
+        message: "must be a calendar date written YYYY-MM-DD",
+        abort: true,
+      })
+      .refine((day) => day <= utcToday(), "must not be in the future"),
+    upcs: uniqueList(nonEmptyString),
+    artist_names: uniqueList(nonEmptyString),
+    territory_keys: uniqueList(nonEmptyString),
+    dsp_keys: uniqueList(nonEmptyString),
+    social_artist_ids: uniqueList(z.number().int("must be whole numbers").positive("must be > 0")),
+    streaming_artist_ids: uniqueList(nonEmptyString),
+    charts: z.array(chartSchema).default([]),
+    requests_per_second: z.number().positive("must be a number greater than 0").default(2),
+    max_concurrency: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .default(4),
+    lookback_days: z.number().int("must be a whole number").min(0, "must be 0 or more").default(7),
+    /**
+     * Days stored responses are kept (null: for ever). The responses a partition's rows were last
+     * derived from are kept whatever their age.
+     */
+    keep_responses_days: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .nullable()
+      .default(null),
+    write_batch_rows: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(100_000, "must be 100000 or less")
+      .default(10_000),
+    write_batch_bytes: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .default(2 * 1024 * 1024),
+    request_timeout_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(100, "must be at least 100")
+      .default(30_000),
+    max_retries: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .max(50, "must be 50 or less")
+      .default(6),
+    max_rate_limit_wait_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .default(300_000),
+    schedules,
+    /** Default: partitionsInFlight(max_concurrency), so a job writing leaves its request slot used. */
+    worker_concurrency: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .optional(),
+    job_attempts: z.number().int("must be a whole number").min(1, "must be at least 1").default(3),
+    job_backoff_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .default(30_000),
+    job_lock_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(1_000, "must be at least 1000")
+      .default(30_000),
+    shutdown_grace_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .default(30_000),
+    /** While the upstream refuses the credential, a worker checks it again this often. */
+    credential_recheck_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(1_000, "must be at least 1000")
+      .default(180_000),
+    redis_prefix: z
+      .string()
+      .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")
+      .default("music-etl:"),
+  })
+  .transform((config) => ({
+    ...config,
+    worker_concurrency: config.worker_concurrency ?? partitionsInFlight(config.max_concurrency),
+  }));
 
 export type EtlConfig = z.output<typeof etlConfigSchema>;

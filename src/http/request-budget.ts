@@ -34,7 +34,10 @@ export interface Lease {
  * take a slot; a window slightly longer than a second keeps any one of its seconds within R.
  */
 const WINDOW_MARGIN_MS = 50;
-/** Poll interval while every concurrency slot is taken (a lease frees within one request). */
+/**
+ * Poll interval while every concurrency slot is taken, for slots held by other processes: a lease
+ * released by this process wakes its waiter at once.
+ */
 const LEASE_POLL_MS = 10;
 
 /**
@@ -51,6 +54,8 @@ export class RequestBudget {
   readonly #spacingMs: number;
   /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
   #queue: Promise<void> = Promise.resolve();
+  /** Woken when this process releases a lease. */
+  readonly #waiting = new Set<() => void>();
 
   constructor(options: RequestBudgetOptions) {
     this.#options = options;
@@ -106,13 +111,39 @@ export class RequestBudget {
         this.#spacingMs,
       )) as [number, number];
       if (state === 1) {
-        return { release: async () => void (await redis.zrem(this.#keys[1], token)) };
+        return {
+          release: async () => {
+            const released = redis.zrem(this.#keys[1], token);
+            // One connection runs commands in order: a waiter's next try reaches Redis after
+            // this removal, so it need not wait for the reply.
+            for (const wake of this.#waiting) wake();
+            await released;
+          },
+        };
       }
       if (state === 2 && waitMs > maxPauseMs) {
         throw new RateLimitWaitTooLongError(request, waitMs, maxPauseMs);
       }
-      await sleep(waitMs < 0 ? LEASE_POLL_MS : waitMs, undefined, { signal });
+      if (waitMs < 0) await this.#leaseReleased(signal);
+      else await sleep(waitMs, undefined, { signal });
     }
+  }
+
+  /** Until this process releases a lease, or LEASE_POLL_MS for another process's. */
+  async #leaseReleased(signal?: AbortSignal): Promise<void> {
+    const released = new AbortController();
+    const wake = () => released.abort();
+    this.#waiting.add(wake);
+    signal?.addEventListener("abort", wake, { once: true });
+    try {
+      await sleep(LEASE_POLL_MS, undefined, { signal: released.signal });
+    } catch (error) {
+      if (!released.signal.aborted) throw error;
+    } finally {
+      this.#waiting.delete(wake);
+      signal?.removeEventListener("abort", wake);
+    }
+    signal?.throwIfAborted();
   }
 }
 

@@ -7,7 +7,7 @@ import { trendChartPoints } from "./trends/trend-chart-points.js";
 import { trendItems } from "./trends/trend-items.js";
 import { trendTotals } from "./trends/trend-totals.js";
 
-/** Every stream, in run order: by family (catalogue first: later families read it), then as listed. */
+/** Every stream, by family, then as listed: the order of summaries (runs follow `Stream.after`). */
 export const STREAMS: readonly Stream[] = [
   ...catalogueStreams,
   trendTotals,
@@ -17,7 +17,7 @@ export const STREAMS: readonly Stream[] = [
   ...royaltiesStreams,
 ].sort((a, b) => STREAM_FAMILIES.indexOf(a.family) - STREAM_FAMILIES.indexOf(b.family));
 
-/** The streams named by `--only` (stream or family names), in run order; all when none. */
+/** The streams named by `--only` (stream or family names), in registry order; all when none. */
 export function selectStreams(only: readonly string[] | undefined): Stream[] {
   if (!only || only.length === 0) return [...STREAMS];
   const known = new Set<string>([...STREAMS.map((s) => s.name), ...STREAM_FAMILIES]);

@@ -4,7 +4,7 @@ import type { Warehouse } from "../warehouse/database.js";
 import type { Row, TableTarget } from "../warehouse/write-rows.js";
 import type { PageSizes } from "./page-sizes.js";
 
-/** Families run in this order: each may read what the ones before it wrote. */
+/** The order families are listed and summarised in. */
 export const STREAM_FAMILIES = ["catalogue", "trends", "artist_stats", "royalties"] as const;
 export type StreamFamily = (typeof STREAM_FAMILIES)[number];
 
@@ -112,6 +112,11 @@ export interface Output<P extends Partition, R> {
 export interface Stream<P extends Partition = Partition, R = unknown> {
   readonly name: string;
   readonly family: StreamFamily;
+  /**
+   * Streams whose rows this one's partitions are planned from: a run plans it once they have
+   * finished. Every other stream runs alongside the rest, in one pool.
+   */
+  readonly after?: readonly string[];
   readonly outputs: readonly Output<P, R>[];
   partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
   /** Extract: the responses of one page, as received (usually one request). */

@@ -3,16 +3,24 @@ import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { jobOptions } from "../../jobs/etl-queue.js";
 import { PARTITION_JOB, RUN_JOB } from "../../jobs/job-types.js";
 import { lockPartition } from "../../jobs/partition-lock.js";
+import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
+import { startSandbox } from "../../src/sandbox/index.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
+import { streamSpans } from "../helpers/stream-spans.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
+const TODAY = "2026-01-31";
 let harness: SyncHarness;
 let queues: QueueHarness;
 
 beforeAll(async () => {
+  // The tracking config names the sandbox's own artists: read them from a sandbox of the same seed.
+  const probe = await startSandbox({ today: TODAY });
+  const tracking = sandboxTracking(probe.data);
+  await probe.close();
   harness = await startSyncHarness("backfill", {
-    today: "2026-01-31",
-    etl: { job_backoff_ms: 10, job_lock_ms: 2_000 },
+    today: TODAY,
+    etl: { ...tracking, job_backoff_ms: 10, job_lock_ms: 2_000 },
   });
   queues = startQueueHarness(harness);
 });
@@ -23,7 +31,7 @@ afterAll(async () => {
 });
 
 describe("a backfill through the queue", () => {
-  it("fans out into partition jobs, stream after stream, and lands exactly what the sandbox serves", async () => {
+  it("fans out into partition jobs and lands exactly what the sandbox serves", async () => {
     const data = {
       kind: "backfill" as const,
       streams: ["trend_totals", "trend_items"],
@@ -39,7 +47,7 @@ describe("a backfill through the queue", () => {
     expect(progress.error).toBeUndefined();
     expect(progress).toMatchObject({
       state: "completed",
-      stage: 2,
+      streamsPlanned: 2,
       planned: 2 * 5 + 2 * 10,
       succeeded: 30,
       failed: 0,
@@ -56,6 +64,28 @@ describe("a backfill through the queue", () => {
       ),
     );
     expect(row?.n).toBe(expected.reduce((a, b) => a + b, 0));
+  });
+
+  it("plans a stream from another's rows only once that stream's partitions have finished", async () => {
+    const { runId } = await enqueueRun(queues.queue, {
+      kind: "backfill",
+      // Out of order on purpose: the run orders them.
+      streams: ["artist_stats_urls", "trend_totals", "artist_stats_artists", "artists"],
+      range: { from: "2026-01-08", to: "2026-01-08" },
+    });
+    const progress = await queues.waitForRun(runId);
+    expect(progress).toMatchObject({ state: "completed", streamsPlanned: 4, failed: 0 });
+    const span = await streamSpans(harness.warehouse);
+    expect(span("artist_stats_artists").first).toBeGreaterThan(span("artists").last);
+    expect(span("artist_stats_urls").first).toBeGreaterThan(span("artist_stats_artists").last);
+    // Planned from the tracked artists the same run found: one urls partition for each.
+    const [row] = await harness.warehouse.query<{ tracked: number; partitions: number }>(
+      `select (select count(*)::int from artist_stats.artists) as tracked,
+              (select count(distinct partition)::int from etl.sync_runs
+                where stream = 'artist_stats_urls') as partitions`,
+    );
+    expect(row?.tracked).toBeGreaterThan(1);
+    expect(row?.partitions).toBe(row?.tracked);
   });
 
   it("retries a failing partition job with backoff, then keeps it visible as failed with its error", async () => {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
 import { DEFAULT_KNOBS, startSandbox } from "../../src/sandbox/index.js";
+import { STREAMS } from "../../src/streams/registry.js";
+import { streamSpans } from "../helpers/stream-spans.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
@@ -47,6 +49,22 @@ describe("a full sync of every stream", () => {
       ([table, v]) => v.startsWith("0:") && table !== "royalties.payout_requests",
     );
     expect(empty.map(([table]) => table)).toEqual([]);
+  });
+
+  it("runs independent streams together, and a stream only after those it is planned from", async () => {
+    const overlapping = await harness.warehouse.query<{ stream: string }>(
+      `select distinct a.stream from etl.sync_runs a join etl.sync_runs b
+          on a.stream <> b.stream and a.started_at < b.finished_at and b.started_at < a.finished_at`,
+    );
+    expect(overlapping.length).toBeGreaterThanOrEqual(2);
+    const span = await streamSpans(harness.warehouse);
+    expect(span("artist_stats_artists").first).toBeGreaterThan(span("artists").last);
+    const perArtist = STREAMS.filter((s) => s.after?.includes("artist_stats_artists"));
+    for (const stream of perArtist) {
+      expect(span(stream.name).first, stream.name).toBeGreaterThan(
+        span("artist_stats_artists").last,
+      );
+    }
   });
 
   it("reports no untyped value when the upstream sends what the spec shows", async () => {

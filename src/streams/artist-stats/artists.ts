@@ -52,6 +52,8 @@ async function catalogueLinks({ db }: PlanContext): Promise<CatalogueLink[]> {
 export const artists = defineStream<TrackingPartition, TrackedArtist>({
   name: "artist_stats_artists",
   family: "artist_stats",
+  // The catalogue's artists link to social ids.
+  after: ["artists"],
   partitions: async (context) => [
     {
       key: "tracked",

@@ -6,7 +6,11 @@ import {
   videoAudienceStats,
 } from "../../api/operations/artist-stats.js";
 import { defineStream } from "../stream.js";
-import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistPartition,
+  artistPartitions,
+} from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
 import { readSnapshot } from "./snapshot-records.js";
 
@@ -33,6 +37,7 @@ function audienceScope({ artistId, domain }: AudiencePartition) {
 export const audienceStats = defineStream<AudiencePartition, unknown>({
   name: "artist_stats_audience_stats",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
     (await artistPartitions(context)).flatMap((artist) =>
       AUDIENCE_DOMAINS.map((domain) => ({ ...artist, key: `${artist.key}|${domain}`, domain })),

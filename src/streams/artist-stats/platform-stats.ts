@@ -4,7 +4,7 @@ import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, isCalendarDate } from "../../time/calendar.js";
 import { type Cursor, defineStream, type Partition, type PlanContext } from "../stream.js";
-import { trackedArtistIds } from "./tracked-artists.js";
+import { AFTER_TRACKED_ARTISTS, trackedArtistIds } from "./tracked-artists.js";
 import { field, toBoolean, toDay } from "../typed-values.js";
 
 /** The upstream refuses a /stat window longer than 365 days: longer ones go in several requests. */
@@ -58,6 +58,7 @@ function windowOf({ since, until }: SeriesPartition, cursor: Cursor) {
 export const platformStats = defineStream<SeriesPartition, StatPoint>({
   name: "artist_stats_platform_stats",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: seriesPartitions,
   // Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start.
   fetch: async ({ api, call }, partition, cursor) => {

@@ -12,7 +12,11 @@ import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
 import { type Cursor, defineStream, type FetchContext } from "../stream.js";
-import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistPartition,
+  artistPartitions,
+} from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
 
 const PAGE_SIZE = 100;
@@ -70,6 +74,7 @@ function fetchList(
 export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
   name: "artist_stats_playlist_placements",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
     (await artistPartitions(context)).flatMap((artist) => [
       ...EDITORIAL_PLATFORMS.flatMap((platform) =>

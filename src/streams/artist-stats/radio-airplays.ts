@@ -2,12 +2,18 @@ import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
 import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
-import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistDayPartition,
+  artistDayPartitions,
+  artistDayScope,
+} from "./tracked-artists.js";
 import { field } from "../typed-values.js";
 
 export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio_airplays",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: artistDayPartitions,
   fetch: async ({ api, call }, { artistId, day }) => [
     await api.exchange(radioAirplaysOperation, { artist_id: artistId, date: day }, call),

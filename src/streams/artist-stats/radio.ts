@@ -2,11 +2,17 @@ import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
 import { radio as radioOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
-import { type ArtistDayPartition, artistDayPartitions, artistDayScope } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistDayPartition,
+  artistDayPartitions,
+  artistDayScope,
+} from "./tracked-artists.js";
 
 export const radio = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: artistDayPartitions,
   fetch: async ({ api, call }, { artistId, day }) => [
     await api.exchange(radioOperation, { artist_id: artistId, date: day }, call),

@@ -11,7 +11,11 @@ import { socialAudienceStats as listOperation } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { type ArtistPartition, artistPartitions } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistPartition,
+  artistPartitions,
+} from "./tracked-artists.js";
 import { toInstant } from "../typed-values.js";
 
 const PAGE_SIZE = 100;
@@ -30,6 +34,7 @@ function breakdownScope({ artistId, domain, audienceType, statsType }: Breakdown
 export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>({
   name: "artist_stats_social_audience_stats",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
     (await artistPartitions(context)).flatMap((artist) =>
       AUDIENCE_DOMAINS.flatMap((domain) =>

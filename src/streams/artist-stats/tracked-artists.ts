@@ -1,6 +1,9 @@
 import { sql } from "kysely";
 import type { Partition, PlanContext } from "../stream.js";
 
+/** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
+export const AFTER_TRACKED_ARTISTS = ["artist_stats_artists"] as const;
+
 /** One tracked artist: the partition of every per-artist snapshot stream. */
 export interface ArtistPartition extends Partition {
   readonly artistId: number;

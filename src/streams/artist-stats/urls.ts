@@ -4,11 +4,17 @@ import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
 import { toKeyTexts } from "../typed-values.js";
-import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistPartition,
+  artistPartitions,
+  artistScope,
+} from "./tracked-artists.js";
 
 export const urls = defineStream<ArtistPartition, JsonRecord>({
   name: "artist_stats_urls",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   fetch: async ({ api, call }, { artistId }) => [
     await api.exchange(urlsOperation, { artist_id: artistId }, call),

@@ -1,13 +1,19 @@
 import { toInteger } from "../../api/extract.js";
 import { videoMarketCoverage as coverageOperation } from "../../api/operations/artist-stats.js";
 import { defineStream } from "../stream.js";
-import { type ArtistPartition, artistPartitions, artistScope } from "./tracked-artists.js";
+import {
+  AFTER_TRACKED_ARTISTS,
+  type ArtistPartition,
+  artistPartitions,
+  artistScope,
+} from "./tracked-artists.js";
 import { field, toInstant } from "../typed-values.js";
 import { readSnapshot } from "./snapshot-records.js";
 
 export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({
   name: "artist_stats_video_market_coverage",
   family: "artist_stats",
+  after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   fetch: async ({ api, call }, { artistId }) => [
     await api.exchange(coverageOperation, { artist_id: artistId }, call),

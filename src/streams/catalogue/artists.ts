@@ -23,9 +23,10 @@ function resolvable(artist: CatalogueArtist): artist is CatalogueArtist & { id: 
 }
 
 /**
- * A page of artists, then the statistics API's id of each, one look-up at a time: partitions
- * already run `max_concurrency` at once, and the shared request budget, not latency, bounds the
- * pace. Every answer is part of the page, so a replay resolves the same artists the same way.
+ * A page of artists, then the statistics API's id of each, all looked up at once: the shared
+ * request budget caps how many are in flight, and the artist statistics streams wait for this
+ * one, so its latency is on a run's critical path. Every answer is part of the page, in the
+ * page's order, so a replay resolves the same artists the same way.
  */
 async function fetchPage(
   { api, call }: FetchContext,
@@ -37,11 +38,14 @@ async function fetchPage(
     { name, page: lookupPageOf(cursor), page_size: LOOKUP_PAGE_SIZE },
     call,
   );
-  const exchanges = [lookup];
-  for (const artist of getArtistByName.parse(lookup.body).records.filter(resolvable)) {
-    exchanges.push(await api.exchange(artistIdFromIdentifiers, { artist_id: artist.id }, call));
-  }
-  return exchanges;
+  const artists = getArtistByName.parse(lookup.body).records.filter(resolvable);
+  // Settled, not raced: a failed look-up fails the page only once none is still in flight.
+  const resolutions = await Promise.allSettled(
+    artists.map((artist) => api.exchange(artistIdFromIdentifiers, { artist_id: artist.id }, call)),
+  );
+  const failed = resolutions.find((r) => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return [lookup, ...resolutions.map((r) => (r as PromiseFulfilledResult<Exchange>).value)];
 }
 
 /** Catalogue artists by each configured name (a case-insensitive substring search). */
