@@ -1,6 +1,14 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import {
+  AUDIENCE_DOMAINS,
+  AUDIENCE_TYPES,
+  PLAYLIST_STATUSES,
+  STAT_SOURCES,
+  STATS_TYPES,
+} from "../src/api/enums.js";
+import { etlConfigSchema } from "../src/config/etl-config-schema.js";
 import { loadConfig } from "../src/config/load-config.js";
 import { ConfigError } from "../src/errors.js";
 import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
@@ -58,6 +66,36 @@ const cases: BadCase[] = [
     file: { ...validFile, max_concurrency: 1.5 },
   },
   { name: "negative lookback", field: "lookback_days", file: { ...validFile, lookback_days: -3 } },
+  {
+    name: "lookback of a family that does not exist",
+    field: "lookback.sales",
+    file: { ...validFile, lookback: { sales: { days: 2 } } },
+  },
+  {
+    name: "negative refetch interval",
+    field: "lookback.trends.refetch_after_hours",
+    file: { ...validFile, lookback: { trends: { refetch_after_hours: -1 } } },
+  },
+  {
+    name: "stat source the spec does not list",
+    field: "artist_stats.stat_sources[1]",
+    file: { ...validFile, artist_stats: { stat_sources: ["social_1", "social_9"] } },
+  },
+  {
+    name: "audience type the spec does not list",
+    field: "artist_stats.social_audience.audience_types[0]",
+    file: { ...validFile, artist_stats: { social_audience: { audience_types: ["fans"] } } },
+  },
+  {
+    name: "playlist status the spec does not list",
+    field: "artist_stats.playlists.statuses[0]",
+    file: { ...validFile, artist_stats: { playlists: { statuses: ["all"] } } },
+  },
+  {
+    name: "radio history of no day",
+    field: "artist_stats.radio_history_days",
+    file: { ...validFile, artist_stats: { radio_history_days: 0 } },
+  },
   { name: "unknown key", field: "upc", file: { ...validFile, upc: ["123"] } },
   { name: "list given as text", field: "upcs", file: { ...validFile, upcs: "123" } },
   {
@@ -155,6 +193,56 @@ describe("loadConfig", () => {
       redis_prefix: "music-etl:",
     });
     expect(config.env.LOG_LEVEL).toBe("info");
+  });
+
+  it("fetches every combination the spec lists unless the request plan narrows it", () => {
+    dir.write("plan-default.json", { start_date: "2026-01-01" });
+    dir.write("plan-narrow.json", {
+      start_date: "2026-01-01",
+      lookback_days: 5,
+      lookback: { trends: { days: 2 }, royalties: { refetch_after_hours: 6 } },
+      artist_stats: {
+        stat_sources: ["social_2", "music_streaming_1", "social_2"],
+        social_audience: { stats_types: ["country"] },
+        playlists: { statuses: ["current"], curator_platforms: [] },
+        radio_history_days: 30,
+      },
+    });
+    const load = (file: string) =>
+      loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: file } }).etl;
+    const all = load("plan-default.json");
+    expect(all.artist_stats.stat_sources).toEqual(STAT_SOURCES);
+    expect(all.artist_stats.social_audience).toEqual({
+      domains: AUDIENCE_DOMAINS,
+      audience_types: AUDIENCE_TYPES,
+      stats_types: STATS_TYPES,
+    });
+    expect(all.artist_stats.playlists.statuses).toEqual(PLAYLIST_STATUSES);
+    expect(all.artist_stats.radio_history_days).toBeNull();
+    expect(all.lookback).toEqual({
+      catalogue: { days: 7, refetch_after_hours: 0 },
+      trends: { days: 7, refetch_after_hours: 23 },
+      artist_stats: { days: 7, refetch_after_hours: 0 },
+      royalties: { days: 7, refetch_after_hours: 0 },
+    });
+    const narrow = load("plan-narrow.json");
+    // In the spec's order, once each.
+    expect(narrow.artist_stats.stat_sources).toEqual(["music_streaming_1", "social_2"]);
+    expect(narrow.artist_stats.social_audience.stats_types).toEqual(["country"]);
+    expect(narrow.artist_stats.social_audience.domains).toEqual(AUDIENCE_DOMAINS);
+    expect(narrow.artist_stats.playlists).toMatchObject({
+      statuses: ["current"],
+      curator_platforms: [],
+    });
+    expect(narrow.artist_stats.radio_history_days).toBe(30);
+    expect(narrow.lookback).toEqual({
+      catalogue: { days: 5, refetch_after_hours: 0 },
+      trends: { days: 2, refetch_after_hours: 23 },
+      artist_stats: { days: 5, refetch_after_hours: 0 },
+      royalties: { days: 5, refetch_after_hours: 6 },
+    });
+    // A parsed config is a valid file, read back as itself (tests and tools re-parse them).
+    expect(etlConfigSchema.parse(narrow)).toEqual(narrow);
   });
 
   it("derives worker_concurrency from max_concurrency unless it is given", () => {

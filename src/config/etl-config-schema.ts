@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { partitionsInFlight } from "./partitions-in-flight.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
+import {
+  AUDIENCE_DOMAINS,
+  AUDIENCE_TYPES,
+  CURATOR_PLATFORMS,
+  EDITORIAL_PLATFORMS,
+  PLAYLIST_STATUSES,
+  STAT_SOURCES,
+  STATS_TYPES,
+} from "../api/enums.js";
+import { STREAM_FAMILIES, type StreamFamily } from "../streams/families.js";
 
 const nonEmptyString = z.string().trim().min(1, "must not be empty");
 
@@ -45,6 +55,72 @@ const schedules = z
   .default({})
   .transform((given) => ({ ...DEFAULT_SCHEDULES, ...given }));
 
+/**
+ * Values the upstream enumerates, all by default: a list narrows what is fetched (and `[]` fetches
+ * none); listing a value twice costs nothing.
+ */
+function enumList<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .array(z.enum(values))
+    .default([...values])
+    .transform((given) => values.filter((value) => given.includes(value)) as T[number][]);
+}
+
+/** Which of the per-artist requests are made: every combination the spec lists by default. */
+const artistStatsPlan = z
+  .strictObject({
+    stat_sources: enumList(STAT_SOURCES),
+    social_audience: z
+      .strictObject({
+        domains: enumList(AUDIENCE_DOMAINS),
+        audience_types: enumList(AUDIENCE_TYPES),
+        stats_types: enumList(STATS_TYPES),
+      })
+      .prefault({}),
+    playlists: z
+      .strictObject({
+        editorial_platforms: enumList(EDITORIAL_PLATFORMS),
+        curator_platforms: enumList(CURATOR_PLATFORMS),
+        statuses: enumList(PLAYLIST_STATUSES),
+      })
+      .prefault({}),
+    /** Radio and airplays are asked for per artist and day: the most recent days only, if set. */
+    radio_history_days: z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .nullable()
+      .default(null),
+  })
+  .prefault({});
+
+const lookbackDays = z.number().int("must be a whole number").min(0, "must be 0 or more");
+
+/** How a family's daily partitions already synced are fetched again (see lookbackOf). */
+const familyLookback = z.strictObject({
+  days: lookbackDays.optional(),
+  refetch_after_hours: z.number().min(0, "must be 0 or more").optional(),
+});
+
+/**
+ * Trends run hourly: re-reading seven days every hour would cost 7 times what a day's trends cost
+ * each hour for restatements that come at most daily. Others run daily, so every run re-reads.
+ */
+const DEFAULT_REFETCH_AFTER_HOURS: Readonly<Record<StreamFamily, number>> = {
+  catalogue: 0,
+  trends: 23,
+  artist_stats: 0,
+  royalties: 0,
+};
+
+const lookback = z
+  .strictObject(
+    Object.fromEntries(STREAM_FAMILIES.map((family) => [family, familyLookback.optional()])) as {
+      [F in StreamFamily]: z.ZodOptional<typeof familyLookback>;
+    },
+  )
+  .default({});
+
 /** The JSON file that names what to track (ETL_CONFIG). Keys are snake_case, a public contract. */
 export const etlConfigSchema = z
   .strictObject({
@@ -68,7 +144,9 @@ export const etlConfigSchema = z
       .int("must be a whole number")
       .min(1, "must be at least 1")
       .default(4),
-    lookback_days: z.number().int("must be a whole number").min(0, "must be 0 or more").default(7),
+    lookback_days: lookbackDays.default(7),
+    lookback,
+    artist_stats: artistStatsPlan,
     /**
      * Days stored responses are kept (null: for ever). The responses a partition's rows were last
      * derived from are kept whatever their age.
@@ -140,9 +218,29 @@ export const etlConfigSchema = z
       .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")
       .default("music-etl:"),
   })
-  .transform((config) => ({
+  .transform(({ lookback, ...config }) => ({
     ...config,
+    lookback: Object.fromEntries(
+      STREAM_FAMILIES.map((family) => [
+        family,
+        {
+          days: lookback[family]?.days ?? config.lookback_days,
+          refetch_after_hours:
+            lookback[family]?.refetch_after_hours ?? DEFAULT_REFETCH_AFTER_HOURS[family],
+        },
+      ]),
+    ) as Record<StreamFamily, FamilyLookback>,
     worker_concurrency: config.worker_concurrency ?? partitionsInFlight(config.max_concurrency),
   }));
+
+/**
+ * A family's lookback: its daily partitions of the last `days` days are fetched again, each once
+ * its last success is `refetch_after_hours` old. Filled in for every family, in the file's own
+ * terms, so a parsed config parses again to itself.
+ */
+export interface FamilyLookback {
+  readonly days: number;
+  readonly refetch_after_hours: number;
+}
 
 export type EtlConfig = z.output<typeof etlConfigSchema>;

@@ -1,5 +1,5 @@
 import { addDays, daysBetween } from "../time/calendar.js";
-import { succeededCheckpoints } from "../warehouse/stream-state.js";
+import { lastSuccesses, succeededCheckpoints } from "../warehouse/stream-state.js";
 import type { RunnerDeps } from "./run-partition.js";
 import type { Partition, Stream } from "./stream.js";
 
@@ -16,8 +16,9 @@ export const PLAN_SLICE = 1_000;
 /**
  * The partitions a run syncs, in slices of at most PLAN_SLICE, made as they are asked for. With
  * an explicit range: every partition in it. Otherwise (incremental): daily partitions never
- * synced, plus the last `lookback_days` days again for late and restated data; partitions
- * without a day always run (they keep their own cursors).
+ * synced, plus those of the family's lookback days again for late and restated data, once their
+ * last success is `refetch_after_hours` old; partitions without a day always run (they keep their
+ * own cursors).
  */
 export async function* planPartitions(
   deps: Pick<RunnerDeps, "db" | "config" | "today">,
@@ -27,7 +28,9 @@ export async function* planPartitions(
   const { db, config, today } = deps;
   const yesterday = addDays(today, -1);
   const explicit = range.from !== undefined || range.to !== undefined;
-  const lookbackStart = addDays(yesterday, 1 - config.lookback_days);
+  const lookback = config.lookback[stream.family];
+  const lookbackStart = addDays(yesterday, 1 - lookback.days);
+  const refetchBefore = Date.now() - lookback.refetch_after_hours * 3_600_000;
   const candidates = await stream.partitions({
     db,
     config,
@@ -37,13 +40,18 @@ export async function* planPartitions(
   });
   const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
     if (explicit) return slice;
-    const settled = (p: Partition) => p.day !== undefined && p.day < lookbackStart;
-    const synced = await succeededCheckpoints(
+    const daily = slice.filter((p) => p.day !== undefined);
+    const succeeded = await lastSuccesses(
       db,
       stream.name,
-      slice.filter(settled).map((p) => p.key),
+      daily.map((p) => p.key),
     );
-    return slice.filter((p) => !settled(p) || !synced.has(p.key));
+    const fresh = (p: Partition) => {
+      const at = succeeded.get(p.key);
+      if (p.day === undefined || at === undefined) return false;
+      return p.day < lookbackStart || at.getTime() > refetchBefore;
+    };
+    return slice.filter((p) => !fresh(p));
   };
   let slice: Partition[] = [];
   for await (const partition of candidates) {

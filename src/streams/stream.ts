@@ -2,11 +2,8 @@ import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
 import type { Row, TableTarget } from "../warehouse/write-rows.js";
+import type { StreamFamily } from "./families.js";
 import type { PageSizes } from "./page-sizes.js";
-
-/** The order families are listed and summarised in. */
-export const STREAM_FAMILIES = ["catalogue", "trends", "artist_stats", "royalties"] as const;
-export type StreamFamily = (typeof STREAM_FAMILIES)[number];
 
 /** One slice of a stream, synced and checkpointed as a unit. */
 export interface Partition {

@@ -20,6 +20,25 @@ export async function succeededCheckpoints(
   return new Map(rows.map((row) => [row.partition, row.checkpoint]));
 }
 
+/** When each of the given partitions whose last attempt succeeded last succeeded. */
+export async function lastSuccesses(
+  db: Db,
+  stream: string,
+  partitions: readonly string[],
+): Promise<Map<string, Date>> {
+  if (partitions.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select(["partition", "last_success_at"])
+    .where("stream", "=", stream)
+    .where(sql<boolean>`partition = any(${partitions})`)
+    .where("last_status", "=", "succeeded")
+    .execute();
+  return new Map(
+    rows.flatMap((row) => (row.last_success_at ? [[row.partition, row.last_success_at]] : [])),
+  );
+}
+
 /** Records success; called in the transaction that writes the partition's last rows. */
 export async function markPartitionSucceeded(
   db: Db,

@@ -534,6 +534,66 @@ describe("artist statistics streams", () => {
   });
 });
 
+describe("artist statistics streams with a narrowed request plan", () => {
+  let fixture: Fixture;
+  let harness: SyncHarness;
+  let summaries: StreamSummary[];
+  const partitionsOf = (name: string) =>
+    summaries.find((s) => s.stream === `artist_stats_${name}`)?.partitions;
+
+  beforeAll(async () => {
+    fixture = await startFixture(
+      "artist_stats_plan",
+      { today: TODAY, sandbox: { size: SIZE }, etl: { start_date: START } },
+      (artists) => ({
+        social_artist_ids: artists.map((a) => a.cm_artist),
+        artist_stats: {
+          stat_sources: ["social_1", "video_channel"],
+          social_audience: { domains: ["video"], stats_types: ["country", "city"] },
+          playlists: {
+            editorial_platforms: ["video"],
+            statuses: ["current"],
+            curator_platforms: [],
+          },
+          radio_history_days: 2,
+        },
+      }),
+    );
+    harness = fixture.harness;
+    summaries = await fixture.sync(TODAY, artistStatsStreams, { from: FROM, to: TO });
+  });
+
+  afterAll(() => harness.close());
+
+  it("plans only the combinations asked for", () => {
+    expect(failures(summaries)).toEqual([]);
+    expect(partitionsOf("platform_stats")).toBe(3 * 2);
+    expect(partitionsOf("social_audience_stats")).toBe(3 * AUDIENCE_TYPES.length * 2);
+    expect(partitionsOf("playlist_placements")).toBe(3);
+    // Three days asked for, the last two kept: 2026-02-13 and 2026-02-14.
+    expect(partitionsOf("radio")).toBe(3 * 2);
+    expect(partitionsOf("radio_airplays")).toBe(3 * 2);
+  });
+
+  it("stores exactly those combinations", async () => {
+    const distinct = async (table: string, columns: string) =>
+      (
+        await harness.warehouse.query<{ value: string }>(
+          `select distinct concat_ws('|', ${columns}) as value from artist_stats.${table} order by 1`,
+        )
+      ).map((row) => row.value);
+    expect(await distinct("platform_stats", "source")).toEqual(["social_1", "video_channel"]);
+    expect(await distinct("social_audience_stats", "domain, stats_type")).toEqual([
+      "video|city",
+      "video|country",
+    ]);
+    expect(await distinct("playlist_placements", "kind, platform, status")).toEqual([
+      "editorial|video|current",
+    ]);
+    expect(await distinct("radio", "snapshot_date")).toEqual(["2026-02-13", "2026-02-14"]);
+  });
+});
+
 describe("artist statistics streams against a drifting upstream", () => {
   const DAY = "2026-02-14";
   let fixture: Fixture;

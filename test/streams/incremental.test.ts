@@ -54,7 +54,12 @@ let harness: SyncHarness;
 beforeAll(async () => {
   harness = await startSyncHarness("incremental", {
     today: TODAY,
-    etl: { lookback_days: 3, start_date: "2026-01-01" },
+    // Each sync here stands for a daily run: the lookback days are due again every time.
+    etl: {
+      lookback_days: 3,
+      lookback: { trends: { refetch_after_hours: 0 } },
+      start_date: "2026-01-01",
+    },
   });
 });
 

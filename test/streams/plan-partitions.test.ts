@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { PLAN_SLICE, planPartitions } from "../../src/streams/plan-partitions.js";
-import { defineStream, type Partition } from "../../src/streams/stream.js";
+import { defineStream, type Partition, type Stream } from "../../src/streams/stream.js";
 import { addDays, daysBetween } from "../../src/time/calendar.js";
 import { markPartitionSucceeded } from "../../src/warehouse/stream-state.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
@@ -17,11 +17,11 @@ beforeAll(async () => {
 afterAll(() => warehouse.drop());
 
 /** Hourly partitions of every day asked for, then one without a day; counts what it made. */
-function hourlyStream(name: string) {
+function hourlyStream(name: string, family: "trends" | "artist_stats" = "artist_stats") {
   const made = { count: 0 };
   const stream = defineStream<Partition, never>({
     name,
-    family: "trends",
+    family,
     partitions: ({ days }) =>
       (function* () {
         for (const day of days) {
@@ -63,26 +63,63 @@ describe("planning a run", () => {
     expect(sizes.every((size) => size <= PLAN_SLICE)).toBe(true);
   });
 
-  it("plans, when incremental, what never succeeded, the lookback days and what has no day", async () => {
-    const { stream } = hourlyStream("incremental");
+  /** Marks every other day's partitions succeeded, so synced and unsynced days alternate. */
+  async function syncEveryOtherDay(stream: string): Promise<string[]> {
     const days = daysBetween("2026-01-01", addDays(TODAY, -1));
-    // Every other day succeeded before, so synced and unsynced days alternate in every slice.
     const synced = days.filter((_, i) => i % 2 === 0);
     for (const day of synced) {
       for (let hour = 0; hour < HOURS; hour++) {
-        await markPartitionSucceeded(warehouse.db, "incremental", `${day}|${hour}`, { day });
+        await markPartitionSucceeded(warehouse.db, stream, `${day}|${hour}`, { day });
       }
     }
-    await markPartitionSucceeded(warehouse.db, "incremental", "cursor", {});
+    await markPartitionSucceeded(warehouse.db, stream, "cursor", {});
+    return synced;
+  }
+
+  async function plannedKeys(stream: Stream, config: EtlConfig): Promise<string[]> {
     const planned: string[] = [];
-    for await (const slice of planPartitions(deps("2026-01-01"), stream, {})) {
+    for await (const slice of planPartitions(
+      { db: warehouse.db, config, today: TODAY },
+      stream,
+      {},
+    )) {
       planned.push(...slice.map((p) => p.key));
     }
-    const lookback = days.slice(-3);
-    const dueDays = days.filter((day) => !synced.includes(day) || lookback.includes(day));
-    expect(planned).toEqual([
-      ...dueDays.flatMap((day) => Array.from({ length: HOURS }, (_, hour) => `${day}|${hour}`)),
+    return planned;
+  }
+
+  const dayKeys = (days: readonly string[]) =>
+    days.flatMap((day) => Array.from({ length: HOURS }, (_, hour) => `${day}|${hour}`));
+
+  it("re-reads a trends lookback day once its last success is refetch_after_hours old", async () => {
+    const { stream } = hourlyStream("hourly_trends", "trends");
+    const synced = await syncEveryOtherDay("hourly_trends");
+    const config = deps("2026-01-01").config;
+    const days = daysBetween("2026-01-01", addDays(TODAY, -1));
+    const unsynced = days.filter((day) => !synced.includes(day));
+    // Synced just now: an hourly run re-reads none of the lookback days.
+    expect(await plannedKeys(stream, config)).toEqual([...dayKeys(unsynced), "cursor"]);
+    // A day later, the lookback days are due again; older days stay settled.
+    const lookbackSynced = days.slice(-3).filter((day) => synced.includes(day));
+    expect(lookbackSynced.length).toBeGreaterThan(0);
+    await warehouse.db
+      .updateTable("etl.stream_state")
+      .set({ last_success_at: new Date(Date.now() - 23.5 * 3_600_000) })
+      .where("stream", "=", "hourly_trends")
+      .execute();
+    expect(await plannedKeys(stream, config)).toEqual([
+      ...dayKeys(days.filter((day) => !synced.includes(day) || lookbackSynced.includes(day))),
       "cursor",
     ]);
+  });
+
+  it("plans, when incremental, what never succeeded, the lookback days and what has no day", async () => {
+    const { stream } = hourlyStream("incremental");
+    const days = daysBetween("2026-01-01", addDays(TODAY, -1));
+    const synced = await syncEveryOtherDay("incremental");
+    const planned = await plannedKeys(stream, deps("2026-01-01").config);
+    const lookback = days.slice(-3);
+    const dueDays = days.filter((day) => !synced.includes(day) || lookback.includes(day));
+    expect(planned).toEqual([...dayKeys(dueDays), "cursor"]);
   });
 });

@@ -1,4 +1,4 @@
-import { STAT_SOURCES, type StatSource } from "../../api/enums.js";
+import type { StatSource } from "../../api/enums.js";
 import { toNumber } from "../../api/extract.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
@@ -25,7 +25,7 @@ function checkpointUntil(checkpoint: unknown): string | null {
 }
 
 /**
- * First sync: from start_date. Later: from the last `until` minus lookback_days (late and restated
+ * First sync: from start_date. Later: from the last `until` minus the family's lookback days (late and restated
  * values), never before start_date. Always up to yesterday, the last complete day.
  */
 function seriesWindow(
@@ -33,7 +33,9 @@ function seriesWindow(
   checkpoint: unknown,
 ): { since: string; until: string } {
   const previous = checkpointUntil(checkpoint);
-  const resume = previous ? addDays(previous, -config.lookback_days) : config.start_date;
+  const resume = previous
+    ? addDays(previous, -config.lookback.artist_stats.days)
+    : config.start_date;
   return {
     since: resume > config.start_date ? resume : config.start_date,
     until: addDays(today, -1),
@@ -42,7 +44,11 @@ function seriesWindow(
 
 async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]> {
   const series = (await trackedArtistIds(context)).flatMap((artistId) =>
-    STAT_SOURCES.map((source) => ({ key: `${artistId}|${source}`, artistId, source })),
+    context.config.artist_stats.stat_sources.map((source) => ({
+      key: `${artistId}|${source}`,
+      artistId,
+      source,
+    })),
   );
   const checkpoints = await context.checkpoints(series.map(({ key }) => key));
   return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));

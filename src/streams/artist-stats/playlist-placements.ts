@@ -1,11 +1,4 @@
-import {
-  CURATOR_PLATFORMS,
-  type CuratorPlatform,
-  EDITORIAL_PLATFORMS,
-  type EditorialPlatform,
-  PLAYLIST_STATUSES,
-  type PlaylistStatus,
-} from "../../api/enums.js";
+import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
 import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
 import type { Exchange } from "../../api/api-client.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
@@ -75,10 +68,12 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
   name: "artist_stats_playlist_placements",
   family: "artist_stats",
   after: AFTER_TRACKED_ARTISTS,
-  partitions: async (context) =>
-    (await artistPartitions(context)).flatMap((artist) => [
-      ...EDITORIAL_PLATFORMS.flatMap((platform) =>
-        PLAYLIST_STATUSES.map((status) => ({
+  partitions: async (context) => {
+    const { editorial_platforms, curator_platforms, statuses } =
+      context.config.artist_stats.playlists;
+    return (await artistPartitions(context)).flatMap((artist) => [
+      ...editorial_platforms.flatMap((platform) =>
+        statuses.map((status) => ({
           ...artist,
           key: `${artist.key}|editorial|${platform}|${status}`,
           kind: "editorial" as const,
@@ -86,14 +81,15 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
           status,
         })),
       ),
-      ...CURATOR_PLATFORMS.map((platform) => ({
+      ...curator_platforms.map((platform) => ({
         ...artist,
         key: `${artist.key}|curator|${platform}`,
         kind: "curator" as const,
         platform,
         status: CURATOR_STATUS,
       })),
-    ]),
+    ]);
+  },
   fetch: async (context, partition, cursor) => [await fetchList(context, partition, cursor)],
   read: (exchanges, partition, cursor, context) => {
     const operation = partition.kind === "curator" ? curatorPlaylists : editorialPlaylists;

@@ -1,11 +1,4 @@
-import {
-  AUDIENCE_DOMAINS,
-  AUDIENCE_TYPES,
-  type AudienceDomain,
-  type AudienceType,
-  STATS_TYPES,
-  type StatsType,
-} from "../../api/enums.js";
+import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js";
 import { type JsonRecord, toNumber, toText } from "../../api/extract.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
@@ -35,11 +28,12 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>(
   name: "artist_stats_social_audience_stats",
   family: "artist_stats",
   after: AFTER_TRACKED_ARTISTS,
-  partitions: async (context) =>
-    (await artistPartitions(context)).flatMap((artist) =>
-      AUDIENCE_DOMAINS.flatMap((domain) =>
-        AUDIENCE_TYPES.flatMap((audienceType) =>
-          STATS_TYPES.map((statsType) => ({
+  partitions: async (context) => {
+    const { domains, audience_types, stats_types } = context.config.artist_stats.social_audience;
+    return (await artistPartitions(context)).flatMap((artist) =>
+      domains.flatMap((domain) =>
+        audience_types.flatMap((audienceType) =>
+          stats_types.map((statsType) => ({
             ...artist,
             key: `${artist.key}|${domain}|${audienceType}|${statsType}`,
             domain,
@@ -48,7 +42,8 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>(
           })),
         ),
       ),
-    ),
+    );
+  },
   fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => [
     await api.exchange(
       listOperation,

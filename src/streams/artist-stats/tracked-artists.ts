@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { addDays } from "../../time/calendar.js";
 import type { Partition, PlanContext } from "../stream.js";
 
 /** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
@@ -33,13 +34,19 @@ export interface ArtistDayPartition extends ArtistPartition {
   readonly day: string;
 }
 
-/** Made one at a time: a year of 2,000 artists is 730,000 of them. */
+/**
+ * Made one at a time: a year of 2,000 artists is 730,000 of them. With `radio_history_days`, only
+ * the days of the range within that many days before today.
+ */
 export async function artistDayPartitions(
   context: PlanContext,
 ): Promise<Iterable<ArtistDayPartition>> {
   const artistIds = await trackedArtistIds(context);
+  const historyDays = context.config.artist_stats.radio_history_days;
+  const first = historyDays === null ? "" : addDays(context.today, -historyDays);
   return (function* () {
     for (const day of context.days) {
+      if (day < first) continue;
       for (const artistId of artistIds) yield { key: `${day}|${artistId}`, day, artistId };
     }
   })();
