@@ -185,7 +185,7 @@ describe("loadConfig", () => {
     expect(config.etl).toMatchObject({
       upcs: ["1", "2"],
       artist_names: [],
-      requests_per_second: 2,
+      requests_per_second: "auto",
       max_concurrency: 4,
       // Twice the request slots: a job writing leaves its slot to another.
       worker_concurrency: 8,

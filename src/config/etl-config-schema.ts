@@ -138,7 +138,12 @@ export const etlConfigSchema = z
     social_artist_ids: uniqueList(z.number().int("must be whole numbers").positive("must be > 0")),
     streaming_artist_ids: uniqueList(nonEmptyString),
     charts: z.array(chartSchema).default([]),
-    requests_per_second: z.number().positive("must be a number greater than 0").default(2),
+    /** "auto": the rate the upstream states in X-RateLimit-Limit (src/http/auto-rate.ts). */
+    requests_per_second: z
+      .union([z.number().positive("must be a number greater than 0"), z.literal("auto")], {
+        error: 'must be a number greater than 0 or "auto"',
+      })
+      .default("auto"),
     max_concurrency: z
       .number()
       .int("must be a whole number")

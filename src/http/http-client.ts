@@ -13,13 +13,14 @@ import {
 import type { Logger } from "../logging/logger.js";
 import {
   type ResponseHeaders,
+  rateLimitLimit,
   rateLimitRemaining,
   rateLimitResetMs,
   retryAfterMs,
 } from "./rate-limit-headers.js";
 import { linkedAbort } from "./linked-abort.js";
 import { linkPath } from "./link-path.js";
-import type { RequestBudget, RequestIdentity } from "./request-budget.js";
+import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 
 export type QueryValue = string | number | boolean | undefined;
@@ -206,6 +207,7 @@ export class HttpClient {
     try {
       const raw = await this.#send(request, identity);
       outcome = raw.status;
+      await this.#adjustRate(raw, lease);
       return { ...(await this.#interpret(request, identity, raw)), attempts: attempt };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
@@ -255,6 +257,32 @@ export class HttpClient {
       throw new NetworkError(identity, error);
     } finally {
       abort.close();
+    }
+  }
+
+  /**
+   * Every answer may state the upstream's limit, which sets the budget's rate (with
+   * requests_per_second "auto"); a 429 that does not lowers it.
+   */
+  async #adjustRate(raw: RawResponse, lease: Lease): Promise<void> {
+    const { budget, logger } = this.#options;
+    const limit = rateLimitLimit(raw.headers);
+    if (limit !== null) {
+      const change = await budget.setLimit(limit);
+      if (change) {
+        logger.info(
+          { requestsPerSecond: change.to, previous: change.from },
+          "request rate set to the upstream's X-RateLimit-Limit",
+        );
+      }
+    } else if (raw.status === 429) {
+      const change = await budget.slowDown(lease);
+      if (change) {
+        logger.warn(
+          { requestsPerSecond: change.to, previous: change.from },
+          "429 without X-RateLimit-Limit: request rate lowered",
+        );
+      }
     }
   }
 

@@ -34,3 +34,9 @@ export function rateLimitResetMs(headers: ResponseHeaders, nowMs: number): numbe
 export function rateLimitRemaining(headers: ResponseHeaders): number | null {
   return nonNegativeNumber(header(headers, "x-ratelimit-remaining"));
 }
+
+/** `X-RateLimit-Limit`: the upstream's limit, requests per second (its limits are per second). */
+export function rateLimitLimit(headers: ResponseHeaders): number | null {
+  const value = nonNegativeNumber(header(headers, "x-ratelimit-limit"));
+  return value === null || value === 0 ? null : value;
+}

@@ -2,7 +2,21 @@ import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { RateLimitWaitTooLongError } from "../errors.js";
-import { ACQUIRE_SCRIPT, PAUSE_SCRIPT } from "./budget-scripts.js";
+import {
+  AUTO_BACKOFF_FACTOR,
+  AUTO_MIN_RATE,
+  AUTO_START_RATE,
+  type CurrentRate,
+  LEARNED_RATE_TTL_MS,
+  type RateChange,
+  type RequestRate,
+} from "./auto-rate.js";
+import {
+  ACQUIRE_SCRIPT,
+  PAUSE_SCRIPT,
+  SET_LIMIT_SCRIPT,
+  SLOW_DOWN_SCRIPT,
+} from "./budget-scripts.js";
 
 export interface RequestBudgetOptions {
   readonly redis: Redis;
@@ -11,7 +25,8 @@ export interface RequestBudgetOptions {
   /** Who shares the budget: the upstream and credential, hashed so the key never reaches Redis. */
   readonly apiUrl: string;
   readonly apiKey: string;
-  readonly requestsPerSecond: number;
+  /** A fixed rate, or "auto": AUTO_START_RATE until the upstream's answers say otherwise. */
+  readonly requestsPerSecond: RequestRate;
   readonly maxConcurrency: number;
   /** A crashed process's slot frees itself after this long: longer than any request may take. */
   readonly leaseMs: number;
@@ -26,6 +41,8 @@ export interface RequestIdentity {
 }
 
 export interface Lease {
+  /** When the slot was granted, in epoch ms on Redis's clock. */
+  readonly grantedAt: number;
   release(): Promise<void>;
 }
 
@@ -43,15 +60,16 @@ const LEASE_POLL_MS = 10;
 /**
  * A request budget shared through Redis by every process using the same upstream and key: at most
  * `requestsPerSecond` sends in any window of a second, at most `maxConcurrency` in flight, and
- * nobody sends while the upstream has asked us to pause.
+ * nobody sends while the upstream has asked us to pause. With "auto" the rate lives in Redis too,
+ * so what one process learns of the upstream's limit paces every process's next request.
  */
 export class RequestBudget {
   readonly scope: string;
   readonly #options: RequestBudgetOptions;
-  readonly #keys: readonly [string, string, string];
-  readonly #requestsPerWindow: number;
-  readonly #windowMs: number;
-  readonly #spacingMs: number;
+  readonly #keys: readonly [string, string, string, string];
+  readonly #auto: boolean;
+  /** The configured rate, or with "auto" the rate until one is learned. */
+  readonly #rate: number;
   /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
   #queue: Promise<void> = Promise.resolve();
   /** Woken when this process releases a lease. */
@@ -64,13 +82,9 @@ export class RequestBudget {
       .digest("hex")
       .slice(0, 16);
     const base = `${options.keyPrefix}budget:${this.scope}:`;
-    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`];
-    // Below 1 req/s the window stretches (0.5 req/s: one per 2 s); above, a fraction is dropped,
-    // since any second must hold at most R whole requests.
-    const rate = options.requestsPerSecond;
-    this.#requestsPerWindow = Math.max(1, Math.floor(rate));
-    this.#windowMs = (rate < 1 ? Math.ceil(1000 / rate) : 1000) + WINDOW_MARGIN_MS;
-    this.#spacingMs = Math.floor(1000 / rate);
+    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`, `${base}rate`];
+    this.#auto = options.requestsPerSecond === "auto";
+    this.#rate = options.requestsPerSecond === "auto" ? AUTO_START_RATE : options.requestsPerSecond;
   }
 
   /** Waits for a slot (in order with the other callers of this process) and takes it. */
@@ -94,24 +108,70 @@ export class RequestBudget {
     await this.#options.redis.eval(PAUSE_SCRIPT, 1, this.#keys[2], Math.max(0, Math.ceil(ms)));
   }
 
+  /**
+   * The upstream stated its limit (requests per second). With "auto" it becomes the rate of every
+   * process sharing the budget; a fixed rate ignores it. Returns the change, if any.
+   */
+  async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
+    if (!this.#auto) return null;
+    const previous = (await this.#options.redis.eval(
+      SET_LIMIT_SCRIPT,
+      1,
+      this.#keys[3],
+      requestsPerSecond,
+      LEARNED_RATE_TTL_MS,
+    )) as string | null;
+    const from = previous === null ? this.#rate : Number(previous);
+    return from === requestsPerSecond ? null : { from, to: requestsPerSecond };
+  }
+
+  /**
+   * The upstream refused `lease`'s request with 429 without stating its limit. With "auto" the
+   * shared rate is lowered (AUTO_BACKOFF_FACTOR), once for all the 429s of requests granted
+   * before the last decrease. Returns the change, if any.
+   */
+  async slowDown(lease: Lease): Promise<RateChange | null> {
+    if (!this.#auto) return null;
+    const change = (await this.#options.redis.eval(
+      SLOW_DOWN_SCRIPT,
+      1,
+      this.#keys[3],
+      this.#rate,
+      AUTO_MIN_RATE,
+      AUTO_BACKOFF_FACTOR,
+      lease.grantedAt,
+      LEARNED_RATE_TTL_MS,
+    )) as [string, string] | null;
+    return change && { from: Number(change[0]), to: Number(change[1]) };
+  }
+
+  /** The rate the budget allows now: the configured one, or with "auto" the learned one. */
+  async currentRate(): Promise<CurrentRate> {
+    if (!this.#auto) return { requestsPerSecond: this.#rate, source: "config" };
+    const [rate, source] = await this.#options.redis.hmget(this.#keys[3], "rate", "source");
+    if (rate === null) return { requestsPerSecond: this.#rate, source: "start" };
+    return { requestsPerSecond: Number(rate), source: source === "limit" ? "limit" : "backoff" };
+  }
+
   async #take(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
     const token = randomUUID();
     const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
     for (;;) {
       signal?.throwIfAborted();
-      const [state, waitMs] = (await redis.eval(
+      const [state, ms] = (await redis.eval(
         ACQUIRE_SCRIPT,
-        3,
+        4,
         ...this.#keys,
-        this.#requestsPerWindow,
-        this.#windowMs,
+        this.#rate,
+        this.#auto ? 1 : 0,
+        WINDOW_MARGIN_MS,
         maxConcurrency,
         leaseMs,
         token,
-        this.#spacingMs,
       )) as [number, number];
       if (state === 1) {
         return {
+          grantedAt: ms,
           release: async () => {
             const released = redis.zrem(this.#keys[1], token);
             // One connection runs commands in order: a waiter's next try reaches Redis after
@@ -121,11 +181,11 @@ export class RequestBudget {
           },
         };
       }
-      if (state === 2 && waitMs > maxPauseMs) {
-        throw new RateLimitWaitTooLongError(request, waitMs, maxPauseMs);
+      if (state === 2 && ms > maxPauseMs) {
+        throw new RateLimitWaitTooLongError(request, ms, maxPauseMs);
       }
-      if (waitMs < 0) await this.#leaseReleased(signal);
-      else await sleep(waitMs, undefined, { signal });
+      if (ms < 0) await this.#leaseReleased(signal);
+      else await sleep(ms, undefined, { signal });
     }
   }
 

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { CurrentRate } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../operator/with-timeout.js";
@@ -12,9 +13,13 @@ export type FreshnessSource = () => Promise<
   readonly { readonly stream: string; readonly daysBehind: number | null }[]
 >;
 
+/** The rate the shared request budget allows now (RequestBudget.currentRate). */
+export type RequestRateSource = () => Promise<CurrentRate>;
+
 export interface MetricSources {
   readonly queueCounts?: QueueCountsSource;
   readonly freshness?: FreshnessSource;
+  readonly requestRate?: RequestRateSource;
 }
 
 export interface EtlMetricsOptions {
@@ -160,6 +165,21 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
         // No series rather than a made-up number for a stream without a day to measure from.
         if (row.daysBehind !== null) freshness.set({ stream: label(row.stream) }, row.daysBehind);
       }
+    },
+  });
+
+  const requestRate: Gauge<"source"> = new Gauge({
+    name: "etl_request_rate_limit",
+    help: 'Requests per second the shared request budget allows now, read at scrape time, by where the rate comes from: config (a fixed requests_per_second); with "auto", start (nothing learned yet), limit (the upstream\'s X-RateLimit-Limit) or backoff (lowered after 429s).',
+    labelNames: ["source"] as const,
+    registers: [registry],
+    collect: async () => {
+      // Reset first: a rate that is not known now must not be exported as 0 or as a stale one.
+      requestRate.reset();
+      const source = sources.requestRate;
+      if (!source) return;
+      const rate = await readSource("requestRate", source);
+      if (rate) requestRate.set({ source: rate.source }, rate.requestsPerSecond);
     },
   });
 

@@ -79,8 +79,11 @@ export interface ShapeKnobs {
 export interface SandboxKnobs {
   /** null = no limit. Over the limit in the current epoch second => 429. */
   requestsPerSecond: number | null;
-  /** On 429: Retry-After + X-RateLimit-*, or only X-RateLimit-Reset. */
-  rateLimitHeaders: "retry-after" | "reset-only";
+  /**
+   * With a limit, every answer carries X-RateLimit-*; a 429 adds Retry-After ("retry-after") or
+   * carries only X-RateLimit-Reset ("reset-only"). "none": no rate-limit header at all.
+   */
+  rateLimitHeaders: "retry-after" | "reset-only" | "none";
   /** Added to every response. */
   latencyMs: number;
   /** 0..1 probability that a request gets a fault. */

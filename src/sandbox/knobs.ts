@@ -70,7 +70,7 @@ const CHECKS: Record<
   (value: unknown) => boolean
 > = {
   requestsPerSecond: (value) => value === null || (Number.isInteger(value) && Number(value) >= 1),
-  rateLimitHeaders: isOneOf("retry-after", "reset-only"),
+  rateLimitHeaders: isOneOf("retry-after", "reset-only", "none"),
   latencyMs: isNonNegative,
   faultRate: (value) => isNonNegative(value) && Number(value) <= 1,
   faults: (value) =>

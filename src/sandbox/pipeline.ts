@@ -47,6 +47,7 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
   if (knobs.down) return request.socket.destroy();
 
   const limit = knobs.requestsPerSecond;
+  const mode = knobs.rateLimitHeaders;
   if (knobs.refuseCredential || !isAuthorized(request, state.apiKey)) {
     const budget = limit === null ? null : state.limiter.peek(limit, arrivedMs);
     return sendJson(
@@ -54,14 +55,14 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
       response,
       knobs,
       json(401, { error: "Invalid token" }),
-      rateLimitHeaders(budget),
+      rateLimitHeaders(budget, mode),
     );
   }
   let budget: RateLimitState | null = null;
   if (limit !== null) {
     const decision = state.limiter.take(limit, arrivedMs);
     if (!decision.allowed) {
-      const headers = tooManyRequestsHeaders(decision, knobs.rateLimitHeaders, arrivedMs);
+      const headers = tooManyRequestsHeaders(decision, mode, arrivedMs);
       return sendJson(
         state,
         response,
@@ -72,15 +73,16 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     }
     budget = decision;
   }
+  const headers = rateLimitHeaders(budget, mode);
 
   const fault = drawFault(state.faultRng, knobs);
   if (fault) state.stats.fault(fault);
   if (fault === "reset") return request.socket.destroy();
   if (fault === "html503") {
-    return send(state, response, knobs, 503, HTML_503_BODY, {}, "text/html; charset=utf-8");
+    return send(state, response, knobs, 503, HTML_503_BODY, headers, "text/html; charset=utf-8");
   }
   if (fault === "error500") {
-    return sendJson(state, response, knobs, json(500, { error: "Internal Server Error" }));
+    return sendJson(state, response, knobs, json(500, { error: "Internal Server Error" }), headers);
   }
   if (fault === "slow") await sleep(knobs.slowMs, undefined, { signal: state.signal });
 
@@ -97,16 +99,9 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
   }
   const body = reply.status < 300 ? applyDrift(reply.body, knobs.drift) : reply.body;
   if (fault === "truncated") {
-    return send(
-      state,
-      response,
-      knobs,
-      200,
-      truncate(JSON.stringify(body)),
-      rateLimitHeaders(budget),
-    );
+    return send(state, response, knobs, 200, truncate(JSON.stringify(body)), headers);
   }
-  return sendJson(state, response, knobs, { status: reply.status, body }, rateLimitHeaders(budget));
+  return sendJson(state, response, knobs, { status: reply.status, body }, headers);
 }
 
 async function route(
@@ -137,8 +132,12 @@ function isAuthorized(request: IncomingMessage, apiKey: string): boolean {
   return match?.[1] === apiKey;
 }
 
-function rateLimitHeaders(budget: RateLimitState | null): Record<string, number> {
-  if (!budget) return {};
+/** The budget as it stands, on every answer while a limit is set, unless the knob says "none". */
+function rateLimitHeaders(
+  budget: RateLimitState | null,
+  mode: SandboxKnobs["rateLimitHeaders"],
+): Record<string, number> {
+  if (!budget || mode === "none") return {};
   return {
     "X-RateLimit-Limit": budget.limit,
     "X-RateLimit-Remaining": budget.remaining,
@@ -151,9 +150,10 @@ function tooManyRequestsHeaders(
   mode: SandboxKnobs["rateLimitHeaders"],
   nowMs: number,
 ): Record<string, number> {
+  if (mode === "none") return {};
   if (mode === "reset-only") return { "X-RateLimit-Reset": budget.reset };
   const retryAfter = Math.max(1, Math.ceil(budget.reset - nowMs / 1000));
-  return { "Retry-After": retryAfter, ...rateLimitHeaders(budget) };
+  return { "Retry-After": retryAfter, ...rateLimitHeaders(budget, mode) };
 }
 
 /** Writes a response after the latency knob's delay. */

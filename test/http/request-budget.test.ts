@@ -1,7 +1,12 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimitWaitTooLongError } from "../../src/errors.js";
-import { RequestBudget, type RequestBudgetOptions } from "../../src/http/request-budget.js";
+import { AUTO_MIN_RATE, LEARNED_RATE_TTL_MS } from "../../src/http/auto-rate.js";
+import {
+  type Lease,
+  RequestBudget,
+  type RequestBudgetOptions,
+} from "../../src/http/request-budget.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 
 const prefix = uniquePrefix("budget");
@@ -16,6 +21,12 @@ afterAll(async () => {
   redis.disconnect();
   await deleteKeysWithPrefix(prefix);
 });
+
+/** A request granted after every decrease so far, so its 429 counts. */
+const grantedAfterEveryDecrease: Lease = {
+  grantedAt: Number.MAX_SAFE_INTEGER,
+  release: () => Promise.resolve(),
+};
 
 function budget(overrides: Partial<RequestBudgetOptions> = {}): RequestBudget {
   return new RequestBudget({
@@ -110,6 +121,46 @@ describe("RequestBudget", () => {
     const t0 = Date.now();
     await expect(budget(scope).acquire(request, AbortSignal.timeout(100))).rejects.toThrow();
     expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  it("with auto, paces every budget sharing the key at a limit one of them was told", async () => {
+    const scope = { apiKey: "auto-limit-key", requestsPerSecond: "auto" as const };
+    const [a, b] = [budget(scope), budget(scope)];
+    expect(await b.currentRate()).toEqual({ requestsPerSecond: 2, source: "start" });
+    expect(await a.setLimit(20)).toEqual({ from: 2, to: 20 });
+    expect(await a.setLimit(20)).toBeNull();
+    expect(await b.currentRate()).toEqual({ requestsPerSecond: 20, source: "limit" });
+    const ttl = await redis.pttl(`${prefix}budget:${b.scope}:rate`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(LEARNED_RATE_TTL_MS);
+  });
+
+  it("with auto, halves the rate once per burst of 429s, down to a floor, unless a limit was stated", async () => {
+    const scope = { apiKey: "auto-backoff-key", requestsPerSecond: "auto" as const };
+    const [a, b] = [budget(scope), budget(scope)];
+    const first = await a.acquire(request);
+    const second = await b.acquire(request);
+    expect(await a.slowDown(first)).toEqual({ from: 2, to: 1 });
+    // Granted before that decrease: its 429 belongs to the same burst.
+    expect(await b.slowDown(second)).toBeNull();
+    const later = await b.acquire(request);
+    expect(await b.slowDown(later)).toEqual({ from: 1, to: 0.5 });
+    expect(await a.currentRate()).toEqual({ requestsPerSecond: 0.5, source: "backoff" });
+    for (let i = 0; i < 5; i++) await a.slowDown(grantedAfterEveryDecrease);
+    expect((await a.currentRate()).requestsPerSecond).toBe(AUTO_MIN_RATE);
+
+    await a.setLimit(5);
+    expect(await b.slowDown(grantedAfterEveryDecrease)).toBeNull();
+    expect(await b.currentRate()).toEqual({ requestsPerSecond: 5, source: "limit" });
+  });
+
+  it("with a fixed rate, ignores what the upstream states", async () => {
+    const fixed = budget({ apiKey: "fixed-rate-key", requestsPerSecond: 3 });
+    const lease = await fixed.acquire(request);
+    expect(await fixed.setLimit(50)).toBeNull();
+    expect(await fixed.slowDown(lease)).toBeNull();
+    expect(await fixed.currentRate()).toEqual({ requestsPerSecond: 3, source: "config" });
+    expect(await redis.exists(`${prefix}budget:${fixed.scope}:rate`)).toBe(0);
   });
 
   it("keeps budgets of different credentials apart, and no key in Redis names the credential", async () => {

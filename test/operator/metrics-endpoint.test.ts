@@ -18,6 +18,7 @@ const METRIC_NAMES = [
   "etl_failed_partitions_total",
   "etl_queue_jobs",
   "etl_stream_freshness_days",
+  "etl_request_rate_limit",
 ];
 
 let servers: OperatorServer[] = [];
@@ -88,6 +89,7 @@ describe("/metrics", () => {
       error: new Error("boom"),
     });
     metrics.setSources({
+      requestRate: () => Promise.resolve({ requestsPerSecond: 30, source: "limit" }),
       queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
       freshness: () =>
         Promise.resolve([
@@ -132,6 +134,7 @@ describe("/metrics", () => {
         `etl_queue_jobs{state="waiting-children"} 0`,
         `etl_queue_jobs{state="prioritized"} 0`,
         `etl_stream_freshness_days{stream="sales_trends"} 2`,
+        `etl_request_rate_limit{source="limit"} 30`,
       ]),
     );
     // A stream that cannot say how far behind it is has no series rather than a made-up one.
@@ -152,11 +155,13 @@ describe("/metrics", () => {
     metrics.setSources({
       queueCounts: () => Promise.reject(new Error("Connection is closed.")),
       freshness: () => new Promise(() => undefined),
+      requestRate: () => Promise.reject(new Error("Connection is closed.")),
     });
     const { text } = await scrape(server);
     expect(text).toContain("process_cpu_user_seconds_total");
     expect(text).not.toMatch(/^etl_queue_jobs\{/m);
     expect(text).not.toMatch(/^etl_stream_freshness_days\{/m);
+    expect(text).not.toMatch(/^etl_request_rate_limit/m);
   });
 
   it("keeps each instance's metrics in its own registry", async () => {

@@ -90,6 +90,42 @@ describe("sandbox rate limit", () => {
     expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
   });
 
+  it("sends X-RateLimit-* on every answer under a limit, faults and 404s included", async () => {
+    sandbox = await startSandbox({
+      today: "2026-02-01",
+      knobs: { requestsPerSecond: 100, faultRate: 1, faults: ["error500", "html503", "truncated"] },
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => call(sandbox, "/api/v1/getDsps/all")),
+    );
+    sandbox.setKnobs({ faultRate: 0 });
+    answers.push(await call(sandbox, "/api/v1/no-such-operation"));
+    expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([500, 503, 200, 404]));
+    for (const answer of answers) {
+      expect(header(answer, "X-RateLimit-Limit")).toBe(100);
+      expect(header(answer, "X-RateLimit-Remaining")).toBeGreaterThanOrEqual(0);
+      expect(header(answer, "X-RateLimit-Reset")).toBeGreaterThan(Date.now() / 1000 - 2);
+    }
+  });
+
+  it("sends no rate-limit header at all in none mode, and still limits", async () => {
+    sandbox = await startSandbox({
+      today: "2026-02-01",
+      knobs: { requestsPerSecond: 1, rateLimitHeaders: "none" },
+    });
+    await startOfSecond();
+    const answers = [
+      await call(sandbox, "/api/v1/getDsps/all"),
+      await call(sandbox, "/api/v1/getDsps/all"),
+      await call(sandbox, "/api/v1/getDsps/all", { authorization: "Bearer nope" }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 429, 401]);
+    for (const answer of answers) {
+      const names = Object.keys(answer.headers);
+      expect(names.filter((name) => /ratelimit|retry-after/i.test(name))).toEqual([]);
+    }
+  });
+
   it("sends no rate-limit headers without a limit, and can be limited at run time", async () => {
     sandbox = await startSandbox({ today: "2026-02-01" });
     const free = await call(sandbox, "/api/v1/getDsps/all");

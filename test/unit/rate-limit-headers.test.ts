@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  rateLimitLimit,
   rateLimitRemaining,
   rateLimitResetMs,
   retryAfterMs,
@@ -22,6 +23,14 @@ describe("rate-limit headers", () => {
     expect(rateLimitResetMs({ "x-ratelimit-reset": "5" }, now)).toBe(5000);
     expect(rateLimitResetMs({ "x-ratelimit-reset": String(now / 1000 - 10) }, now)).toBe(0);
     expect(rateLimitResetMs({}, now)).toBeNull();
+  });
+
+  it("reads X-RateLimit-Limit as a positive rate", () => {
+    expect(rateLimitLimit({ "x-ratelimit-limit": "30" })).toBe(30);
+    expect(rateLimitLimit({ "x-ratelimit-limit": ["3", "60"] })).toBe(3);
+    expect(rateLimitLimit({ "x-ratelimit-limit": "0" })).toBeNull();
+    expect(rateLimitLimit({ "x-ratelimit-limit": "60;w=60" })).toBeNull();
+    expect(rateLimitLimit({})).toBeNull();
   });
 
   it("reads X-RateLimit-Remaining", () => {

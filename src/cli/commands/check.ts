@@ -19,7 +19,11 @@ function describeTracking(config: AppConfig): string {
     ["charts", etl.charts.length],
   ];
   const tracked = counts.map(([what, n]) => `${n} ${what}`).join(", ");
-  return `from ${etl.start_date}; ${tracked}; ${etl.requests_per_second} req/s, ${etl.max_concurrency} at once`;
+  const rate =
+    etl.requests_per_second === "auto"
+      ? "the upstream's stated rate (auto)"
+      : `${etl.requests_per_second} req/s`;
+  return `from ${etl.start_date}; ${tracked}; ${rate}, ${etl.max_concurrency} at once`;
 }
 
 async function checkPostgres(url: string): Promise<[boolean, string]> {

@@ -52,6 +52,7 @@ export async function workerCommand(): Promise<ExitCode> {
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
     metrics.setSources({
+      requestRate: () => context.budget.currentRate(),
       queueCounts: () => queue.getJobCounts(),
       freshness: async () =>
         (await streamStatuses(db)).map((s) => ({
