@@ -39,6 +39,8 @@ export interface Deployment {
   sync(range?: { from: string; to: string }): Promise<SyncMeasure>;
   /** `etl replay` (in-process): every stream derived again from the stored responses. */
   replay(): Promise<SyncMeasure>;
+  /** `etl plan --from --to`: what it prints. */
+  plan(range: { from: string; to: string }): Promise<string[]>;
   /** Rows in the warehouse's own tables, counted exactly. */
   storedRows(): Promise<number>;
   /** Every data table's row count and content digest: equal when the data is. */
@@ -186,6 +188,12 @@ export async function deploy(options: {
       runCommand(range ? ["sync", "--from", range.from, "--to", range.to] : ["sync"]),
 
     replay: () => runCommand(["replay"]),
+
+    async plan(range) {
+      const run = await runEtl(["plan", "--from", range.from, "--to", range.to], env);
+      if (run.code !== 0) throw new Error(`etl plan failed:\n${run.lines.join("\n")}`);
+      return [...run.lines];
+    },
 
     dataPrints: () => fingerprints(warehouse),
 

@@ -7,11 +7,12 @@ import { fetchPath } from "./fetch-path.js";
 import { loadPath } from "./load-path.js";
 import { memory } from "./memory.js";
 import { pipeFull } from "./pipe-full.js";
+import { requestPlan } from "./request-plan.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
 import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
-const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe"] as const;
+const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe", "plan"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -31,7 +32,8 @@ if (values.help) {
   memory      the worker's peak RSS for the large account and a 10× one, over the last 7
               (--memory-days) days
   pipe        14 days of the default account against an unlimited upstream answering in 40 ms,
-              max_concurrency 8: sync and backfill wall against requests × latency ÷ 8`);
+              max_concurrency 8: sync and backfill wall against requests × latency ÷ 8
+  plan        the large account's last 3 days synced, then \`etl plan\` of its year per stream`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -56,6 +58,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   "end-to-end": () => endToEnd(),
   memory: () => memory(Number(values["memory-days"])),
   pipe: () => pipeFull(),
+  plan: () => requestPlan(),
 };
 
 const results: SectionResult[] = [];

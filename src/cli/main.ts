@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { BackfillOptions } from "./commands/backfill.js";
 import type { GrantReaderOptions } from "./commands/grant-reader.js";
+import type { PlanOptions } from "./commands/plan.js";
 import { registerPayoutsCommand } from "./commands/payouts.js";
 import type { ReplayOptions } from "./commands/replay.js";
 import type { SyncOptions } from "./commands/sync.js";
@@ -25,6 +26,7 @@ const commands = {
   check: () => import("./commands/check.js"),
   grantReader: () => import("./commands/grant-reader.js"),
   migrate: () => import("./commands/migrate.js"),
+  plan: () => import("./commands/plan.js"),
   replay: () => import("./commands/replay.js"),
   status: () => import("./commands/status.js"),
   sync: () => import("./commands/sync.js"),
@@ -126,6 +128,18 @@ program
     action(async (options: BackfillOptions) =>
       (await commands.backfill()).backfillCommand(options, stdout),
     ),
+  );
+
+program
+  .command("plan")
+  .description(
+    "show the partitions and requests a sync (or, with --from/--to, a backfill) would make, and how long they take at the configured rate; sends no request",
+  )
+  .option("--only <streams>", "comma-separated stream or family names")
+  .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
+  .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
+  .action(
+    action(async (options: PlanOptions) => (await commands.plan()).planCommand(options, stdout)),
   );
 
 program

@@ -128,9 +128,18 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
     cursor: Cursor,
     context: ReadContext,
   ): PageRead<R>;
+  /**
+   * The requests a partition takes, where that is known before fetching (a fixed number of
+   * unpaged calls, the windows of a series): `etl plan` counts these exactly and estimates the
+   * others from earlier runs.
+   */
+  requests?(partition: P): number;
   /** What to remember once the partition succeeds (default: nothing beyond success). */
   checkpoint?(partition: P): unknown;
 }
+
+/** The `requests` of a stream whose every partition is one unpaged request. */
+export const ONE_REQUEST = (): number => 1;
 
 /** Erases a stream's partition and record types, for lists of streams. */
 export function defineStream<P extends Partition, R>(stream: Stream<P, R>): Stream {

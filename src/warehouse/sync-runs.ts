@@ -137,3 +137,30 @@ export async function attentionSince(
     .executeTakeFirstOrThrow();
   return { warned: row.warned, rejected: row.rejected };
 }
+
+/** What the latest successful sync attempts of a stream cost: the basis of an estimate. */
+export interface RequestHistory {
+  readonly attempts: number;
+  readonly requests: number;
+}
+
+/** Attempts read per stream: enough for an average, few enough to follow the upstream's drift. */
+const HISTORY_ATTEMPTS = 1_000;
+
+/** Requests of each stream's latest successful sync attempts (replays send none), by stream. */
+export async function requestHistory(
+  db: Db,
+  streams: readonly string[],
+): Promise<Map<string, RequestHistory>> {
+  const { rows } = await sql<{ stream: string; attempts: number; requests: number }>`
+    select stream, count(*)::int as attempts, sum(requests)::int as requests
+    from (
+      select stream, requests,
+             row_number() over (partition by stream order by run_id desc) as recent
+      from etl.sync_runs
+      where kind = 'sync' and status = 'succeeded' and stream = any(${streams})
+    ) latest
+    where recent <= ${HISTORY_ATTEMPTS}
+    group by stream`.execute(db);
+  return new Map(rows.map(({ stream, ...history }) => [stream, history]));
+}

@@ -3,6 +3,7 @@ import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { type RunProgress, readRunProgress } from "../../jobs/run-progress.js";
 import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
+import { PageSizes } from "../../src/streams/page-sizes.js";
 import type { SyncHarness } from "./sync-harness.js";
 
 export interface QueueHarness {
@@ -33,6 +34,8 @@ export function startQueueHarness(harness: SyncHarness): QueueHarness {
             api: harness.upstream.context.api,
             logger: harness.upstream.context.logger,
             config: harness.config,
+            // As the worker command: what one partition learns of page sizes serves the others.
+            pageSizes: new PageSizes(),
           },
         },
       });

@@ -5,6 +5,8 @@ import type { Stream } from "../../src/streams/stream.js";
 import type { RunnerDeps } from "../../src/streams/run-partition.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
+import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
+import { startSandbox } from "../../src/sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
 
@@ -59,4 +61,17 @@ export async function startSyncHarness(
       await upstream.close();
     },
   };
+}
+
+/**
+ * The demo's tracking config (ETL_CONFIG keys) for the sandbox of `today`: it names the sandbox's
+ * own artists, read from a sandbox of the same seed.
+ */
+export async function demoTracking(today: string): Promise<ReturnType<typeof sandboxTracking>> {
+  const probe = await startSandbox({ today });
+  try {
+    return sandboxTracking(probe.data);
+  } finally {
+    await probe.close();
+  }
 }

@@ -3,21 +3,16 @@ import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { jobOptions } from "../../jobs/etl-queue.js";
 import { PARTITION_JOB, RUN_JOB } from "../../jobs/job-types.js";
 import { lockPartition } from "../../jobs/partition-lock.js";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { startSandbox } from "../../src/sandbox/index.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { streamSpans } from "../helpers/stream-spans.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 let harness: SyncHarness;
 let queues: QueueHarness;
 
 beforeAll(async () => {
-  // The tracking config names the sandbox's own artists: read them from a sandbox of the same seed.
-  const probe = await startSandbox({ today: TODAY });
-  const tracking = sandboxTracking(probe.data);
-  await probe.close();
+  const tracking = await demoTracking(TODAY);
   harness = await startSyncHarness("backfill", {
     today: TODAY,
     etl: { ...tracking, job_backoff_ms: 10, job_lock_ms: 2_000 },

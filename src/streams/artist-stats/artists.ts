@@ -62,6 +62,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       catalogue: await catalogueLinks(context),
     },
   ],
+  requests: ({ streamingArtistIds }) => streamingArtistIds.length,
   // One look-up per streaming id, in the configured order.
   fetch: async ({ api, call }, { streamingArtistIds }) => {
     const exchanges = [];

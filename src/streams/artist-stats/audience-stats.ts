@@ -5,7 +5,7 @@ import {
   social3AudienceStats,
   videoAudienceStats,
 } from "../../api/operations/artist-stats.js";
-import { defineStream } from "../stream.js";
+import { defineStream, ONE_REQUEST } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
   type ArtistPartition,
@@ -42,6 +42,7 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
     (await artistPartitions(context)).flatMap((artist) =>
       AUDIENCE_DOMAINS.map((domain) => ({ ...artist, key: `${artist.key}|${domain}`, domain })),
     ),
+  requests: ONE_REQUEST,
   fetch: async ({ api, call }, { artistId, domain }) => [
     await api.exchange(audienceOperation(domain), { artist_id: artistId }, call),
   ],

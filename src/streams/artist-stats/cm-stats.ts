@@ -1,6 +1,6 @@
 import { toInteger, toText } from "../../api/extract.js";
 import { cmStats as cmStatsOperation } from "../../api/operations/artist-stats.js";
-import { defineStream } from "../stream.js";
+import { defineStream, ONE_REQUEST } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
   type ArtistPartition,
@@ -15,6 +15,7 @@ export const cmStats = defineStream<ArtistPartition, unknown>({
   family: "artist_stats",
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
+  requests: ONE_REQUEST,
   fetch: async ({ api, call }, { artistId }) => [
     await api.exchange(cmStatsOperation, { artist_id: artistId }, call),
   ],

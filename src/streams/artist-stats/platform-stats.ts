@@ -2,7 +2,7 @@ import type { StatSource } from "../../api/enums.js";
 import { toNumber } from "../../api/extract.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
-import { addDays, isCalendarDate } from "../../time/calendar.js";
+import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
 import { type Cursor, defineStream, type Partition, type PlanContext } from "../stream.js";
 import { AFTER_TRACKED_ARTISTS, trackedArtistIds } from "./tracked-artists.js";
 import { field, toBoolean, toDay } from "../typed-values.js";
@@ -66,6 +66,8 @@ export const platformStats = defineStream<SeriesPartition, StatPoint>({
   family: "artist_stats",
   after: AFTER_TRACKED_ARTISTS,
   partitions: seriesPartitions,
+  requests: ({ since, until }) =>
+    since > until ? 0 : Math.ceil((daysFrom(since, until) + 1) / MAX_WINDOW_DAYS),
   // Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start.
   fetch: async ({ api, call }, partition, cursor) => {
     const { start, end } = windowOf(partition, cursor);

@@ -2,7 +2,7 @@ import { type JsonRecord, toMoney, toText } from "../../api/extract.js";
 import { getInvoice } from "../../api/operations/royalties.js";
 import { splitItems, toSnapshot } from "../../api/results.js";
 import { notRecords, single } from "../list-read.js";
-import { defineStream, type Partition } from "../stream.js";
+import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
 import { toInstant } from "../typed-values.js";
 import { WHOLE_LIST } from "./whole-list.js";
@@ -22,6 +22,7 @@ export const invoices = defineStream<Partition, JsonRecord>({
   name: "invoices",
   family: "royalties",
   partitions: () => WHOLE_LIST,
+  requests: ONE_REQUEST,
   fetch: async ({ api, call }) => [await api.exchange(getInvoice, {}, call)],
   read: (exchanges) => {
     const { records, others } = invoicesOf(toSnapshot(single(exchanges).body).data);

@@ -1,12 +1,13 @@
 import { getTrendsTotal, type TrendTotals } from "../../api/operations/trends.js";
 import { single } from "../list-read.js";
-import { defineStream } from "../stream.js";
+import { defineStream, ONE_REQUEST } from "../stream.js";
 import { type SelectionDay, selectionDays } from "./selection.js";
 
 export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   name: "trend_totals",
   family: "trends",
   partitions: ({ days }) => selectionDays(days),
+  requests: ONE_REQUEST,
   fetch: async ({ api, call }, { day, selectionType }) => [
     await api.exchange(
       getTrendsTotal,
