@@ -131,6 +131,8 @@ export interface SandboxStats {
   /** Epoch second of the answer -> 429s sent in it. */
   rateLimitedPerSecond: Record<number, number>;
   maxPerSecond: number;
+  /** TCP connections opened by clients: a client that keeps its connections alive opens few. */
+  connections: number;
 }
 
 export interface Sandbox {

@@ -41,6 +41,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
   };
   const server = createServer(createRequestHandler(state));
+  server.on("connection", () => state.stats.connected());
   const host = options.host ?? "127.0.0.1";
   await listen(server, options.port ?? 0, host);
   const { port } = server.address() as AddressInfo;

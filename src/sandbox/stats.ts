@@ -13,6 +13,7 @@ function emptyStats(): SandboxStats {
     perSecond: {},
     rateLimitedPerSecond: {},
     maxPerSecond: 0,
+    connections: 0,
   };
 }
 
@@ -31,6 +32,10 @@ export class StatsRecorder {
     stats.maxPerSecond = Math.max(stats.maxPerSecond, inSecond);
     this.inFlight++;
     stats.peakConcurrency = Math.max(stats.peakConcurrency, this.inFlight);
+  }
+
+  connected(): void {
+    this.stats.connections++;
   }
 
   finished(): void {

@@ -57,6 +57,7 @@ describe("sandbox stats and admin endpoints", () => {
       perSecond: {},
       rateLimitedPerSecond: {},
       maxPerSecond: 0,
+      connections: 0,
     });
   });
 
