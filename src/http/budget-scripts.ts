@@ -1,3 +1,6 @@
+import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
+
 /**
  * Lua run atomically by Redis, on Redis's clock, so every process sharing the budget agrees on
  * time and no two can take the same slot.
@@ -11,7 +14,7 @@
  * Returns {1, now} when granted (now: the grant time on Redis's clock), {0, ms} to wait before
  * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms.
  */
-export const ACQUIRE_SCRIPT = `
+const ACQUIRE_TEXT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -42,7 +45,7 @@ return {1, now}
 `;
 
 /** KEYS: 1 = pause. ARGV: 1 = ms from now. Only ever extends a pause, never shortens one. */
-export const PAUSE_SCRIPT = `
+const PAUSE_TEXT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local untilMs = now + tonumber(ARGV[1])
@@ -57,7 +60,7 @@ return untilMs
  * The upstream stated its limit. KEYS: 1 = learned rate. ARGV: 1 = requests per second, 2 = TTL
  * ms. Returns the rate it replaces (nil when none was learned).
  */
-export const SET_LIMIT_SCRIPT = `
+const SET_LIMIT_TEXT = `
 local previous = redis.call('HGET', KEYS[1], 'rate')
 redis.call('HSET', KEYS[1], 'rate', ARGV[1], 'source', 'limit')
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
@@ -70,7 +73,7 @@ return previous
  * 4 = when the refused request was granted (Redis ms), 5 = TTL ms.
  * Returns {from, to} as strings (Redis would truncate Lua numbers), or nil when unchanged.
  */
-export const SLOW_DOWN_SCRIPT = `
+const SLOW_DOWN_TEXT = `
 -- A stated limit stands: its 429s come from a spent window, which the pause already handles.
 if redis.call('HGET', KEYS[1], 'source') == 'limit' then return nil end
 -- A request granted before the last decrease tells nothing of the rate since: the 429s of one
@@ -86,3 +89,31 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]))
 if lower == rate then return nil end
 return {tostring(rate), tostring(lower)}
 `;
+
+/**
+ * A script sent by its SHA1 (EVALSHA), its text only when Redis does not know it yet: the acquire
+ * script runs for every request, and its text is 40 times the size of its hash.
+ */
+export class RedisScript {
+  readonly #text: string;
+  readonly #sha: string;
+
+  constructor(text: string) {
+    this.#text = text;
+    this.#sha = createHash("sha1").update(text).digest("hex");
+  }
+
+  async run(redis: Redis, keys: readonly string[], args: readonly (string | number)[]) {
+    try {
+      return await redis.evalsha(this.#sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!String((error as Error).message).startsWith("NOSCRIPT")) throw error;
+      return redis.eval(this.#text, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+export const ACQUIRE_SCRIPT = new RedisScript(ACQUIRE_TEXT);
+export const PAUSE_SCRIPT = new RedisScript(PAUSE_TEXT);
+export const SET_LIMIT_SCRIPT = new RedisScript(SET_LIMIT_TEXT);
+export const SLOW_DOWN_SCRIPT = new RedisScript(SLOW_DOWN_TEXT);

@@ -74,6 +74,8 @@ export class RequestBudget {
   #queue: Promise<void> = Promise.resolve();
   /** Woken when this process releases a lease. */
   readonly #waiting = new Set<() => void>();
+  /** Leases this process holds: when they are all the slots, only its own releases free one. */
+  #held = 0;
 
   constructor(options: RequestBudgetOptions) {
     this.#options = options;
@@ -105,7 +107,7 @@ export class RequestBudget {
 
   /** Every process waits `ms` before its next send (after a 429 or an exhausted window). */
   async pause(ms: number): Promise<void> {
-    await this.#options.redis.eval(PAUSE_SCRIPT, 1, this.#keys[2], Math.max(0, Math.ceil(ms)));
+    await PAUSE_SCRIPT.run(this.#options.redis, [this.#keys[2]], [Math.max(0, Math.ceil(ms))]);
   }
 
   /**
@@ -114,12 +116,10 @@ export class RequestBudget {
    */
   async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
     if (!this.#auto) return null;
-    const previous = (await this.#options.redis.eval(
-      SET_LIMIT_SCRIPT,
-      1,
-      this.#keys[3],
-      requestsPerSecond,
-      LEARNED_RATE_TTL_MS,
+    const previous = (await SET_LIMIT_SCRIPT.run(
+      this.#options.redis,
+      [this.#keys[3]],
+      [requestsPerSecond, LEARNED_RATE_TTL_MS],
     )) as string | null;
     const from = previous === null ? this.#rate : Number(previous);
     return from === requestsPerSecond ? null : { from, to: requestsPerSecond };
@@ -132,15 +132,10 @@ export class RequestBudget {
    */
   async slowDown(lease: Lease): Promise<RateChange | null> {
     if (!this.#auto) return null;
-    const change = (await this.#options.redis.eval(
-      SLOW_DOWN_SCRIPT,
-      1,
-      this.#keys[3],
-      this.#rate,
-      AUTO_MIN_RATE,
-      AUTO_BACKOFF_FACTOR,
-      lease.grantedAt,
-      LEARNED_RATE_TTL_MS,
+    const change = (await SLOW_DOWN_SCRIPT.run(
+      this.#options.redis,
+      [this.#keys[3]],
+      [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
     )) as [string, string] | null;
     return change && { from: Number(change[0]), to: Number(change[1]) };
   }
@@ -158,21 +153,23 @@ export class RequestBudget {
     const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
     for (;;) {
       signal?.throwIfAborted();
-      const [state, ms] = (await redis.eval(
-        ACQUIRE_SCRIPT,
-        4,
-        ...this.#keys,
+      const [state, ms] = (await ACQUIRE_SCRIPT.run(redis, this.#keys, [
         this.#rate,
         this.#auto ? 1 : 0,
         WINDOW_MARGIN_MS,
         maxConcurrency,
         leaseMs,
         token,
-      )) as [number, number];
+      ])) as [number, number];
       if (state === 1) {
+        this.#held += 1;
+        let held = true;
         return {
           grantedAt: ms,
           release: async () => {
+            if (!held) return;
+            held = false;
+            this.#held -= 1;
             const released = redis.zrem(this.#keys[1], token);
             // One connection runs commands in order: a waiter's next try reaches Redis after
             // this removal, so it need not wait for the reply.
@@ -184,19 +181,23 @@ export class RequestBudget {
       if (state === 2 && ms > maxPauseMs) {
         throw new RateLimitWaitTooLongError(request, ms, maxPauseMs);
       }
-      if (ms < 0) await this.#leaseReleased(signal);
+      if (ms < 0) await this.#leaseReleased(this.#held < maxConcurrency, signal);
       else await sleep(ms, undefined, { signal });
     }
   }
 
-  /** Until this process releases a lease, or LEASE_POLL_MS for another process's. */
-  async #leaseReleased(signal?: AbortSignal): Promise<void> {
+  /**
+   * Until this process releases a lease; when others hold slots too, at most LEASE_POLL_MS (their
+   * releases are not told), else at most a lease's length (by then one of its own has ended).
+   */
+  async #leaseReleased(othersHoldSlots: boolean, signal?: AbortSignal): Promise<void> {
     const released = new AbortController();
     const wake = () => released.abort();
     this.#waiting.add(wake);
     signal?.addEventListener("abort", wake, { once: true });
     try {
-      await sleep(LEASE_POLL_MS, undefined, { signal: released.signal });
+      const waitMs = othersHoldSlots ? LEASE_POLL_MS : this.#options.leaseMs;
+      await sleep(waitMs, undefined, { signal: released.signal });
     } catch (error) {
       if (!released.signal.aborted) throw error;
     } finally {
