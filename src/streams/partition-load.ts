@@ -341,7 +341,8 @@ export class PartitionLoad {
         this.rowsWritten += await deleteMissing(tx, output.target, scope, state.seen);
       }
     }
-    if (this.#options.quarantine === "replace") {
+    // A partition that never ran before has nothing in quarantine but what this load put there.
+    if (this.#options.quarantine === "replace" && !this.#options.expectNew) {
       await releaseQuarantine(trx, stream.name, partition.key, this.#rejectedHashes);
     }
     if (this.#options.checkpoint) {
