@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 
 /** A warehouse table as the row writer sees it. */
 export interface TableTarget {
@@ -128,23 +128,55 @@ function onConflict(target: TableTarget) {
   return sql`on conflict (${sql.join(target.key.map((c) => sql.ref(c)))}) ${conflict}`;
 }
 
+/** An identifier as Postgres reads it, quoted; a schema-qualified name part by part. */
+function quoted(name: string): string {
+  return name
+    .split(".")
+    .map((part) => `"${part.replaceAll('"', '""')}"`)
+    .join(".");
+}
+
+/**
+ * `insert into … values` around a batch's placeholders, as text once per target: through the
+ * query builder, a batch of a few hundred rows was a node per value, compiled for every batch.
+ */
+const insertText = new WeakMap<TableTarget, { readonly head: string; readonly tail: string }>();
+
+function insertStatement(db: Kysely<unknown>, target: TableTarget) {
+  let text = insertText.get(target);
+  if (!text) {
+    const all = [...target.key, ...target.columns];
+    text = {
+      head: `insert into ${quoted(target.table)} as t (${all.map(quoted).join(", ")}) values `,
+      tail: ` ${onConflict(target).compile(db).sql}`,
+    };
+    insertText.set(target, text);
+  }
+  return text;
+}
+
 async function insertValues(
   db: Kysely<unknown>,
   target: TableTarget,
   rows: readonly Row[],
 ): Promise<number> {
   const all = [...target.key, ...target.columns];
+  const { head, tail } = insertStatement(db, target);
   const batchSize = Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / all.length));
   let written = 0;
   for (let start = 0; start < rows.length; start += batchSize) {
     const batch = rows.slice(start, start + batchSize);
-    const values = sql.join(
-      batch.map((row) => sql`(${sql.join(all.map((column) => parameter(row[column])))})`),
+    const parameters: unknown[] = [];
+    const tuples = batch.map((row) => {
+      const placeholders = all.map((column) => {
+        parameters.push(parameter(row[column]));
+        return `$${parameters.length}`;
+      });
+      return `(${placeholders.join(", ")})`;
+    });
+    const result = await db.executeQuery(
+      CompiledQuery.raw(`${head}${tuples.join(", ")}${tail}`, parameters),
     );
-    const result = await sql`
-      insert into ${sql.table(target.table)} as t (${sql.join(all.map((c) => sql.ref(c)))})
-      values ${values}
-      ${onConflict(target)}`.execute(db);
     written += Number(result.numAffectedRows ?? 0);
   }
   return written;
