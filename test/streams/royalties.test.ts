@@ -255,8 +255,9 @@ describe("royalties streams", () => {
 
     const summaries = await runSync(nextDay, streams, {});
     expect(summaries.flatMap((s) => s.failed)).toEqual([]);
-    // The pending list's payouts were already seen that day by the payouts stream.
-    expect(summaries.map((s) => s.rowsWritten)).toEqual([before.length, 0]);
+    // Each payout is refreshed once that day, by whichever of the two lists (which run
+    // together) reads it first.
+    expect(summaries.reduce((n, s) => n + s.rowsWritten, 0)).toBe(before.length);
     const after = await snapshot();
     expect(after.map((r) => r.last_seen_on)).toEqual(before.map(() => "2026-02-01"));
     for (const [i, row] of after.entries()) {
