@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import type { BackfillOptions } from "./commands/backfill.js";
 import type { GrantReaderOptions } from "./commands/grant-reader.js";
 import type { PlanOptions } from "./commands/plan.js";
+import type { StatusOptions } from "./commands/status.js";
 import { registerPayoutsCommand } from "./commands/payouts.js";
 import type { ReplayOptions } from "./commands/replay.js";
 import type { SyncOptions } from "./commands/sync.js";
@@ -145,7 +146,12 @@ program
 program
   .command("status")
   .description("show each stream's last success, how many days behind it is, and failed partitions")
-  .action(action(async () => (await commands.status()).statusCommand(stdout)));
+  .option("--html <file>", "also write the report as a page: freshness and recent runs per stream")
+  .action(
+    action(async (options: StatusOptions) =>
+      (await commands.status()).statusCommand(options, stdout),
+    ),
+  );
 
 registerPayoutsCommand(program, action, stdout);
 

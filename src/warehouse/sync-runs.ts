@@ -164,3 +164,23 @@ export async function requestHistory(
     group by stream`.execute(db);
   return new Map(rows.map(({ stream, ...history }) => [stream, history]));
 }
+
+/** Attempts started on one day (UTC) by one stream that ended one way. */
+export interface DailyAttempts {
+  readonly stream: string;
+  readonly day: string;
+  readonly status: AttemptStatus;
+  readonly attempts: number;
+}
+
+/** Sync attempts per stream, day and outcome since `since` (a day, UTC): a run's recent history. */
+export async function attemptsByDay(db: Db, since: string): Promise<DailyAttempts[]> {
+  const { rows } = await sql<DailyAttempts>`
+    select stream, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, status,
+           count(*)::int as attempts
+    from etl.sync_runs
+    where kind = 'sync' and started_at >= ${since}::timestamp at time zone 'UTC'
+    group by 1, 2, 3
+    order by 1, 2, 3`.execute(db);
+  return rows;
+}

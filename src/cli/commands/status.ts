@@ -1,12 +1,23 @@
+import { writeFile } from "node:fs/promises";
 import { loadConfig } from "../../config/load-config.js";
 import { STREAMS } from "../../streams/registry.js";
-import { utcToday } from "../../time/calendar.js";
+import { addDays, daysBetween, utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/stream-status.js";
+import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
 import { type Output, table } from "../output.js";
+import { type StatusReport, type StreamLine, statusHtml } from "../status-html.js";
+
+export interface StatusOptions {
+  /** Also write the report as a page to this file. */
+  readonly html?: string;
+}
+
+/** Days of attempts the page shows, today included. */
+const HISTORY_DAYS = 7;
 
 /** What a stream that synced still needs looked at: quarantined records, uncertain partitions. */
 function attention(status: StreamStatus): string {
@@ -20,42 +31,65 @@ function attention(status: StreamStatus): string {
   return needs.join("; ");
 }
 
+function streamLine(
+  stream: { name: string; family: string },
+  status: StreamStatus | undefined,
+  today: string,
+): StreamLine {
+  const failed = status?.failed.map((f) => f.partition) ?? [];
+  return {
+    stream: stream.name,
+    family: stream.family,
+    lastSuccess: status?.lastSuccessAt?.toISOString().slice(0, 16).replace("T", " ") ?? "never",
+    daysBehind: status ? daysBehind(status, today) : null,
+    failed: failed.length,
+    failedShown: failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : ""),
+    attention: status ? attention(status) : "",
+  };
+}
+
 /**
  * Per stream: the last success, how many days behind it is (daily streams: since the last day
- * synced, which is yesterday when current; others: since the last success), failed partitions.
+ * synced, which is yesterday when current; others: since the last success), failed partitions;
+ * then the queue. With --html, the same as a page, with each stream's attempts of the last days.
  */
-export async function statusCommand(out: Output): Promise<ExitCode> {
+export async function statusCommand(options: StatusOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
   try {
     await migrateToLatest(db);
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
-    const rows = STREAMS.map((stream) => {
-      const status = statuses.get(stream.name);
-      if (!status) return [stream.name, "never", "-", "0", "", ""];
-      const lastSuccess =
-        status.lastSuccessAt?.toISOString().slice(0, 16).replace("T", " ") ?? "never";
-      const behind = daysBehind(status, today);
-      const failed = status.failed.map((f) => f.partition);
-      const shown = failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : "");
-      return [
-        stream.name,
-        lastSuccess,
-        behind === null ? "-" : String(behind),
-        String(failed.length),
-        shown,
-        attention(status),
-      ];
-    });
+    const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
     for (const line of table([
       ["stream", "last success (UTC)", "days behind", "failed", "failed partitions", "attention"],
-      ...rows,
+      ...lines.map((l) => [
+        l.stream,
+        l.lastSuccess,
+        l.daysBehind === null ? "-" : String(l.daysBehind),
+        String(l.failed),
+        l.failedShown,
+        l.attention,
+      ]),
     ])) {
       out.line(line);
     }
     out.line("");
-    for (const line of await queueStatus(env.REDIS_URL, etl)) out.line(line);
+    const queue = await queueStatus(env.REDIS_URL, etl);
+    for (const line of queue) out.line(line);
+    if (options.html !== undefined) {
+      const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
+      const report: StatusReport = {
+        generatedAt: new Date(),
+        days,
+        streams: lines,
+        attempts: await attemptsByDay(db, days[0] ?? today),
+        queue,
+      };
+      await writeFile(options.html, statusHtml(report));
+      out.line("");
+      out.line(`wrote ${options.html}`);
+    }
     return ExitCode.ok;
   } finally {
     await db.destroy();
