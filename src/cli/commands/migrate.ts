@@ -13,8 +13,14 @@ export async function migrateCommand(out: Output): Promise<ExitCode> {
   if (created) out.line(`created database ${displayUrl(env.DATABASE_URL)}`);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
   try {
-    const { applied } = await migrateToLatest(db);
+    const { applied, newer } = await migrateToLatest(db);
     for (const name of applied) out.line(`applied ${name}`);
+    if (newer.length > 0) {
+      out.line(
+        `the warehouse is ahead of this release (${newer.join(", ")}, applied by a newer one): left as it is`,
+      );
+      return ExitCode.ok;
+    }
     out.line(
       applied.length === 0 ? "the warehouse is up to date" : `${applied.length} migrations applied`,
     );

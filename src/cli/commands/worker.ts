@@ -30,7 +30,13 @@ export async function workerCommand(): Promise<ExitCode> {
   const logger = createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY ?? ""] });
   await ensureDatabase(env.DATABASE_URL);
   const db = createWarehouse(env.DATABASE_URL);
-  await migrateToLatest(db);
+  const { newer } = await migrateToLatest(db);
+  if (newer.length > 0) {
+    logger.warn(
+      { migrations: newer },
+      "the warehouse was migrated by a newer release: running on it",
+    );
+  }
   const metrics = createEtlMetrics({ logger });
   const context = await createAppContext(config, {
     logger,
