@@ -3,11 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { DelayedError, type Job, type Queue, WaitingChildrenError } from "bullmq";
 import { planPartitions } from "../src/streams/plan-partitions.js";
 import type { Partition } from "../src/streams/stream.js";
-import {
-  awaitedStreams,
-  dependenciesWithin,
-  planningOrder,
-} from "../src/streams/stream-dependencies.js";
+import { runGraph } from "../src/streams/stream-dependencies.js";
 import { utcToday } from "../src/time/calendar.js";
 import { pruneResponses } from "../src/warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
@@ -80,9 +76,7 @@ export async function processRun(
   const today = utcToday();
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
   const streams = job.data.streams.map(jobStream);
-  const order = planningOrder(streams);
-  const after = dependenciesWithin(streams);
-  const awaited = awaitedStreams(streams);
+  const { order, after, awaited } = runGraph(streams);
   for (let done = job.data.streamsPlanned ?? 0; done < order.length;) {
     const stream = order[done];
     if (!stream) break;

@@ -8,7 +8,7 @@ import { type DayRange, planPartitions } from "./plan-partitions.js";
 import { type PartitionOutcome, type RunnerDeps, runPartition } from "./run-partition.js";
 import type { Stream } from "./stream.js";
 import { partitionsInFlight } from "../config/partitions-in-flight.js";
-import { awaitedStreams, dependenciesWithin, planningOrder } from "./stream-dependencies.js";
+import { runGraph } from "./stream-dependencies.js";
 import { type StreamSummary, StreamTally } from "./stream-tally.js";
 
 export type { StreamSummary } from "./stream-tally.js";
@@ -40,8 +40,7 @@ export async function runSync(
   // in the budget's queue (a page of catalogue artists looks up each at once): not a leak, though
   // Node warns of one past 10 listeners.
   setMaxListeners(0, signal);
-  const after = dependenciesWithin(streams);
-  const awaited = awaitedStreams(streams);
+  const { order, after, awaited } = runGraph(streams);
   const finished = new Map<string, Promise<StreamSummary | null>>();
 
   const runStream = async (stream: Stream): Promise<StreamSummary | null> => {
@@ -87,7 +86,7 @@ export async function runSync(
 
   try {
     // Started in planning order, so the partitions others wait for enter the pool first.
-    for (const stream of planningOrder(streams)) void start(stream.name);
+    for (const stream of order) void start(stream.name);
     const settled = await Promise.allSettled(streams.map((s) => start(s.name)));
     if (refused) throw refused;
     const summaries: StreamSummary[] = [];

@@ -1,24 +1,29 @@
 import type { Stream } from "./stream.js";
 
-/**
- * For each of `streams`, the ones among them it is planned after (`Stream.after`). A dependency
- * left out of the run (`--only`) is not waited for: what it wrote before is what is read.
- */
-export function dependenciesWithin(streams: readonly Stream[]): ReadonlyMap<string, string[]> {
-  const names = new Set(streams.map((s) => s.name));
-  return new Map(
-    streams.map((s) => [s.name, (s.after ?? []).filter((name) => names.has(name))] as const),
-  );
+/** How a run's streams wait for each other: computed once per run. */
+export interface RunGraph {
+  /**
+   * The streams in the order to plan them: each after those it waits for, in waves (every stream
+   * that waits for nothing, then those that wait only for the first wave...), and within a wave
+   * the streams others wait for first, so their partitions start first.
+   */
+  readonly order: readonly Stream[];
+  /**
+   * For each stream, the ones of the run it is planned after (`Stream.after`). A dependency left
+   * out of the run (`--only`) is not waited for: what it wrote before is what is read.
+   */
+  readonly after: ReadonlyMap<string, readonly string[]>;
+  /** The streams of the run that some other stream of the run waits for. */
+  readonly awaited: ReadonlySet<string>;
 }
 
-/**
- * The run's streams in the order to plan them: each after those it waits for, in waves (every
- * stream that waits for nothing, then those that wait only for the first wave...), and within a
- * wave the streams others wait for first, so their partitions start first. Throws on a cycle.
- */
-export function planningOrder(streams: readonly Stream[]): Stream[] {
-  const after = dependenciesWithin(streams);
-  const awaited = awaitedStreams(streams);
+/** The run's graph of `streams`. Throws on a cycle. */
+export function runGraph(streams: readonly Stream[]): RunGraph {
+  const names = new Set(streams.map((s) => s.name));
+  const after = new Map(
+    streams.map((s) => [s.name, (s.after ?? []).filter((name) => names.has(name))] as const),
+  );
+  const awaited = new Set([...after.values()].flat());
   const order: Stream[] = [];
   const placed = new Set<string>();
   while (order.length < streams.length) {
@@ -35,10 +40,5 @@ export function planningOrder(streams: readonly Stream[]): Stream[] {
     );
     for (const s of wave) placed.add(s.name);
   }
-  return order;
-}
-
-/** The names of the run's streams that some other stream of the run waits for. */
-export function awaitedStreams(streams: readonly Stream[]): ReadonlySet<string> {
-  return new Set([...dependenciesWithin(streams).values()].flat());
+  return { order, after, awaited };
 }

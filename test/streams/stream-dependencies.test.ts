@@ -1,11 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { STREAMS } from "../../src/streams/registry.js";
 import type { Stream } from "../../src/streams/stream.js";
-import {
-  awaitedStreams,
-  dependenciesWithin,
-  planningOrder,
-} from "../../src/streams/stream-dependencies.js";
+import { runGraph } from "../../src/streams/stream-dependencies.js";
+
+const planningOrder = (streams: readonly Stream[]) => runGraph(streams).order;
 
 const PER_ARTIST = STREAMS.filter((s) => s.after?.includes("artist_stats_artists"));
 
@@ -35,11 +33,11 @@ describe("stream dependencies", () => {
 
   it("wait only for streams of the same run", () => {
     const run = STREAMS.filter((s) => s.family === "artist_stats");
-    const after = dependenciesWithin(run);
+    const { after, awaited, order } = runGraph(run);
     expect(after.get("artist_stats_artists")).toEqual([]);
     expect(after.get("artist_stats_urls")).toEqual(["artist_stats_artists"]);
-    expect([...awaitedStreams(run)]).toEqual(["artist_stats_artists"]);
-    expect(planningOrder(run)[0]?.name).toBe("artist_stats_artists");
+    expect([...awaited]).toEqual(["artist_stats_artists"]);
+    expect(order[0]?.name).toBe("artist_stats_artists");
   });
 
   it("puts the streams others wait for first within a wave, and refuses a cycle", () => {
