@@ -3,9 +3,8 @@ import { SandboxDataset } from "../src/sandbox/dataset/dataset.js";
 import type { SandboxSize } from "../src/sandbox/index.js";
 import { resolveSize } from "../src/sandbox/size.js";
 import { addDays, utcToday } from "../src/time/calendar.js";
-import { type Deployment, deploy } from "./deployment.js";
-import { type SandboxProcess, startSandboxProcess } from "./processes.js";
-import { createScratch, type Scratch } from "./scratch.js";
+import { type Deployment, withDeployment } from "./deployment.js";
+import type { SandboxProcess } from "./processes.js";
 
 const SEED = 1;
 
@@ -62,20 +61,13 @@ export async function withAccount<T>(
 ): Promise<T> {
   const today = utcToday();
   const size = accountSize(scale, today);
-  const scratch: Scratch = await createScratch(label);
-  let sandbox: SandboxProcess | undefined;
-  let deployment: Deployment | undefined;
-  try {
-    sandbox = await startSandboxProcess({ size, today, seed: SEED });
-    deployment = await deploy({ sandbox, scratch, etl: tracking(size, today) });
-    return await use({
-      sandbox,
-      deployment,
-      range: { from: addDays(today, -365), to: addDays(today, -1) },
-    });
-  } finally {
-    deployment?.close();
-    await sandbox?.stop();
-    await scratch.drop();
-  }
+  return withDeployment(
+    { label, sandbox: { size, today, seed: SEED }, etl: tracking(size, today) },
+    (deployment, sandbox) =>
+      use({
+        sandbox,
+        deployment,
+        range: { from: addDays(today, -365), to: addDays(today, -1) },
+      }),
+  );
 }

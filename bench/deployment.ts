@@ -5,8 +5,15 @@ import { makeTempDir } from "../test/helpers/temp-dir.js";
 import { fingerprints, type TableFingerprint } from "../test/faults/table-fingerprints.js";
 import { type TestWarehouse, withDatabaseClient } from "../test/helpers/warehouse.js";
 import { spawnWorker, type WorkerProcess } from "../test/helpers/worker-process.js";
-import { built, imageNodeOptions, peakRssMiB, runEtl, type SandboxProcess } from "./processes.js";
-import { REDIS_URL, type Scratch } from "./scratch.js";
+import {
+  built,
+  imageNodeOptions,
+  peakRssMiB,
+  runEtl,
+  type SandboxProcess,
+  startSandboxProcess,
+} from "./processes.js";
+import { createScratch, REDIS_URL, type Scratch } from "./scratch.js";
 
 export interface BackfillMeasure {
   readonly wallSeconds: number;
@@ -238,4 +245,30 @@ export async function deploy(options: {
 
     close: () => dir.remove(),
   };
+}
+
+/**
+ * A scratch database and Redis prefix, a sandbox process and the pipeline deployed against it,
+ * for the time of `use`; all three are removed after, whatever `use` did.
+ */
+export async function withDeployment<T>(
+  options: {
+    label: string;
+    sandbox: Parameters<typeof startSandboxProcess>[0];
+    etl: Record<string, unknown>;
+  },
+  use: (deployment: Deployment, sandbox: SandboxProcess) => Promise<T>,
+): Promise<T> {
+  const scratch = await createScratch(options.label);
+  let sandbox: SandboxProcess | undefined;
+  let deployment: Deployment | undefined;
+  try {
+    sandbox = await startSandboxProcess(options.sandbox);
+    deployment = await deploy({ sandbox, scratch, etl: options.etl });
+    return await use(deployment, sandbox);
+  } finally {
+    deployment?.close();
+    await sandbox?.stop();
+    await scratch.drop();
+  }
 }

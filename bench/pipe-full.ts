@@ -2,10 +2,8 @@ import { sandboxTracking } from "../src/demo/sandbox-tracking.js";
 import { SandboxDataset } from "../src/sandbox/dataset/dataset.js";
 import { resolveSize } from "../src/sandbox/size.js";
 import { addDays } from "../src/time/calendar.js";
-import { deploy } from "./deployment.js";
-import { startSandboxProcess } from "./processes.js";
+import { type Deployment, withDeployment } from "./deployment.js";
 import { atLeast, round, type SectionResult } from "./report.js";
-import { createScratch } from "./scratch.js";
 
 const LATENCY_MS = 40;
 const MAX_CONCURRENCY = 8;
@@ -30,29 +28,15 @@ export async function pipeFull(): Promise<SectionResult> {
     max_concurrency: MAX_CONCURRENCY,
   };
   const ideal = (requests: number) => (requests * LATENCY_MS) / 1000 / MAX_CONCURRENCY;
-  const measure = async <T extends { requests: number; wallSeconds: number }>(
-    label: string,
-    run: (deployment: Awaited<ReturnType<typeof deploy>>) => Promise<T>,
-  ) => {
-    const scratch = await createScratch(label);
-    const sandbox = await startSandboxProcess({
-      size: {},
-      today: TODAY,
-      seed: SEED,
-      knobs: { latencyMs: LATENCY_MS },
-    });
-    try {
-      const deployment = await deploy({ sandbox, scratch, etl });
-      try {
-        return await run(deployment);
-      } finally {
-        deployment.close();
-      }
-    } finally {
-      await sandbox.stop();
-      await scratch.drop();
-    }
-  };
+  const measure = <T>(label: string, run: (deployment: Deployment) => Promise<T>) =>
+    withDeployment(
+      {
+        label,
+        sandbox: { size: {}, today: TODAY, seed: SEED, knobs: { latencyMs: LATENCY_MS } },
+        etl,
+      },
+      run,
+    );
   const sync = await measure("pipe-sync", (d) => d.sync(range));
   const backfill = await measure("pipe-backfill", (d) => d.backfill(range));
   const ratio = (run: { requests: number; wallSeconds: number }) =>
