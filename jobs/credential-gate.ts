@@ -48,6 +48,11 @@ export class CredentialGate {
     this.#schedule();
   }
 
+  /** True while the gate is closed (for /metrics). */
+  get refused(): boolean {
+    return this.#refusal !== null;
+  }
+
   /** For /healthz: rejects, with the reason and since when, while the credential is refused. */
   health(): Promise<void> {
     const refusal = this.#refusal;

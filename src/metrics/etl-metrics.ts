@@ -4,22 +4,37 @@ import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../operator/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
+import type { PageWarning } from "../streams/stream.js";
+import { packageVersion } from "./package-version.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;
 
-/** How far behind each stream is; `null` when it cannot say (not daily, never synced). */
-export type FreshnessSource = () => Promise<
-  readonly { readonly stream: string; readonly daysBehind: number | null }[]
->;
+/** Where one stream stands, from etl.stream_state. */
+export interface StreamSample {
+  readonly stream: string;
+  /** Its family, whose schedule sets how stale it may get; null for a stream no longer declared. */
+  readonly family: string | null;
+  readonly lastSuccessAt: Date | null;
+  /** The latest day (YYYY-MM-DD) a daily partition of the stream synced; null when not daily. */
+  readonly lastDay: string | null;
+  /** Partitions whose last attempt failed. */
+  readonly failedPartitions: number;
+}
+
+export type StreamsSource = () => Promise<readonly StreamSample[]>;
 
 /** The rate the shared request budget allows now (RequestBudget.currentRate). */
 export type RequestRateSource = () => Promise<CurrentRate>;
 
+/** Whether the upstream refuses the worker's credential now (CredentialGate.refused). */
+export type CredentialSource = () => boolean;
+
 export interface MetricSources {
   readonly queueCounts?: QueueCountsSource;
-  readonly freshness?: FreshnessSource;
+  readonly streams?: StreamsSource;
   readonly requestRate?: RequestRateSource;
+  readonly credentialRefused?: CredentialSource;
 }
 
 export interface EtlMetricsOptions {
@@ -27,6 +42,11 @@ export interface EtlMetricsOptions {
   readonly logger?: Logger;
   /** Longest wait for one scrape-time source. Default 2000 ms. */
   readonly sourceTimeoutMs?: number;
+  /**
+   * Streams whose per-stream counters exist at 0 from the start. increase() cannot see the step
+   * of a series born at 1, so the first rejection or warning after a restart would go unseen.
+   */
+  readonly streams?: readonly string[];
 }
 
 export interface EtlMetrics {
@@ -49,6 +69,13 @@ export const QUEUE_STATES = [
   "prioritized",
 ] as const;
 
+// Keyed by every kind of the union: the compiler fails here when a kind is added or renamed.
+const WARNING_KINDS = Object.keys({
+  truncated: true,
+  no_list: true,
+  ambiguous: true,
+} satisfies Record<PageWarning["kind"], true>);
+
 // Upstream calls take tens of milliseconds to tens of seconds (the request timeout is 30 s).
 const HTTP_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 // A partition is one page or hundreds, under a shared request budget of a few per second.
@@ -60,16 +87,17 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   const sourceTimeoutMs = options.sourceTimeoutMs ?? 2000;
   let sources: MetricSources = {};
 
+  new Gauge({
+    name: "etl_build_info",
+    help: "Always 1; the labels say which release and Node.js version the process runs.",
+    labelNames: ["version", "node_version"] as const,
+    registers: [registry],
+  }).set({ version: label(packageVersion()), node_version: label(process.version) }, 1);
+
   const requests = new Counter({
     name: "etl_http_requests_total",
-    help: "Upstream HTTP attempts, by operation and HTTP status (or error name when none came back).",
+    help: 'Upstream HTTP attempts, by operation and HTTP status (or error name when none came back); status="429" counts the rate-limited ones.',
     labelNames: ["operation", "status"] as const,
-    registers: [registry],
-  });
-  const rateLimited = new Counter({
-    name: "etl_http_rate_limited_total",
-    help: "Upstream attempts answered 429 Too Many Requests.",
-    labelNames: ["operation"] as const,
     registers: [registry],
   });
   const retries = new Counter({
@@ -117,15 +145,9 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   });
   const partitionDuration = new Histogram({
     name: "etl_partition_duration_seconds",
-    help: "Duration of one partition sync, by stream and outcome.",
+    help: "Duration of one partition sync, by stream and outcome (succeeded, failed, interrupted); its _count counts partitions by outcome.",
     labelNames: ["stream", "status"] as const,
     buckets: PARTITION_BUCKETS,
-    registers: [registry],
-  });
-  const failedPartitions = new Counter({
-    name: "etl_failed_partitions_total",
-    help: "Partition syncs that failed, by stream.",
-    labelNames: ["stream"] as const,
     registers: [registry],
   });
 
@@ -151,22 +173,51 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     },
   });
 
-  const freshness: Gauge<"stream"> = new Gauge({
-    name: "etl_stream_freshness_days",
-    help: "Days from the last day a stream synced to yesterday (UTC), read at scrape time.",
-    labelNames: ["stream"] as const,
-    registers: [registry],
-    collect: async () => {
-      freshness.reset();
-      const source = sources.freshness;
-      if (!source) return;
-      const rows = await readSource("freshness", source);
-      for (const row of rows ?? []) {
-        // No series rather than a made-up number for a stream without a day to measure from.
-        if (row.daysBehind !== null) freshness.set({ stream: label(row.stream) }, row.daysBehind);
-      }
-    },
-  });
+  // The three stream gauges are collected together at every scrape: one read serves them all.
+  let streamsRead: Promise<readonly StreamSample[] | undefined> | undefined;
+
+  /** A gauge by stream and family, set at scrape time to `value` of each stream (none for null). */
+  function streamGauge(
+    name: string,
+    help: string,
+    value: (sample: StreamSample) => number | null,
+  ): void {
+    const gauge: Gauge<"stream" | "family"> = new Gauge({
+      name,
+      help: `${help}, by stream and family, read at scrape time.`,
+      labelNames: ["stream", "family"] as const,
+      registers: [registry],
+      collect: async () => {
+        // Reset first: a stream that vanished, or a failed source, must not export stale values.
+        gauge.reset();
+        const source = sources.streams;
+        if (!source) return;
+        streamsRead ??= readSource("streams", source).finally(() => (streamsRead = undefined));
+        for (const sample of (await streamsRead) ?? []) {
+          const current = value(sample);
+          // No series rather than a made-up number for a stream without a time to measure from.
+          if (current === null) continue;
+          gauge.set({ stream: label(sample.stream), family: label(sample.family ?? "") }, current);
+        }
+      },
+    });
+  }
+
+  streamGauge(
+    "etl_stream_last_success_timestamp_seconds",
+    "When a partition of the stream last succeeded (Unix time)",
+    (s) => (s.lastSuccessAt ? s.lastSuccessAt.getTime() / 1000 : null),
+  );
+  streamGauge(
+    "etl_stream_last_day_timestamp_seconds",
+    "Start (00:00 UTC, Unix time) of the latest day a daily partition of the stream synced; daily streams only",
+    (s) => (s.lastDay ? Date.parse(`${s.lastDay}T00:00:00Z`) / 1000 : null),
+  );
+  streamGauge(
+    "etl_stream_failed_partitions",
+    "Partitions of the stream whose last attempt failed (etl.stream_state)",
+    (s) => s.failedPartitions,
+  );
 
   const requestRate: Gauge<"source"> = new Gauge({
     name: "etl_request_rate_limit",
@@ -182,6 +233,33 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       if (rate) requestRate.set({ source: rate.source }, rate.requestsPerSecond);
     },
   });
+
+  const credentialRefused: Gauge = new Gauge({
+    name: "etl_upstream_credential_refused",
+    help: "1 while the upstream refuses the worker's credential (the worker takes no jobs and re-checks it), else 0; read at scrape time.",
+    registers: [registry],
+    collect: () => {
+      const source = sources.credentialRefused;
+      // Without a source, no series: an unlabelled gauge would otherwise say 0, "accepted".
+      if (source) credentialRefused.set(source() ? 1 : 0);
+      else credentialRefused.remove();
+    },
+  });
+
+  const initialised = new Set<string>();
+  /** Creates a stream's counters at 0, once, so that their first step is an increase. */
+  function initialise(stream: string): void {
+    if (initialised.has(stream)) return;
+    initialised.add(stream);
+    rowsWritten.inc({ stream }, 0);
+    untypedValues.inc({ stream }, 0);
+    rejectedRecords.inc({ stream }, 0);
+    for (const kind of WARNING_KINDS) partitionWarnings.inc({ stream, kind }, 0);
+    // The failed series only: it is the one whose first step matters (the others are born with
+    // the stream's first partitions, failures much later if ever).
+    partitionDuration.zero({ stream, status: "failed" });
+  }
+  for (const stream of options.streams ?? []) initialise(label(stream));
 
   /** A failing source costs its own metric, never the whole scrape (and the process metrics). */
   async function readSource<T>(name: string, source: () => Promise<T>): Promise<T | undefined> {
@@ -201,12 +279,12 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     observeAttempt(event) {
       const operation = label(event.operation);
       requests.inc({ operation, status: label(String(event.outcome)) });
-      if (event.outcome === 429) rateLimited.inc({ operation });
       if (event.attempt > 1) retries.inc({ operation });
       requestDuration.observe({ operation }, event.durationMs / 1000);
     },
     observePartition(outcome) {
       const stream = label(outcome.stream);
+      initialise(stream);
       // A failed partition may have committed pages before it failed: those rows were written.
       rowsWritten.inc({ stream }, outcome.rowsWritten);
       untypedValues.inc(
@@ -222,8 +300,6 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       phaseSeconds.inc({ stream, phase: "normalise" }, normaliseMs / 1000);
       phaseSeconds.inc({ stream, phase: "write" }, writeMs / 1000);
       partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
-      // Adding 0 on success creates the series, so rate() sees a stream before its first failure.
-      failedPartitions.inc({ stream }, outcome.status === "failed" ? 1 : 0);
     },
     setSources(next) {
       sources = { ...sources, ...definedOnly(next) };

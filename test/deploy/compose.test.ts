@@ -25,6 +25,7 @@ interface ComposeService {
     readonly string[] | Readonly<Record<string, { readonly condition?: string }>>;
   readonly profiles?: readonly string[];
   readonly ports?: readonly (string | number)[];
+  readonly volumes?: readonly (string | { readonly source?: string; readonly target?: string })[];
 }
 
 interface ComposeFile {
@@ -47,6 +48,17 @@ function unreadVariables(service: ComposeService, readNames: ReadonlySet<string>
 
 const asText = (value: string | readonly string[] | undefined) =>
   typeof value === "string" ? value : (value ?? []).join(" ");
+
+/** A service's mounts, short (`source:target[:mode]`) or long form, as source → target. */
+function mounts(service: ComposeService): { source: string; target: string }[] {
+  return (service.volumes ?? []).map((volume) => {
+    if (typeof volume === "string") {
+      const [source = "", target = ""] = volume.split(":");
+      return { source, target };
+    }
+    return { source: volume.source ?? "", target: volume.target ?? "" };
+  });
+}
 
 // ---------------------------------------------------------------------------------------------
 // The environment variables the application reads, found in its source.
@@ -152,9 +164,9 @@ describe("docker-compose.yml", () => {
     return found;
   };
 
-  it("has the postgres, redis, worker and sandbox services", () => {
+  it("has the postgres, redis, worker, sandbox, prometheus and grafana services", () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(["postgres", "redis", "worker", "sandbox"]),
+      expect.arrayContaining(["postgres", "redis", "worker", "sandbox", "prometheus", "grafana"]),
     );
   });
 
@@ -194,6 +206,56 @@ describe("docker-compose.yml", () => {
   it("puts the sandbox in the demo profile only", () => {
     expect(service("sandbox").profiles).toEqual(["demo"]);
     expect(service("worker").profiles).toBeUndefined();
+  });
+
+  describe("monitoring", () => {
+    /** The repository file mounted at `target` in `name`, or undefined. */
+    const mountedFile = (name: string, target: string): string | undefined => {
+      const mount = mounts(service(name)).find((m) => target.startsWith(m.target));
+      return mount && join(mount.source, target.slice(mount.target.length));
+    };
+
+    it("puts prometheus and grafana in the monitoring profile", () => {
+      expect(service("prometheus").profiles).toEqual(["monitoring"]);
+      expect(service("grafana").profiles).toEqual(["monitoring"]);
+    });
+
+    it.each(["prometheus", "grafana"])("%s mounts only repository paths that exist", (name) => {
+      const binds = mounts(service(name)).filter((m) => m.source.startsWith("."));
+      expect(binds.length).toBeGreaterThan(0);
+      for (const { source } of binds) expect(existsSync(join(root, source)), source).toBe(true);
+    });
+
+    it("has Prometheus scrape the worker's port and load the alert rules", () => {
+      const configPath = mountedFile("prometheus", "/etc/prometheus/prometheus.yml");
+      expect(configPath).toBe("ops/prometheus/prometheus.yml");
+      const config = parse(read(configPath ?? "")) as {
+        rule_files?: string[];
+        scrape_configs?: { job_name: string; static_configs?: { targets: string[] }[] }[];
+      };
+      const job = config.scrape_configs?.find((c) => c.job_name === "music-etl");
+      const port = (service("worker").environment as Record<string, unknown>).WORKER_PORT;
+      expect(job?.static_configs?.flatMap((c) => c.targets)).toEqual([`worker:${String(port)}`]);
+      // Rule files are relative to the config's folder, in the container as in the repository.
+      const rules = (config.rule_files ?? []).map((file) =>
+        mountedFile("prometheus", `/etc/prometheus/${file}`),
+      );
+      expect(rules).toEqual(["ops/prometheus/alerts.yml"]);
+    });
+
+    it("has Grafana provisioned with the Prometheus service and the dashboard", () => {
+      const datasources = parse(
+        read(mountedFile("grafana", "/etc/grafana/provisioning/datasources/prometheus.yml") ?? ""),
+      ) as { datasources: { type: string; url: string }[] };
+      expect(datasources.datasources).toEqual([
+        expect.objectContaining({ type: "prometheus", url: "http://prometheus:9090" }),
+      ]);
+      const dashboards = parse(
+        read(mountedFile("grafana", "/etc/grafana/provisioning/dashboards/music-etl.yml") ?? ""),
+      ) as { providers: { options: { path: string } }[] };
+      const folder = mountedFile("grafana", dashboards.providers[0]?.options.path ?? "");
+      expect(existsSync(join(root, folder ?? "", "music-etl.json"))).toBe(true);
+    });
   });
 
   describe("environment variables", () => {

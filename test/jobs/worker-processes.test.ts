@@ -137,13 +137,12 @@ describe("worker processes", () => {
     const metrics = await (await fetch(`${three[0]?.operatorUrl}/metrics`)).text();
     for (const name of [
       "etl_http_requests_total",
-      "etl_http_rate_limited_total",
       "etl_http_retries_total",
       "etl_rows_written_total",
       "etl_partition_duration_seconds",
-      "etl_failed_partitions_total",
       "etl_queue_jobs",
-      "etl_stream_freshness_days",
+      "etl_stream_last_success_timestamp_seconds",
+      "etl_upstream_credential_refused",
     ]) {
       expect(metrics).toContain(name);
     }
@@ -269,6 +268,8 @@ describe("worker processes", () => {
     const refused = sandbox.stats().unauthorized - refusedBefore;
     expect(paused.status).toBe(503);
     expect(paused.body.checks.upstream_credential).toContain("refused the credential");
+    const pausedMetrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
+    expect(pausedMetrics).toMatch(/^etl_upstream_credential_refused 1$/m);
     const checks = Number(
       /(\d+) checks so far/.exec(paused.body.checks.upstream_credential ?? "")?.[1],
     );
@@ -290,7 +291,10 @@ describe("worker processes", () => {
     expect(attempts.map((a) => a.status)).toEqual(["interrupted", "succeeded"]);
     expect(attempts[1]?.n).toBe(5);
     const metrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
-    expect(metrics).toMatch(/^etl_failed_partitions_total\{stream="trend_totals"\} 0$/m);
+    expect(metrics).toMatch(/^etl_upstream_credential_refused 0$/m);
+    expect(metrics).toMatch(
+      /^etl_partition_duration_seconds_count\{stream="trend_totals",status="failed"\} 0$/m,
+    );
     expect(metrics).toMatch(
       /^etl_partition_duration_seconds_count\{stream="trend_totals",status="interrupted"\} [1-9]/m,
     );

@@ -7,18 +7,22 @@ import { startUpstream } from "../helpers/upstream.js";
 const logger = createLogger({ level: "silent", secrets: [] });
 
 const METRIC_NAMES = [
+  "etl_build_info",
   "etl_http_requests_total",
-  "etl_http_rate_limited_total",
   "etl_http_retries_total",
   "etl_http_request_duration_seconds",
   "etl_rows_written_total",
   "etl_untyped_values_total",
+  "etl_rejected_records_total",
+  "etl_partition_warnings_total",
   "etl_phase_seconds_total",
   "etl_partition_duration_seconds",
-  "etl_failed_partitions_total",
   "etl_queue_jobs",
-  "etl_stream_freshness_days",
+  "etl_stream_last_success_timestamp_seconds",
+  "etl_stream_last_day_timestamp_seconds",
+  "etl_stream_failed_partitions",
   "etl_request_rate_limit",
+  "etl_upstream_credential_refused",
 ];
 
 let servers: OperatorServer[] = [];
@@ -91,11 +95,31 @@ describe("/metrics", () => {
     metrics.setSources({
       requestRate: () => Promise.resolve({ requestsPerSecond: 30, source: "limit" }),
       queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
-      freshness: () =>
+      streams: () =>
         Promise.resolve([
-          { stream: "sales_trends", daysBehind: 2 },
-          { stream: "catalogue_territories", daysBehind: null },
+          {
+            stream: "sales_trends",
+            family: "trends",
+            lastSuccessAt: new Date("2026-01-03T10:15:30Z"),
+            lastDay: "2026-01-02",
+            failedPartitions: 1,
+          },
+          {
+            stream: "catalogue_territories",
+            family: "catalogue",
+            lastSuccessAt: new Date("2026-01-03T03:20:00.500Z"),
+            lastDay: null,
+            failedPartitions: 0,
+          },
+          {
+            stream: "never_synced",
+            family: null,
+            lastSuccessAt: null,
+            lastDay: null,
+            failedPartitions: 2,
+          },
         ]),
+      credentialRefused: () => true,
     });
 
     const { contentType, text } = await scrape(await serve(metrics));
@@ -109,7 +133,6 @@ describe("/metrics", () => {
         `etl_http_requests_total{operation="${operation}",status="200"} 2`,
         `etl_http_requests_total{operation="${operation}",status="429"} 1`,
         `etl_http_requests_total{operation="trends.sales",status="NetworkError"} 1`,
-        `etl_http_rate_limited_total{operation="${operation}"} 1`,
         `etl_http_retries_total{operation="${operation}"} 1`,
         `etl_http_request_duration_seconds_count{operation="${operation}"} 3`,
         `etl_http_request_duration_seconds_sum{operation="${operation}"} 1`,
@@ -124,8 +147,9 @@ describe("/metrics", () => {
         `etl_partition_duration_seconds_count{stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_bucket{le="5",stream="catalogue_territories",status="succeeded"} 1`,
         `etl_partition_duration_seconds_count{stream="sales_trends",status="failed"} 1`,
-        `etl_failed_partitions_total{stream="catalogue_territories"} 0`,
-        `etl_failed_partitions_total{stream="sales_trends"} 1`,
+        `etl_partition_duration_seconds_count{stream="catalogue_territories",status="failed"} 0`,
+        `etl_rejected_records_total{stream="catalogue_territories"} 0`,
+        `etl_partition_warnings_total{stream="catalogue_territories",kind="truncated"} 0`,
         `etl_queue_jobs{state="waiting"} 3`,
         `etl_queue_jobs{state="active"} 1`,
         `etl_queue_jobs{state="failed"} 2`,
@@ -133,12 +157,24 @@ describe("/metrics", () => {
         `etl_queue_jobs{state="completed"} 0`,
         `etl_queue_jobs{state="waiting-children"} 0`,
         `etl_queue_jobs{state="prioritized"} 0`,
-        `etl_stream_freshness_days{stream="sales_trends"} 2`,
+        `etl_stream_last_success_timestamp_seconds{stream="sales_trends",family="trends"} 1767435330`,
+        `etl_stream_last_success_timestamp_seconds{stream="catalogue_territories",family="catalogue"} 1767410400.5`,
+        `etl_stream_last_day_timestamp_seconds{stream="sales_trends",family="trends"} 1767312000`,
+        `etl_stream_failed_partitions{stream="sales_trends",family="trends"} 1`,
+        `etl_stream_failed_partitions{stream="catalogue_territories",family="catalogue"} 0`,
+        `etl_stream_failed_partitions{stream="never_synced",family=""} 2`,
         `etl_request_rate_limit{source="limit"} 30`,
+        `etl_upstream_credential_refused 1`,
       ]),
     );
-    // A stream that cannot say how far behind it is has no series rather than a made-up one.
-    expect(text).not.toContain('etl_stream_freshness_days{stream="catalogue_territories"}');
+    expect(text).toMatch(
+      /^etl_build_info\{version="\d+\.\d+\.\d+[^"]*",node_version="v\d+[^"]*"\} 1$/m,
+    );
+    // A stream without a time to measure from has no series rather than a made-up one.
+    expect(text).not.toContain(
+      'etl_stream_last_day_timestamp_seconds{stream="catalogue_territories"',
+    );
+    expect(text).not.toContain('_timestamp_seconds{stream="never_synced"');
     expect(text).not.toContain("Bearer");
     expect(text).not.toContain("http://");
   });
@@ -154,14 +190,57 @@ describe("/metrics", () => {
 
     metrics.setSources({
       queueCounts: () => Promise.reject(new Error("Connection is closed.")),
-      freshness: () => new Promise(() => undefined),
+      streams: () => new Promise(() => undefined),
       requestRate: () => Promise.reject(new Error("Connection is closed.")),
     });
     const { text } = await scrape(server);
     expect(text).toContain("process_cpu_user_seconds_total");
     expect(text).not.toMatch(/^etl_queue_jobs\{/m);
-    expect(text).not.toMatch(/^etl_stream_freshness_days\{/m);
+    expect(text).not.toMatch(/^etl_stream_/m);
     expect(text).not.toMatch(/^etl_request_rate_limit/m);
+  });
+
+  it("reads the streams once per scrape for their three gauges, and the credential's state", async () => {
+    const metrics = createEtlMetrics();
+    expect(await metrics.registry.metrics()).not.toMatch(/^etl_upstream_credential_refused /m);
+    let reads = 0;
+    let refused = false;
+    metrics.setSources({
+      streams: () => {
+        reads += 1;
+        return Promise.resolve([
+          {
+            stream: "trend_items",
+            family: "trends",
+            lastSuccessAt: new Date("2026-01-03T10:00:00Z"),
+            lastDay: "2026-01-02",
+            failedPartitions: 0,
+          },
+        ]);
+      },
+      credentialRefused: () => refused,
+    });
+    const server = await serve(metrics);
+    const first = (await scrape(server)).text;
+    expect(first).toMatch(/^etl_stream_last_day_timestamp_seconds\{stream="trend_items"/m);
+    expect(first).toMatch(/^etl_upstream_credential_refused 0$/m);
+    refused = true;
+    expect((await scrape(server)).text).toMatch(/^etl_upstream_credential_refused 1$/m);
+    expect(reads).toBe(2);
+  });
+
+  it("has the counters of declared streams at 0 before their first partition", async () => {
+    // increase() sees a counter's first step only if the series existed before it.
+    const text = await createEtlMetrics({ streams: ["trend_items"] }).registry.metrics();
+    expect(text.split("\n")).toEqual(
+      expect.arrayContaining([
+        'etl_rejected_records_total{stream="trend_items"} 0',
+        'etl_partition_warnings_total{stream="trend_items",kind="truncated"} 0',
+        'etl_partition_warnings_total{stream="trend_items",kind="no_list"} 0',
+        'etl_partition_warnings_total{stream="trend_items",kind="ambiguous"} 0',
+        'etl_partition_duration_seconds_count{stream="trend_items",status="failed"} 0',
+      ]),
+    );
   });
 
   it("keeps each instance's metrics in its own registry", async () => {

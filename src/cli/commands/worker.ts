@@ -9,12 +9,12 @@ import { createEtlMetrics } from "../../metrics/etl-metrics.js";
 import { postgresCheck, redisCheck } from "../../operator/health-checks.js";
 import { startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
-import { utcToday } from "../../time/calendar.js";
+import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
-import { daysBehind, streamStatuses } from "../../warehouse/stream-status.js";
+import { streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -37,7 +37,7 @@ export async function workerCommand(): Promise<ExitCode> {
       "the warehouse was migrated by a newer release: running on it",
     );
   }
-  const metrics = createEtlMetrics({ logger });
+  const metrics = createEtlMetrics({ logger, streams: STREAMS.map((stream) => stream.name) });
   const context = await createAppContext(config, {
     logger,
     http: { onAttempt: (event) => metrics.observeAttempt(event) },
@@ -57,14 +57,19 @@ export async function workerCommand(): Promise<ExitCode> {
   try {
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
+    const families = new Map(STREAMS.map((stream) => [stream.name, stream.family]));
     metrics.setSources({
       requestRate: () => context.budget.currentRate(),
       queueCounts: () => queue.getJobCounts(),
-      freshness: async () =>
+      streams: async () =>
         (await streamStatuses(db)).map((s) => ({
           stream: s.stream,
-          daysBehind: daysBehind(s, utcToday()),
+          family: families.get(s.stream) ?? null,
+          lastSuccessAt: s.lastSuccessAt,
+          lastDay: s.lastDay,
+          failedPartitions: s.failed.length,
         })),
+      credentialRefused: () => credential.refused,
     });
     const server = await startOperatorServer({
       port: env.WORKER_PORT,
