@@ -38,11 +38,13 @@ COPY vendor/ ./vendor/
 COPY --from=build /app/dist/ ./dist/
 COPY etl.config.example.json ./
 USER node
-# The worker's operator HTTP port: /healthz, /metrics, /queues.
+# The worker's operator HTTP port: /livez, /readyz, /metrics, /queues.
 EXPOSE 9464
-# No curl in slim images: node's own fetch.
+# No curl in slim images: node's own fetch. Liveness, not readiness: orchestrators that act on
+# health (Swarm, autoheal) would otherwise restart every worker while Postgres or Redis is away,
+# and a worker waits for them and recovers by itself.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/livez').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 # node itself is PID 1 (no npm wrapper process), so SIGTERM reaches the worker, which drains.
 ENTRYPOINT ["node", "dist/src/cli/main.js"]
 CMD ["worker"]

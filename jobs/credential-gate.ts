@@ -53,7 +53,7 @@ export class CredentialGate {
     return this.#refusal !== null;
   }
 
-  /** For /healthz: rejects, with the reason and since when, while the credential is refused. */
+  /** For /readyz: rejects, with the reason and since when, while the credential is refused. */
   health(): Promise<void> {
     const refusal = this.#refusal;
     if (!refusal) return Promise.resolve();

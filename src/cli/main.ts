@@ -6,6 +6,7 @@ import type { StatusOptions } from "./commands/status.js";
 import { registerPayoutsCommand } from "./commands/payouts.js";
 import type { ReplayOptions } from "./commands/replay.js";
 import type { SyncOptions } from "./commands/sync.js";
+import { packageVersion } from "../package-version.js";
 import { ExitCode } from "./exit-codes.js";
 import { standardOutput } from "./follow-run.js";
 import { reportError } from "./report-error.js";
@@ -59,6 +60,7 @@ Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refus
             4 records quarantined or a list possibly incomplete (sync, replay),
             130 stopped by SIGTERM or SIGINT (sync, replay)`,
   )
+  .version(packageVersion(), "-V, --version", "print the release (package.json's version)")
   .exitOverride()
   .showHelpAfterError();
 
@@ -114,7 +116,7 @@ program
 program
   .command("worker")
   .description(
-    "run the worker: scheduled runs and backfills from the queue; /healthz, /metrics and /queues on WORKER_PORT",
+    "run the worker: scheduled runs and backfills from the queue; /livez, /readyz, /metrics and /queues on WORKER_PORT",
   )
   .action(action(async () => (await commands.worker()).workerCommand()));
 

@@ -34,7 +34,7 @@ export const envSchema = z.object({
   ),
   ETL_CONFIG: z.string().trim().min(1, "must not be empty").default("./etl.config.json"),
   LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`).default("info"),
-  /** The worker's operator HTTP port (/healthz, /metrics, /queues); 0 picks a free one. */
+  /** The worker's operator HTTP port (/livez, /readyz, /metrics, /queues); 0 picks a free one. */
   WORKER_PORT: z.coerce
     .number({ error: "must be a port number" })
     .int("must be a port number")

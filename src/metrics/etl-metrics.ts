@@ -5,7 +5,7 @@ import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../operator/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
 import type { PageWarning } from "../streams/stream.js";
-import { packageVersion } from "./package-version.js";
+import { packageVersion } from "../package-version.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;

@@ -1,5 +1,5 @@
 /**
- * What /healthz says of a failed check: the error's message only (never its stack, cause or
+ * What /readyz says of a failed check: the error's message only (never its stack, cause or
  * connection options), with anything that looks like a URL removed, since a connection URL may
  * carry a password. Connection errors often come as an AggregateError with an empty message (one
  * error per address tried): its first inner message, or the error code, is said instead.

@@ -18,7 +18,7 @@ export interface OperatorServerOptions {
   /** 0 picks a free port (see `url`). */
   readonly port: number;
   readonly metrics: EtlMetrics;
-  /** By name, e.g. `{ postgres, redis }`; each runs in parallel on every /healthz. */
+  /** By name, e.g. `{ postgres, redis }`; each runs in parallel on every /readyz. */
   readonly checks: Readonly<Record<string, HealthCheck>>;
   /** Shown read-only by the dashboard at /queues. */
   readonly queues: readonly Queue[];
@@ -36,8 +36,8 @@ export interface OperatorServer {
 export const DASHBOARD_PATH = "/queues";
 
 /**
- * The worker's operator surface: /healthz for probes, /metrics for Prometheus, /queues for the
- * Bull Board dashboard. Nothing here changes data: the dashboard is read-only.
+ * The worker's operator surface: /livez and /readyz for probes, /metrics for Prometheus, /queues
+ * for the Bull Board dashboard. Nothing here changes data: the dashboard is read-only.
  */
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
   const { logger, metrics } = options;
@@ -46,9 +46,15 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
   const app = express();
   app.disable("x-powered-by");
 
+  // Alive means the event loop answers: nothing outside the process is asked, so an outage of
+  // Postgres or Redis never makes an orchestrator restart workers that would recover by themselves.
+  app.get("/livez", (_request, response) => {
+    response.set("cache-control", "no-store").json({ status: "ok" });
+  });
+
   // Failures are logged when a check's state changes only: a probe every few seconds would flood.
   const lastFailures = new Map<string, string | null>();
-  app.get("/healthz", async (_request, response) => {
+  app.get("/readyz", async (_request, response) => {
     const report = await runChecks(options.checks, options.checkTimeoutMs ?? 2000);
     logChanges(report, lastFailures, log);
     response

@@ -3,7 +3,7 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "../helpers/cli.js";
@@ -70,6 +70,24 @@ describe("the build", () => {
       database,
     );
     expect(applied?.n).toBe(migrations.length);
+  });
+
+  it("prints the release with --version, found from dist/ as from src/", async () => {
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      version: string;
+    };
+    const { stdout } = await node("src/cli/main.js", ["--version"]);
+    expect(stdout.trim()).toBe(manifest.version);
+  });
+
+  it("runs the worker with `npm start`", async () => {
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      scripts: { start: string };
+    };
+    const [command, script, ...args] = manifest.scripts.start.split(" ");
+    expect(command).toBe("node");
+    const { stdout } = await node(relative("dist", script ?? ""), [...args, "--help"]);
+    expect(stdout).toContain("Usage: etl worker");
   });
 
   it("runs the sandbox, the compose demo's entrypoint", async () => {

@@ -147,8 +147,8 @@ function dockerfileProblems(text: string): string[] {
   else if (/^(root|0)(:|$)/.test(user)) problems.push(`final stage: USER ${user} is root`);
 
   const healthcheck = finalStage.filter((i) => i.keyword === "HEALTHCHECK").at(-1)?.args ?? "";
-  if (!healthcheck.includes("/healthz") || /^NONE\b/i.test(healthcheck)) {
-    problems.push("final stage: no HEALTHCHECK hitting /healthz");
+  if (!healthcheck.includes("/livez") || /^NONE\b/i.test(healthcheck)) {
+    problems.push("final stage: no HEALTHCHECK hitting /livez");
   }
   return problems;
 }
@@ -189,7 +189,7 @@ describe("docker-compose.yml", () => {
       expect(healthcheck?.disable, `${name} healthcheck disabled`).not.toBe(true);
       expect(asText(healthcheck?.test), `${name} healthcheck`).not.toBe("");
     }
-    expect(asText(service("worker").healthcheck?.test)).toContain("http://127.0.0.1:9464/healthz");
+    expect(asText(service("worker").healthcheck?.test)).toContain("http://127.0.0.1:9464/livez");
     expect(asText(service("sandbox").healthcheck?.test)).toContain(
       "http://127.0.0.1:8787/__sandbox/stats",
     );
@@ -287,7 +287,7 @@ describe("docker-compose.yml", () => {
 describe("Dockerfile", () => {
   const text = read("Dockerfile");
 
-  it("is multi-stage, on Node 20 or later, runs as non-root, and checks /healthz", () => {
+  it("is multi-stage, on Node 20 or later, runs as non-root, and checks /livez", () => {
     expect(dockerfileProblems(text)).toEqual([]);
   });
 
@@ -324,7 +324,7 @@ describe("Dockerfile", () => {
       "node:18-slim: Node major below 20",
       'final stage\'s base "node:18-slim" is not node:20 or later',
       "final stage: USER root is root",
-      "final stage: no HEALTHCHECK hitting /healthz",
+      "final stage: no HEALTHCHECK hitting /livez",
     ]);
   });
 
@@ -333,7 +333,7 @@ describe("Dockerfile", () => {
       "FROM node:22-slim AS base",
       "FROM base",
       "USER node",
-      "HEALTHCHECK CMD node -e \"fetch('http://127.0.0.1:9464/healthz')\"",
+      "HEALTHCHECK CMD node -e \"fetch('http://127.0.0.1:9464/livez')\"",
     ].join("\n");
     expect(dockerfileProblems(twoStages)).toEqual([]);
     expect(dockerfileProblems(twoStages.replace("USER node", ""))).toEqual([

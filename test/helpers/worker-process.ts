@@ -20,7 +20,7 @@ export interface EtlProcess {
 }
 
 export interface WorkerProcess extends EtlProcess {
-  /** http://127.0.0.1:PORT of its /healthz, /metrics and /queues. */
+  /** http://127.0.0.1:PORT of its /readyz, /metrics and /queues. */
   readonly operatorUrl: string;
 }
 

@@ -132,7 +132,7 @@ describe("worker processes", () => {
       `three workers: ${stats.requests} requests in ${seconds.toFixed(1)} s, ${(full.reduce((a, b) => a + b, 0) / full.length).toFixed(1)} req/s over full seconds, max ${stats.maxPerSecond} in one second`,
     );
 
-    const health = await fetch(`${three[0]?.operatorUrl}/healthz`);
+    const health = await fetch(`${three[0]?.operatorUrl}/readyz`);
     expect(health.status).toBe(200);
     const metrics = await (await fetch(`${three[0]?.operatorUrl}/metrics`)).text();
     for (const name of [
@@ -258,7 +258,7 @@ describe("worker processes", () => {
     const refusedBefore = sandbox.stats().unauthorized;
     const running = backfill("2026-01-12", "2026-01-12", "trend_totals");
     const health = async () => {
-      const response = await fetch(`${one.operatorUrl}/healthz`);
+      const response = await fetch(`${one.operatorUrl}/readyz`);
       return { status: response.status, body: (await response.json()) as HealthBody };
     };
     await until(async () => (await health()).body.checks.upstream_credential !== "ok");
@@ -270,6 +270,8 @@ describe("worker processes", () => {
     expect(paused.body.checks.upstream_credential).toContain("refused the credential");
     const pausedMetrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
     expect(pausedMetrics).toMatch(/^etl_upstream_credential_refused 1$/m);
+    // Not ready, yet alive: a liveness probe must not restart a worker that waits for a key.
+    expect((await fetch(`${one.operatorUrl}/livez`)).status).toBe(200);
     const checks = Number(
       /(\d+) checks so far/.exec(paused.body.checks.upstream_credential ?? "")?.[1],
     );

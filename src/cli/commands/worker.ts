@@ -21,7 +21,7 @@ import { listenForStop } from "../stop-signal.js";
 /**
  * The long-running worker: reconciles the job schedulers with the config, processes runs and
  * partitions `worker_concurrency` at a time under the shared request budget, and serves
- * /healthz, /metrics and /queues. On SIGTERM or SIGINT it stops taking jobs, gives active ones
+ * /livez, /readyz, /metrics and /queues. On SIGTERM or SIGINT it stops taking jobs, gives active ones
  * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
  */
 export async function workerCommand(): Promise<ExitCode> {

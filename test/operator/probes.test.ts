@@ -16,8 +16,14 @@ interface Health {
 }
 
 async function health(server: OperatorServer): Promise<{ status: number; body: Health }> {
-  const response = await fetch(`${server.url}/healthz`);
+  const response = await fetch(`${server.url}/readyz`);
   return { status: response.status, body: (await response.json()) as Health };
+}
+
+async function alive(server: OperatorServer): Promise<number> {
+  const response = await fetch(`${server.url}/livez`);
+  await response.body?.cancel();
+  return response.status;
 }
 
 async function pollHealth(server: OperatorServer, status: number): Promise<Health> {
@@ -32,7 +38,7 @@ async function pollHealth(server: OperatorServer, status: number): Promise<Healt
   }
 }
 
-describe("/healthz against Postgres and a Redis that goes away", () => {
+describe("/readyz and /livez against Postgres and a Redis that goes away", () => {
   let redisServer: PrivateRedis;
   let redis: Redis;
   let db: Warehouse;
@@ -69,7 +75,7 @@ describe("/healthz against Postgres and a Redis that goes away", () => {
     await redisServer?.kill();
   });
 
-  it("is 200 while both answer, 503 naming redis while it is down, 200 again once it is back", async () => {
+  it("ready while both answer, 503 naming redis while it is down, ready again once it is back; alive throughout", async () => {
     expect(await health(server)).toEqual({
       status: 200,
       body: { status: "ok", checks: { postgres: "ok", redis: "ok" } },
@@ -81,6 +87,7 @@ describe("/healthz against Postgres and a Redis that goes away", () => {
     expect(down.checks.postgres).toBe("ok");
     expect(down.checks.redis).not.toBe("ok");
     expect(down.checks.redis?.length).toBeGreaterThan(0);
+    expect(await alive(server)).toBe(200);
 
     await redisServer.start();
     expect(await pollHealth(server, 200)).toEqual({
@@ -90,8 +97,9 @@ describe("/healthz against Postgres and a Redis that goes away", () => {
   });
 });
 
-describe("/healthz check handling", () => {
+describe("/readyz check handling", () => {
   let server: OperatorServer;
+  let checksRun = 0;
 
   beforeAll(async () => {
     server = await startOperatorServer({
@@ -99,7 +107,10 @@ describe("/healthz check handling", () => {
       port: 0,
       metrics: createEtlMetrics(),
       checks: {
-        fine: () => Promise.resolve(),
+        fine: () => {
+          checksRun += 1;
+          return Promise.resolve();
+        },
         hangs: () => new Promise<void>(() => undefined),
         leaky: () =>
           Promise.reject(new Error("connect to postgres://etl:hunter2@db.internal:5432/x failed")),
@@ -130,6 +141,12 @@ describe("/healthz check handling", () => {
         },
       },
     });
+  });
+
+  it("stays alive whatever the checks say, without running them", async () => {
+    const before = checksRun;
+    expect(await alive(server)).toBe(200);
+    expect(checksRun).toBe(before);
   });
 
   it("answers 404 elsewhere", async () => {
