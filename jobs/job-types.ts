@@ -5,8 +5,8 @@ import type { Partition } from "../src/streams/stream.js";
 export const RUN_JOB = "run";
 export const PARTITION_JOB = "partition";
 
-/** Why a run was started. */
-export type RunKind = "schedule" | "backfill";
+/** Why a run was started. A retry plans only the partitions whose last attempt failed. */
+export type RunKind = "schedule" | "backfill" | "retry";
 
 /**
  * A run: its streams, each planned into partition jobs (children of the run); a stream planned

@@ -90,7 +90,10 @@ export async function processRun(
     const jobIds: string[] = [];
     // A slice at a time: a year of artist-day partitions is 73,000 for 200 artists, and one
     // addBulk builds every job and its Redis commands in memory at once.
-    for await (const slice of planPartitions({ ...deps.runner, today }, stream, job.data.range)) {
+    const plan = planPartitions({ ...deps.runner, today }, stream, job.data.range, {
+      failedOnly: job.data.kind === "retry",
+    });
+    for await (const slice of plan) {
       const jobs = slice.map((partition) => ({
         name: PARTITION_JOB,
         data: { stream: stream.name, partition } satisfies PartitionJobData,

@@ -1,7 +1,8 @@
 import type { Queue } from "bullmq";
-import type { RunJobData, RunResult } from "./job-types.js";
+import type { RunJobData, RunKind, RunResult } from "./job-types.js";
 
 export interface RunProgress {
+  readonly kind: RunKind;
   /** BullMQ state of the run job: waiting, active, waiting-children, completed, failed... */
   readonly state: string;
   readonly streams: readonly string[];
@@ -24,6 +25,7 @@ export async function readRunProgress(queue: Queue, runId: string): Promise<RunP
   const counts = await job.getDependenciesCount();
   const result = job.returnvalue as RunResult | null;
   return {
+    kind: data.kind,
     state,
     streams: data.streams,
     streamsPlanned: data.streamsPlanned ?? 0,

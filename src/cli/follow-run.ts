@@ -36,7 +36,7 @@ export async function followRun(
   for (;;) {
     const progress = await readRunProgress(queue, runId);
     if (!progress) {
-      out.line(`backfill ${runId} is gone from the queue (removed?)`);
+      out.line(`run ${runId} is gone from the queue (removed?)`);
       return false;
     }
     const line = progressLine({
@@ -54,7 +54,7 @@ export async function followRun(
     }
     if (progress.finished) {
       if (out.interactive) out.line("");
-      if (progress.error) out.line(`backfill ${runId} failed: ${progress.error}`);
+      if (progress.error) out.line(`${progress.kind} ${runId} failed: ${progress.error}`);
       if (progress.failed > 0) {
         out.line(
           `${progress.failed} partitions failed for good: see \`etl status\` and etl.sync_runs`,

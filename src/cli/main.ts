@@ -5,6 +5,7 @@ import type { PlanOptions } from "./commands/plan.js";
 import type { StatusOptions } from "./commands/status.js";
 import { registerPayoutsCommand } from "./commands/payouts.js";
 import type { ReplayOptions } from "./commands/replay.js";
+import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
 import { packageVersion } from "../package-version.js";
 import { ExitCode } from "./exit-codes.js";
@@ -30,6 +31,7 @@ const commands = {
   migrate: () => import("./commands/migrate.js"),
   plan: () => import("./commands/plan.js"),
   replay: () => import("./commands/replay.js"),
+  retryFailed: () => import("./commands/retry-failed.js"),
   status: () => import("./commands/status.js"),
   sync: () => import("./commands/sync.js"),
   worker: () => import("./commands/worker.js"),
@@ -130,6 +132,21 @@ program
   .action(
     action(async (options: BackfillOptions) =>
       (await commands.backfill()).backfillCommand(options, stdout),
+    ),
+  );
+
+program
+  .command("retry-failed")
+  .description(
+    "queue for the workers the partitions whose last attempt failed (see status), as the streams plan them today",
+  )
+  .option("--only <streams>", "comma-separated stream or family names")
+  .option("--from <YYYY-MM-DD>", "daily partitions: first day, inclusive (default: every day)")
+  .option("--to <YYYY-MM-DD>", "daily partitions: last day, inclusive")
+  .option("--wait", "follow it with a progress bar; exit 1 if any partition failed again")
+  .action(
+    action(async (options: RetryFailedOptions) =>
+      (await commands.retryFailed()).retryFailedCommand(options, stdout),
     ),
   );
 

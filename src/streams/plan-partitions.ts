@@ -1,5 +1,9 @@
 import { addDays, daysBetween } from "../time/calendar.js";
-import { lastSuccesses, succeededCheckpoints } from "../warehouse/stream-state.js";
+import {
+  failedPartitions,
+  lastSuccesses,
+  succeededCheckpoints,
+} from "../warehouse/stream-state.js";
 import type { RunnerDeps } from "./run-partition.js";
 import type { Partition, Stream } from "./stream.js";
 
@@ -10,6 +14,11 @@ export interface DayRange {
   readonly to?: string;
 }
 
+export interface PlanOptions {
+  /** Only the partitions whose last attempt failed, within the range (`etl retry-failed`). */
+  readonly failedOnly?: boolean;
+}
+
 /** Partitions planned at a time: what a run holds of a stream's plan. */
 export const PLAN_SLICE = 1_000;
 
@@ -18,14 +27,18 @@ export const PLAN_SLICE = 1_000;
  * an explicit range: every partition in it. Otherwise (incremental): daily partitions never
  * synced, plus those of the family's lookback days again for late and restated data, once their
  * last success is `refetch_after_hours` old; partitions without a day always run (they keep their
- * own cursors).
+ * own cursors). A partition that failed and is no longer planned (an artist no longer tracked, a
+ * day before start_date) is not retried: its failure stays in etl.stream_state.
  */
 export async function* planPartitions(
   deps: Pick<RunnerDeps, "db" | "config" | "today">,
   stream: Stream,
   range: DayRange,
+  options: PlanOptions = {},
 ): AsyncGenerator<readonly Partition[]> {
   const { db, config, today } = deps;
+  const failed = options.failedOnly ? await failedPartitions(db, stream.name) : null;
+  if (failed?.size === 0) return;
   const yesterday = addDays(today, -1);
   const explicit = range.from !== undefined || range.to !== undefined;
   const lookback = config.lookback[stream.family];
@@ -39,6 +52,7 @@ export async function* planPartitions(
     checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
   });
   const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
+    if (failed) return slice.filter((p) => failed.has(p.key));
     if (explicit) return slice;
     const daily = slice.filter((p) => p.day !== undefined);
     const succeeded = await lastSuccesses(

@@ -39,6 +39,33 @@ export async function lastSuccesses(
   );
 }
 
+/** The keys of the stream's partitions whose last attempt failed. */
+export async function failedPartitions(db: Db, stream: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select("partition")
+    .where("stream", "=", stream)
+    .where("last_status", "=", "failed")
+    .execute();
+  return new Set(rows.map((row) => row.partition));
+}
+
+/** How many partitions of each of the streams last failed; streams with none are left out. */
+export async function failedPartitionCounts(
+  db: Db,
+  streams: readonly string[],
+): Promise<Map<string, number>> {
+  if (streams.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select(["stream", sql<number>`count(*)::int`.as("failed")])
+    .where(sql<boolean>`stream = any(${streams})`)
+    .where("last_status", "=", "failed")
+    .groupBy("stream")
+    .execute();
+  return new Map(rows.map((row) => [row.stream, row.failed]));
+}
+
 /** Records success; called in the transaction that writes the partition's last rows. */
 export async function markPartitionSucceeded(
   db: Db,

@@ -3,11 +3,10 @@ import { enqueueRun } from "../../../jobs/enqueue-run.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
 import { selectStreams } from "../../streams/registry.js";
-import { createWarehouse } from "../../warehouse/database.js";
-import { attentionSince } from "../../warehouse/sync-runs.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
-import { followRun, type ProgressOutput } from "../follow-run.js";
+import type { ProgressOutput } from "../follow-run.js";
+import { waitForRun } from "../wait-for-run.js";
 
 export interface BackfillOptions extends DayRangeOptions {
   readonly only?: string;
@@ -35,20 +34,9 @@ export async function backfillCommand(
         ? `backfill ${runId} queued: ${streams.length} streams, ${range.from}..${range.to}`
         : `the same backfill is already queued or running as ${runId}: nothing added`,
     );
-    if (!options.wait) return ExitCode.ok;
-    if (!(await followRun(queue, runId, out))) return ExitCode.failure;
-    const queuedAt = new Date((await queue.getJob(runId))?.timestamp ?? Date.now());
-    const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
-    try {
-      const { warned, rejected } = await attentionSince(db, streams, queuedAt);
-      if (warned === 0 && rejected === 0) return ExitCode.ok;
-      out.line(
-        `since it was queued, ${rejected} records were quarantined and ${warned} partitions may be incomplete: see \`etl status\`, etl.rejected_records and etl.sync_runs.warnings`,
-      );
-      return ExitCode.attention;
-    } finally {
-      await db.destroy();
-    }
+    return options.wait
+      ? await waitForRun(queue, runId, streams, env.DATABASE_URL, out)
+      : ExitCode.ok;
   } finally {
     await queue.close();
   }
