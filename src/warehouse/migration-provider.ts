@@ -15,16 +15,28 @@ export class FolderMigrationProvider implements MigrationProvider {
     this.#folder = folder;
   }
 
+  /** The migrations' names, in order, without loading them. */
+  async names(): Promise<string[]> {
+    return (await this.#files()).map(migrationName);
+  }
+
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.#folder))
-      .filter((name) => /\.(ts|js|mjs)$/.test(name) && !name.endsWith(".d.ts"))
-      .sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      migrations[file.replace(/\.[^.]+$/, "")] = (await import(
+    for (const file of await this.#files()) {
+      migrations[migrationName(file)] = (await import(
         pathToFileURL(path.join(this.#folder, file)).href
       )) as Migration;
     }
     return migrations;
   }
+
+  async #files(): Promise<string[]> {
+    return (await readdir(this.#folder))
+      .filter((name) => /\.(ts|js|mjs)$/.test(name) && !name.endsWith(".d.ts"))
+      .sort();
+  }
+}
+
+function migrationName(file: string): string {
+  return file.replace(/\.[^.]+$/, "");
 }

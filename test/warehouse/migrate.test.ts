@@ -1,5 +1,9 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+import type { Database } from "../../src/warehouse/schema.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 let warehouse: TestWarehouse;
@@ -13,6 +17,23 @@ afterAll(() => warehouse.drop());
 describe("migrating the warehouse", () => {
   it("applies nothing twice", async () => {
     expect(await migrateToLatest(warehouse.db)).toEqual({ applied: [], newer: [] });
+  });
+
+  it("costs an up-to-date warehouse one query: no lock, no catalogue introspection", async () => {
+    const statements: string[] = [];
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ ...pgConnectionConfig(warehouse.url), max: 1 }),
+      }),
+      log: (event) => void statements.push(event.query.sql),
+    });
+    try {
+      expect(await migrateToLatest(db)).toEqual({ applied: [], newer: [] });
+    } finally {
+      await db.destroy();
+    }
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/from etl\.kysely_migration\b/);
   });
 
   it("leaves a warehouse a newer release migrated as it is, so a rolled-back worker starts", async () => {
