@@ -257,7 +257,7 @@ export class PartitionLoad {
         state.pending.push(row);
         if (output.mode === "upsert") continue;
         state.seen.push(pick(row, key));
-        if (output.replaceWithin) {
+        if ("replaceWithin" in output) {
           const within = pick(row, output.replaceWithin);
           state.within.set(keyOf(within, output.replaceWithin), within);
         }
@@ -332,11 +332,10 @@ export class PartitionLoad {
       const { output } = state;
       if (output.mode === "upsert" || !complete) continue;
       const snapshot = output.mode === "snapshot" ? { snapshot_date: today } : {};
-      const scopes = output.replaceWithin
-        ? [...state.within.values()]
-        : output.scope
-          ? [{ ...output.scope(partition), ...snapshot }]
-          : [];
+      const scopes =
+        "replaceWithin" in output
+          ? [...state.within.values()]
+          : [{ ...output.scope(partition), ...snapshot }];
       for (const scope of scopes) {
         this.rowsWritten += await deleteMissing(tx, output.target, scope, state.seen);
       }

@@ -90,14 +90,26 @@ export interface PageRead<R> {
  *   returned: a list covering some months replaces those months only);
  * - snapshot: like replace within the partition and the run's date: `snapshot_date` is added to
  *   every row, so each day keeps its own copy of what the upstream only shows as "now".
+ * What a replace or a snapshot deletes is required by the type: without it, it would quietly
+ * behave as an upsert and keep rows the upstream no longer returns.
  */
-export interface Output<P extends Partition, R> {
+export type Output<P extends Partition, R> = OutputRows<P, R> &
+  (
+    | { readonly mode: "upsert" }
+    | {
+        readonly mode: "replace" | "snapshot";
+        /** The columns and values that identify a partition's rows (`{}`: the whole table). */
+        readonly scope: (partition: P) => Row;
+      }
+    | {
+        readonly mode: "replace";
+        /** Columns whose values among the rows read scope the deletions. */
+        readonly replaceWithin: readonly string[];
+      }
+  );
+
+interface OutputRows<P extends Partition, R> {
   readonly target: TableTarget;
-  readonly mode: "upsert" | "replace" | "snapshot";
-  /** The columns and values that identify a partition's rows (replace and snapshot). */
-  readonly scope?: (partition: P) => Row;
-  /** Replace mode: columns whose values among the rows read scope the deletions. */
-  readonly replaceWithin?: readonly string[];
   /**
    * The rows of one record; `position` is the record's index in the partition. A key column
    * holding an array gives one row per element (a record listing several links is several rows).
