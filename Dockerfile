@@ -12,7 +12,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src/ ./src/
 COPY migrations/ ./migrations/
-COPY jobs/ ./jobs/
 RUN npm run build
 
 # --- deps: production dependencies only, installed exactly from the lockfile ---

@@ -1,6 +1,6 @@
 import { QueueEvents } from "bullmq";
 import type pg from "pg";
-import { QUEUE_NAME } from "../jobs/etl-queue.js";
+import { QUEUE_NAME } from "../src/jobs/etl-queue.js";
 import { makeTempDir } from "../test/helpers/temp-dir.js";
 import { fingerprints, type TableFingerprint } from "../test/faults/table-fingerprints.js";
 import { type TestWarehouse, withDatabaseClient } from "../test/helpers/warehouse.js";

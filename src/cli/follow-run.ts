@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { readRunProgress } from "../../jobs/run-progress.js";
+import { readRunProgress } from "../jobs/run-progress.js";
 import type { Output } from "./output.js";
 import { progressLine } from "./progress-line.js";
 

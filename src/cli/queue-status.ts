@@ -1,4 +1,4 @@
-import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { createEtlQueue } from "../jobs/etl-queue.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { table } from "./output.js";
 

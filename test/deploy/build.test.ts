@@ -54,7 +54,7 @@ describe("the build", () => {
     }
     expect(existsSync(join(out, "src/cli/main.js"))).toBe(true);
     expect(existsSync(join(out, "src/sandbox/main.js"))).toBe(true);
-    expect(existsSync(join(out, "jobs/start-worker.js"))).toBe(true);
+    expect(existsSync(join(out, "src/jobs/start-worker.js"))).toBe(true);
   });
 
   it("runs `etl migrate` with the image's NODE_OPTIONS and applies every migration", async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { table } from "../../src/cli/output.js";
 import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
 import { type KnobsPatch, startSandbox } from "../../src/sandbox/index.js";

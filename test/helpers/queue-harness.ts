@@ -1,8 +1,8 @@
 import type { Queue } from "bullmq";
-import { credentialGateOf } from "../../jobs/credential-gate.js";
-import { createEtlQueue } from "../../jobs/etl-queue.js";
-import { type RunProgress, readRunProgress } from "../../jobs/run-progress.js";
-import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
+import { credentialGateOf } from "../../src/jobs/credential-gate.js";
+import { createEtlQueue } from "../../src/jobs/etl-queue.js";
+import { type RunProgress, readRunProgress } from "../../src/jobs/run-progress.js";
+import { type EtlWorker, startEtlWorker } from "../../src/jobs/start-worker.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import type { SyncHarness } from "./sync-harness.js";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueRun } from "../../jobs/enqueue-run.js";
-import { jobOptions } from "../../jobs/etl-queue.js";
-import { PARTITION_JOB, RUN_JOB } from "../../jobs/job-types.js";
-import { lockPartition } from "../../jobs/partition-lock.js";
+import { enqueueRun } from "../../src/jobs/enqueue-run.js";
+import { jobOptions } from "../../src/jobs/etl-queue.js";
+import { PARTITION_JOB, RUN_JOB } from "../../src/jobs/job-types.js";
+import { lockPartition } from "../../src/jobs/partition-lock.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { streamSpans } from "../helpers/stream-spans.js";
 import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";

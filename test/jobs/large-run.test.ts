@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { SandboxDataset } from "../../src/sandbox/dataset/dataset.js";
 import { resolveSize } from "../../src/sandbox/size.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";

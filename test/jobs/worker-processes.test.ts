@@ -3,7 +3,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
 import { daysBetween } from "../../src/time/calendar.js";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { planRequests, type StreamRequestPlan } from "../../src/streams/request-plan.js";
 import { runCli } from "../helpers/cli.js";

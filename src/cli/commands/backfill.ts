@@ -1,5 +1,5 @@
-import { createEtlQueue } from "../../../jobs/etl-queue.js";
-import { enqueueRun } from "../../../jobs/enqueue-run.js";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
 import { selectStreams } from "../../streams/registry.js";

@@ -1,6 +1,6 @@
-import { createEtlQueue } from "../../../jobs/etl-queue.js";
-import { enqueueRun } from "../../../jobs/enqueue-run.js";
-import { readRunProgress } from "../../../jobs/run-progress.js";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { enqueueRun } from "../../jobs/enqueue-run.js";
+import { readRunProgress } from "../../jobs/run-progress.js";
 import { loadConfig } from "../../config/load-config.js";
 import { selectStreams } from "../../streams/registry.js";
 import { createWarehouse } from "../../warehouse/database.js";

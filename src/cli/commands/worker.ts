@@ -1,7 +1,7 @@
-import { createEtlQueue } from "../../../jobs/etl-queue.js";
-import { reconcileSchedulers } from "../../../jobs/schedulers.js";
-import { credentialGateOf } from "../../../jobs/credential-gate.js";
-import { startEtlWorker } from "../../../jobs/start-worker.js";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { reconcileSchedulers } from "../../jobs/schedulers.js";
+import { credentialGateOf } from "../../jobs/credential-gate.js";
+import { startEtlWorker } from "../../jobs/start-worker.js";
 import { createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createLogger } from "../../logging/logger.js";

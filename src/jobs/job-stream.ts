@@ -1,6 +1,6 @@
 import { UnrecoverableError } from "bullmq";
-import { STREAMS } from "../src/streams/registry.js";
-import type { Stream } from "../src/streams/stream.js";
+import { STREAMS } from "../streams/registry.js";
+import type { Stream } from "../streams/stream.js";
 
 /**
  * The stream a job names. A name no stream has (a job queued by another version, or by hand)

@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
-import type { EtlConfig } from "../src/config/etl-config-schema.js";
-import { STREAMS } from "../src/streams/registry.js";
-import { STREAM_FAMILIES } from "../src/streams/families.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { STREAMS } from "../streams/registry.js";
+import { STREAM_FAMILIES } from "../streams/families.js";
 import { jobOptions } from "./etl-queue.js";
 import { RUN_JOB, type RunJobData } from "./job-types.js";
 

@@ -1,5 +1,5 @@
 import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
-import type { EtlConfig } from "../src/config/etl-config-schema.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
 
 export const QUEUE_NAME = "etl";
 

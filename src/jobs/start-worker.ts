@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import { type Job, Worker } from "bullmq";
-import type { EtlConfig } from "../src/config/etl-config-schema.js";
-import type { Logger } from "../src/logging/logger.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import type { Logger } from "../logging/logger.js";
 import { bullConnection, bullPrefix, QUEUE_NAME } from "./etl-queue.js";
 import { type PartitionJobData, RUN_JOB, type RunJobData } from "./job-types.js";
 import { processPartition } from "./process-partition.js";

@@ -1,5 +1,5 @@
-import type { DayRange } from "../src/streams/plan-partitions.js";
-import type { Partition } from "../src/streams/stream.js";
+import type { DayRange } from "../streams/plan-partitions.js";
+import type { Partition } from "../streams/stream.js";
 
 /** The queue's job names. */
 export const RUN_JOB = "run";

@@ -1,7 +1,7 @@
-import type { AppContext } from "../src/app-context.js";
-import type { EtlConfig } from "../src/config/etl-config-schema.js";
-import { AuthError } from "../src/errors.js";
-import type { Logger } from "../src/logging/logger.js";
+import type { AppContext } from "../app-context.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { AuthError } from "../errors.js";
+import type { Logger } from "../logging/logger.js";
 
 export interface CredentialGateOptions {
   /** One request to the upstream: resolves if the credential is accepted, AuthError if not. */

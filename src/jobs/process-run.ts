@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DelayedError, type Job, type Queue, WaitingChildrenError } from "bullmq";
-import { planPartitions } from "../src/streams/plan-partitions.js";
-import type { Partition } from "../src/streams/stream.js";
-import { runGraph } from "../src/streams/stream-dependencies.js";
-import { utcToday } from "../src/time/calendar.js";
-import { pruneResponses } from "../src/warehouse/responses.js";
+import { planPartitions } from "../streams/plan-partitions.js";
+import type { Partition } from "../streams/stream.js";
+import { runGraph } from "../streams/stream-dependencies.js";
+import { utcToday } from "../time/calendar.js";
+import { pruneResponses } from "../warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
 import { jobStream } from "./job-stream.js";
 import {

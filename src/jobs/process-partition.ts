@@ -1,10 +1,10 @@
 import { DelayedError, type Job } from "bullmq";
-import { AuthError } from "../src/errors.js";
-import { runPartition } from "../src/streams/run-partition.js";
-import { utcToday } from "../src/time/calendar.js";
-import type { Stream } from "../src/streams/stream.js";
-import { savePageSizes } from "../src/warehouse/page-sizes.js";
-import { closeAbandonedRuns } from "../src/warehouse/sync-runs.js";
+import { AuthError } from "../errors.js";
+import { runPartition } from "../streams/run-partition.js";
+import { utcToday } from "../time/calendar.js";
+import type { Stream } from "../streams/stream.js";
+import { savePageSizes } from "../warehouse/page-sizes.js";
+import { closeAbandonedRuns } from "../warehouse/sync-runs.js";
 import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
 import { lockPartition } from "./partition-lock.js";

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { PartitionOutcome, RunnerDeps } from "../src/streams/run-partition.js";
+import type { PartitionOutcome, RunnerDeps } from "../streams/run-partition.js";
 import type { CredentialGate } from "./credential-gate.js";
 
 /** What the processors need; `today` is taken when each job starts. */
