@@ -14,6 +14,12 @@ COPY src/ ./src/
 COPY migrations/ ./migrations/
 RUN npm run build
 
+# --- sandbox: the simulated upstream, for the compose demo profile only ---
+# Not in the worker image: it is test equipment. `docker compose --profile demo` builds this target.
+FROM build AS sandbox
+COPY sandbox/ ./sandbox/
+ENTRYPOINT ["node", "--import", "tsx", "sandbox/main.ts"]
+
 # --- deps: production dependencies only, installed exactly from the lockfile ---
 FROM node:22-slim AS deps
 WORKDIR /app

@@ -1,7 +1,7 @@
-import { sandboxTracking } from "../src/demo/sandbox-tracking.js";
-import { SandboxDataset } from "../src/sandbox/dataset/dataset.js";
-import type { SandboxSize } from "../src/sandbox/index.js";
-import { resolveSize } from "../src/sandbox/size.js";
+import { sandboxTracking } from "../sandbox/demo/sandbox-tracking.js";
+import { SandboxDataset } from "../sandbox/dataset/dataset.js";
+import type { SandboxSize } from "../sandbox/index.js";
+import { resolveSize } from "../sandbox/size.js";
 import { addDays, utcToday } from "../src/time/calendar.js";
 import { type Deployment, withDeployment } from "./deployment.js";
 import type { SandboxProcess } from "./processes.js";

@@ -1,6 +1,6 @@
-import { sandboxTracking } from "../src/demo/sandbox-tracking.js";
-import { SandboxDataset } from "../src/sandbox/dataset/dataset.js";
-import { resolveSize } from "../src/sandbox/size.js";
+import { sandboxTracking } from "../sandbox/demo/sandbox-tracking.js";
+import { SandboxDataset } from "../sandbox/dataset/dataset.js";
+import { resolveSize } from "../sandbox/size.js";
 import { addDays } from "../src/time/calendar.js";
 import { type Deployment, withDeployment } from "./deployment.js";
 import { atLeast, round, type SectionResult } from "./report.js";

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { KnobsPatch, SandboxSize, SandboxStats } from "../src/sandbox/index.js";
+import type { KnobsPatch, SandboxSize, SandboxStats } from "../sandbox/index.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 
 /**
@@ -29,12 +29,18 @@ interface NodeProcess {
   stop(): Promise<number | null>;
 }
 
+/** The sandbox is no part of the build: node runs its TypeScript through tsx. */
+function sandboxEntry(): string[] {
+  return ["--import", "tsx", resolve(PROJECT_ROOT, "sandbox/main.ts")];
+}
+
 function startNode(
-  script: string,
+  entry: readonly string[],
   args: readonly string[],
   env: Record<string, string>,
 ): NodeProcess {
-  const child = spawn(process.execPath, [built(script), ...args], {
+  const script = entry.at(-1) ?? "";
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -106,7 +112,7 @@ export async function startSandboxProcess(options: {
   if (options.knobs?.rps !== undefined) args.push("--rps", String(options.knobs.rps));
   if (options.knobs?.latencyMs !== undefined)
     args.push("--latency-ms", String(options.knobs.latencyMs));
-  const node = startNode("src/sandbox/main.ts", args, { SANDBOX_API_KEY: apiKey });
+  const node = startNode(sandboxEntry(), args, { SANDBOX_API_KEY: apiKey });
   const line = await node.waitForLine((l) => l.includes("listening on"));
   const url = /(http:\/\/\S+)/.exec(line)?.[1];
   if (!url) throw new Error(`sandbox said: ${line}`);
@@ -135,7 +141,7 @@ export async function runEtl(
   args: readonly string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; lines: readonly string[] }> {
-  const node = startNode("src/cli/main.ts", args, { LOG_LEVEL: "warn", ...env });
+  const node = startNode([built("src/cli/main.ts")], args, { LOG_LEVEL: "warn", ...env });
   const code = await node.exited;
   return { code, lines: node.lines };
 }

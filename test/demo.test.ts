@@ -7,7 +7,7 @@ function demo(env: Record<string, string>) {
   return new Promise<{ code: number; stderr: string }>((done) => {
     execFile(
       resolve(PROJECT_ROOT, "node_modules/.bin/tsx"),
-      [resolve(PROJECT_ROOT, "src/demo/main.ts")],
+      [resolve(PROJECT_ROOT, "sandbox/demo/main.ts")],
       { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 },
       (error, _stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stderr }),
     );

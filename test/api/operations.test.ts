@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/api-client.js";
 import { ParameterError } from "../../src/errors.js";
-import type { SandboxDataset } from "../../src/sandbox/index.js";
+import type { SandboxDataset } from "../../sandbox/index.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 let upstream: Upstream;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CURATOR_PLATFORMS, EDITORIAL_PLATFORMS } from "../../src/api/enums.js";
-import type { PlaylistEntry, SandboxDataset } from "../../src/sandbox/index.js";
+import type { PlaylistEntry, SandboxDataset } from "../../sandbox/index.js";
 import { utcToday } from "../../src/time/calendar.js";
 import { daysBehind, streamStatuses } from "../../src/warehouse/stream-status.js";
 import type { SyncHarness } from "../helpers/sync-harness.js";

@@ -1,5 +1,5 @@
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
+import { startSandbox } from "../../sandbox/index.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 /** The run date (the sandbox's "now") and the days synced: fixed, so every fact is deterministic. */

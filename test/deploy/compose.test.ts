@@ -84,7 +84,7 @@ function variablesReadBySource(): Set<string> {
     }
   }
   for (const name of Object.keys(envSchema.shape)) names.add(name);
-  for (const name of matches(read("src/sandbox/main.ts"), /\bSANDBOX_[A-Z0-9_]+\b/g)) {
+  for (const name of matches(read("sandbox/main.ts"), /\bSANDBOX_[A-Z0-9_]+\b/g)) {
     names.add(name);
   }
   return names;
@@ -203,8 +203,10 @@ describe("docker-compose.yml", () => {
     expect(conditions.redis?.condition).toBe("service_healthy");
   });
 
-  it("puts the sandbox in the demo profile only", () => {
+  it("puts the sandbox in the demo profile only, built from the Dockerfile's sandbox stage", () => {
     expect(service("sandbox").profiles).toEqual(["demo"]);
+    expect(service("sandbox").build).toEqual({ context: ".", target: "sandbox" });
+    expect(read("Dockerfile")).toMatch(/^FROM \S+ AS sandbox$/m);
     expect(service("worker").profiles).toBeUndefined();
   });
 
@@ -307,7 +309,7 @@ describe("Dockerfile", () => {
   it("exposes the worker port and runs the built CLI with node itself, with a heap budget", () => {
     const instructions = parseDockerfile(text);
     expect(instructions.filter((i) => i.keyword === "EXPOSE").map((i) => i.args)).toContain("9464");
-    expect(instructions.find((i) => i.keyword === "ENTRYPOINT")?.args).toBe(
+    expect(instructions.filter((i) => i.keyword === "ENTRYPOINT").at(-1)?.args).toBe(
       '["node", "dist/src/cli/main.js"]',
     );
     expect(

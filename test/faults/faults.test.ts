@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { table } from "../../src/cli/output.js";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { type KnobsPatch, startSandbox } from "../../src/sandbox/index.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
+import { type KnobsPatch, startSandbox } from "../../sandbox/index.js";
 import { runCli } from "../helpers/cli.js";
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";

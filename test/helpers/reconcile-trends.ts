@@ -1,5 +1,5 @@
 import { SALE_TYPES, SELECTION_TYPES } from "../../src/api/enums.js";
-import type { Sandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../sandbox/index.js";
 import type { TestWarehouse } from "./warehouse.js";
 
 /**

@@ -10,7 +10,7 @@ import {
   STATS_TYPES,
 } from "../../src/api/enums.js";
 import type { EtlConfig } from "../../src/config/etl-config-schema.js";
-import type { PlaylistEntry, SandboxDataset } from "../../src/sandbox/index.js";
+import type { PlaylistEntry, SandboxDataset } from "../../sandbox/index.js";
 import { addDays } from "../../src/time/calendar.js";
 import type { TestWarehouse } from "./warehouse.js";
 

@@ -5,8 +5,8 @@ import type { Stream } from "../../src/streams/stream.js";
 import type { RunnerDeps } from "../../src/streams/run-partition.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
+import { startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
 

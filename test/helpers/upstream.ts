@@ -7,7 +7,7 @@ import {
 import { envSchema } from "../../src/config/env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { createLogger } from "../../src/logging/logger.js";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/index.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./redis.js";
 
 export interface Upstream {

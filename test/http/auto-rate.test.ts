@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { AppContext } from "../../src/app-context.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { AUTO_START_RATE } from "../../src/http/auto-rate.js";
-import type { SandboxKnobs, SandboxStats } from "../../src/sandbox/index.js";
+import type { SandboxKnobs, SandboxStats } from "../../sandbox/index.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 /** Seconds the client is given to find the rate; the measure starts after them. */

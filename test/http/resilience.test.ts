@@ -7,7 +7,7 @@ import {
   UpstreamStatusError,
 } from "../../src/errors.js";
 import type { HttpAttemptEvent } from "../../src/http/http-client.js";
-import type { FaultKind } from "../../src/sandbox/index.js";
+import type { FaultKind } from "../../sandbox/index.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 let upstream: Upstream;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
-import { SandboxDataset } from "../../src/sandbox/dataset/dataset.js";
-import { resolveSize } from "../../src/sandbox/size.js";
+import { SandboxDataset } from "../../sandbox/dataset/dataset.js";
+import { resolveSize } from "../../sandbox/size.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 

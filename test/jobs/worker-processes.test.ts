@@ -5,7 +5,7 @@ import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { daysBetween } from "../../src/time/calendar.js";
 import { runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, keysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";

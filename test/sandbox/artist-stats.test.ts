@@ -5,8 +5,8 @@ import type {
   Sandbox,
   SocialArtist,
   StatPoint,
-} from "../../src/sandbox/index.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+} from "../../sandbox/index.js";
+import { startSandbox } from "../../sandbox/index.js";
 import { call, ok, wire } from "./call.js";
 
 const STATS = "/api/v1/artist-stats";

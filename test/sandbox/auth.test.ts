@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { call } from "./call.js";
 
 describe("sandbox authentication", () => {

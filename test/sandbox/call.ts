@@ -1,5 +1,5 @@
 import { request } from "undici";
-import type { Sandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../sandbox/index.js";
 
 export interface CallResult {
   status: number;

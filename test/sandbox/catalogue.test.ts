@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HOSTILE_NAMES } from "../../src/sandbox/dataset/names.js";
+import { HOSTILE_NAMES } from "../../sandbox/dataset/names.js";
 import {
   type CatalogueArtist,
   type Product,
   type Sandbox,
   startSandbox,
-} from "../../src/sandbox/index.js";
+} from "../../sandbox/index.js";
 import { call, ok, wire } from "./call.js";
 
 type Envelope = { page: number; page_size: number; total: number } & Record<string, unknown>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, type SandboxOptions, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/index.js";
 import { call } from "./call.js";
 
 const OPTIONS: SandboxOptions = { seed: 42, today: "2026-02-15" };

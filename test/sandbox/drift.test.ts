@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Payout, Sandbox, SandboxKnobs } from "../../src/sandbox/index.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import type { Payout, Sandbox, SandboxKnobs } from "../../sandbox/index.js";
+import { startSandbox } from "../../sandbox/index.js";
 import { call, ok } from "./call.js";
 
 const NO_DRIFT: SandboxKnobs["drift"] = {

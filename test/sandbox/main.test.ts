@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 
 /** Runs `npm run sandbox`'s entry point and resolves with the first line it prints. */
 function startCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/sandbox/main.ts", ...args], {
+  const child = spawn(process.execPath, ["--import", "tsx", "sandbox/main.ts", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

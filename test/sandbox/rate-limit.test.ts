@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { type CallResult, call } from "./call.js";
 
 /** Waits until just after an epoch second starts, so a burst lands inside one second. */

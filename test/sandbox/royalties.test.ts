@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Payout, type Sandbox, startSandbox } from "../../src/sandbox/index.js";
+import { type Payout, type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { call, ok, wire } from "./call.js";
 
 const PAYOUT_FIELDS = [

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SandboxDataset } from "../../src/sandbox/dataset/dataset.js";
-import { startSandbox } from "../../src/sandbox/index.js";
-import { resolveSize } from "../../src/sandbox/size.js";
+import { SandboxDataset } from "../../sandbox/dataset/dataset.js";
+import { startSandbox } from "../../sandbox/index.js";
+import { resolveSize } from "../../sandbox/size.js";
 import { call } from "./call.js";
 
 describe("sandbox at scale", () => {

@@ -17,7 +17,7 @@ import {
   type TrendItem,
   type TrendListItem,
   type TrendTotals,
-} from "../../src/sandbox/index.js";
+} from "../../sandbox/index.js";
 import { call, ok, wire } from "./call.js";
 
 const STATS = "/api/v1/artist-stats";
@@ -900,7 +900,7 @@ describe("sandbox CLI --shapes", () => {
   });
 
   function startCli(args: string[]) {
-    const spawned = spawn(process.execPath, ["--import", "tsx", "src/sandbox/main.ts", ...args], {
+    const spawned = spawn(process.execPath, ["--import", "tsx", "sandbox/main.ts", ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = spawned;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Sandbox, type SandboxStats, startSandbox } from "../../src/sandbox/index.js";
+import { type Sandbox, type SandboxStats, startSandbox } from "../../sandbox/index.js";
 import { call, ok } from "./call.js";
 
 describe("sandbox stats and admin endpoints", () => {

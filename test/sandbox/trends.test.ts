@@ -5,7 +5,7 @@ import {
   startSandbox,
   type TrendChart,
   type TrendListItem,
-} from "../../src/sandbox/index.js";
+} from "../../sandbox/index.js";
 import { call, ok } from "./call.js";
 
 const SELECTION_TYPES: SelectionType[] = ["dsp", "territory", "label", "product", "asset"];

@@ -10,7 +10,7 @@ import {
   STATS_TYPES,
 } from "../../src/api/enums.js";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import type { SandboxDataset, SocialArtist } from "../../src/sandbox/index.js";
+import type { SandboxDataset, SocialArtist } from "../../sandbox/index.js";
 import { artistStatsStreams } from "../../src/streams/artist-stats/index.js";
 import { playlistKey } from "../../src/streams/artist-stats/playlist-placements.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";

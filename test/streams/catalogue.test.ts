@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CatalogueArtist, Dsp, Product, Territory } from "../../src/sandbox/index.js";
-import { HOSTILE_NAMES } from "../../src/sandbox/dataset/names.js";
+import type { CatalogueArtist, Dsp, Product, Territory } from "../../sandbox/index.js";
+import { HOSTILE_NAMES } from "../../sandbox/dataset/names.js";
 import { catalogueStreams } from "../../src/streams/catalogue/index.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { DEFAULT_KNOBS, startSandbox } from "../../src/sandbox/index.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
+import { DEFAULT_KNOBS, startSandbox } from "../../sandbox/index.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { streamSpans } from "../helpers/stream-spans.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";

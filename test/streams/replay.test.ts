@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
-import { startSandbox } from "../../src/sandbox/index.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
+import { startSandbox } from "../../sandbox/index.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import { runReplay } from "../../src/streams/run-replay.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Payout } from "../../src/sandbox/index.js";
+import type { Payout } from "../../sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import { keyIncomes } from "../../src/streams/royalties/incomes.js";
 import { invoiceKey } from "../../src/streams/royalties/invoices.js";

@@ -1,13 +1,13 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sandboxTracking } from "../../src/demo/sandbox-tracking.js";
+import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import {
   type KnobsPatch,
   SHAPE_VARIANTS,
   type SandboxSize,
   startSandbox,
-} from "../../src/sandbox/index.js";
+} from "../../sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { daysBetween } from "../../src/time/calendar.js";

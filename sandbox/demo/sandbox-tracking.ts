@@ -1,4 +1,4 @@
-import type { SandboxDataset } from "../sandbox/index.js";
+import type { SandboxDataset } from "../index.js";
 
 /**
  * What to track in the sandbox account (config keys of ETL_CONFIG): broad searches that need
