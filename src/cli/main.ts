@@ -82,6 +82,11 @@ program
   .argument("<role>", "role name: lower-case letters, digits and underscores")
   .option("--login", "make it a login role (default for a new role: NOLOGIN)")
   .option("--password-env <NAME>", "with --login: set the password read from this variable")
+  .option(
+    "--statement-timeout <seconds>",
+    "cancel the role's queries that run longer (default 120), so none holds up a migration",
+  )
+  .option("--connection-limit <n>", "sessions the role may hold at once (default 10; -1: no limit)")
   .action(
     action(async (role: string, options: GrantReaderOptions) =>
       (await commands.grantReader()).grantReaderCommand(role, options, stdout),

@@ -29,8 +29,31 @@ export function readerRoleNameProblem(name: string): string | null {
   return null;
 }
 
+/** What a BI session of the reader gets, in this database: names resolve, nothing runs forever. */
+export interface ReaderSessionLimits {
+  /** A query running longer is cancelled: one heavy dashboard cannot hold a migration's lock. */
+  readonly statementTimeoutMs: number;
+  /** Sessions the role may hold at once (-1: no limit). */
+  readonly connectionLimit: number;
+}
+
+export const DEFAULT_READER_LIMITS: ReaderSessionLimits = {
+  statementTimeoutMs: 120_000,
+  connectionLimit: 10,
+};
+
+/** Unqualified names resolve to the views first, then the tables. */
+export const READER_SEARCH_PATH = ["analytics", "sales", "catalogue", "artist_stats", "royalties"];
+
+/**
+ * A transaction a BI tool left open holds its locks, and a migration waits behind them (and every
+ * query behind the migration): an idle one is ended after this.
+ */
+const IDLE_IN_TRANSACTION_MS = 300_000;
+
 export interface ReaderRoleOptions {
   readonly role: string;
+  readonly limits: ReaderSessionLimits;
   /** Make the role a login role (a new role is NOLOGIN otherwise; an existing one is left as is). */
   readonly login: boolean;
   /** SCRAM verifier to set as the role's password (with login only). */
@@ -46,6 +69,9 @@ export interface ReaderRoleOutcome {
   readonly relations: readonly { schema: string; count: number }[];
   /** Roles whose future tables in the reader schemas the role can read. */
   readonly defaultPrivilegesFor: readonly string[];
+  /** The session settings now in force for the role in this database. */
+  readonly settings: readonly string[];
+  readonly connectionLimit: number;
 }
 
 interface RoleAttributes {
@@ -225,6 +251,22 @@ export async function grantReaderRole(
         { role },
       );
     }
+    // In this database only: the role may read others, where other settings suit it.
+    // search_path is a list: one quoted string would be a single schema named "analytics, ...".
+    const settings = {
+      search_path: READER_SEARCH_PATH.map((schema) => pg.escapeIdentifier(schema)).join(", "),
+      statement_timeout: pg.escapeLiteral(`${options.limits.statementTimeoutMs}ms`),
+      idle_in_transaction_session_timeout: pg.escapeLiteral(`${IDLE_IN_TRANSACTION_MS}ms`),
+    };
+    for (const [name, value] of Object.entries(settings)) {
+      await run(`alter role ${quoted} in database ${database} set ${name} = ${value}`);
+    }
+    await run(`alter role ${quoted} connection limit ${options.limits.connectionLimit}`);
+    const { rows: inForce } = await sql<{ setting: string }>`
+      select unnest(s.setconfig) as setting from pg_db_role_setting s
+       where s.setrole = (select oid from pg_roles where rolname = ${role})
+         and s.setdatabase = (select oid from pg_database where datname = current_database())
+       order by 1`.execute(trx);
     const after = await roleAttributes(trx, role);
     return {
       database: session.database,
@@ -233,6 +275,8 @@ export async function grantReaderRole(
       passwordSet: options.passwordVerifier !== undefined,
       relations,
       defaultPrivilegesFor: owners,
+      settings: inForce.map((row) => row.setting),
+      connectionLimit: options.limits.connectionLimit,
     };
   });
 }

@@ -12,9 +12,12 @@ const VIEWS = [
   "daily_sales_by_dsp",
   "daily_sales_by_product",
   "daily_sales_by_territory",
+  "join_paths",
+  "monthly_sales_by_dsp",
   "payouts_by_status",
   "playlist_reach",
   "stream_freshness",
+  "weekly_sales",
 ];
 
 let harness: SyncHarness;
@@ -360,7 +363,8 @@ describe("on an empty warehouse", () => {
                   sales.trend_items, artist_stats.platform_stats, artist_stats.playlist_placements,
                   royalties.payouts, royalties.payout_status_history, etl.stream_state`,
       );
-      for (const view of VIEWS) {
+      // join_paths describes the schema, not data.
+      for (const view of VIEWS.filter((name) => name !== "join_paths")) {
         const [row] = await query<{ n: number }>(
           `select count(*)::int as n from analytics.${view}`,
         );

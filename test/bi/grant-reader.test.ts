@@ -20,16 +20,21 @@ function etl(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-/** A session as the reader (trust auth locally: the password is sent but not checked). */
-async function asReader<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A client of the reader (trust auth locally: the password is sent but not checked). */
+function readerClient(): pg.Client {
   const url = new URL(warehouse.url);
-  const client = new pg.Client({
+  return new pg.Client({
     host: url.hostname,
     port: Number(url.port || 5432),
     database: decodeURIComponent(url.pathname.slice(1)),
     user: ROLE,
     password: PASSWORD,
   });
+}
+
+/** A session as the reader. */
+async function asReader<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = readerClient();
   await client.connect();
   try {
     return await run(client);
@@ -247,6 +252,72 @@ describe("etl grant-reader", () => {
       expect(roles).toEqual([]);
     } finally {
       await warehouse.query("revoke create on schema public from public");
+    }
+  });
+
+  it("gives the role's sessions a search path, a statement timeout and a connection limit", async () => {
+    expect(first.stdout).toMatch(/statement_timeout=120000ms.*at most 10 at once/);
+    const session = await asReader(async (client) => {
+      const show = async (name: string) =>
+        (await client.query<Record<string, string>>(`show ${name}`)).rows[0]?.[name];
+      const calendar = await client.query("select day from calendar limit 1");
+      return {
+        searchPath: await show("search_path"),
+        statementTimeout: await show("statement_timeout"),
+        idle: await show("idle_in_transaction_session_timeout"),
+        unqualified: calendar.rows.length,
+      };
+    });
+    expect(session).toEqual({
+      searchPath: "analytics, sales, catalogue, artist_stats, royalties",
+      statementTimeout: "2min",
+      idle: "5min",
+      unqualified: 1,
+    });
+    const [limit] = await warehouse.query<{ n: number }>(
+      "select rolconnlimit as n from pg_roles where rolname = $1",
+      [ROLE],
+    );
+    expect(limit?.n).toBe(10);
+  });
+
+  it("applies other limits when run again with them: a longer query is cancelled, a third session refused", async () => {
+    const limited = await etl([
+      "grant-reader",
+      ROLE,
+      "--statement-timeout",
+      "1",
+      "--connection-limit",
+      "2",
+    ]);
+    expect(limited.code, limited.stderr).toBe(0);
+    try {
+      expect(await outcome("select pg_sleep(3)")).toBe("57014");
+      // One session held here; a second is allowed, a third is over the limit.
+      const sessions = await asReader(async () => {
+        const others = [readerClient(), readerClient()];
+        const codes: string[] = [];
+        for (const other of others) {
+          codes.push(
+            await other.connect().then(
+              () => "ok",
+              (error: { code?: string; message?: string }) => error.code ?? error.message ?? "",
+            ),
+          );
+        }
+        await Promise.all(others.map((other) => other.end().catch(() => undefined)));
+        return codes;
+      });
+      expect(sessions).toEqual(["ok", "53300"]);
+    } finally {
+      expect((await etl(["grant-reader", ROLE])).code).toBe(0);
+    }
+    for (const bad of [
+      ["--statement-timeout", "0"],
+      ["--connection-limit", "x"],
+    ]) {
+      const refused = await etl(["grant-reader", ROLE, ...bad]);
+      expect(refused.code, bad.join(" ")).toBe(2);
     }
   });
 

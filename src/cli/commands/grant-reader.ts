@@ -4,7 +4,12 @@ import { toConfigProblems } from "../../config/zod-problems.js";
 import { ConfigError, UsageError } from "../../errors.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
-import { grantReaderRole, readerRoleNameProblem } from "../../warehouse/reader-role.js";
+import {
+  DEFAULT_READER_LIMITS,
+  grantReaderRole,
+  type ReaderSessionLimits,
+  readerRoleNameProblem,
+} from "../../warehouse/reader-role.js";
 import { scramSha256Verifier } from "../../warehouse/scram-verifier.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
@@ -12,6 +17,27 @@ import type { Output } from "../output.js";
 export interface GrantReaderOptions {
   readonly login?: boolean;
   readonly passwordEnv?: string;
+  readonly statementTimeout?: string;
+  readonly connectionLimit?: string;
+}
+
+/** --statement-timeout and --connection-limit, checked before anything runs. */
+function sessionLimits(options: GrantReaderOptions): ReaderSessionLimits {
+  const whole = (flag: string, text: string | undefined, min: number, max: number) => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!/^-?\d+$/.test(text) || value < min || value > max) {
+      throw new UsageError(`${flag} takes a whole number from ${min} to ${max} (got "${text}")`);
+    }
+    return value;
+  };
+  const seconds = whole("--statement-timeout", options.statementTimeout, 1, 86_400);
+  const connections = whole("--connection-limit", options.connectionLimit, -1, 10_000);
+  return {
+    statementTimeoutMs:
+      seconds === undefined ? DEFAULT_READER_LIMITS.statementTimeoutMs : seconds * 1000,
+    connectionLimit: connections ?? DEFAULT_READER_LIMITS.connectionLimit,
+  };
 }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -46,6 +72,7 @@ export async function grantReaderCommand(
   const problem = readerRoleNameProblem(role);
   if (problem) throw new UsageError(problem);
   const verifier = passwordVerifier(options);
+  const limits = sessionLimits(options);
   const envResult = envSchema.safeParse(readEnvironment());
   if (!envResult.success)
     throw new ConfigError("environment", toConfigProblems(envResult.error, false));
@@ -55,6 +82,7 @@ export async function grantReaderCommand(
     const outcome = await grantReaderRole(db, {
       role,
       login: options.login === true,
+      limits,
       ...(verifier === undefined ? {} : { passwordVerifier: verifier }),
     });
     const login = outcome.canLogin
@@ -68,6 +96,9 @@ export async function grantReaderCommand(
       `tables and views created later in those schemas by ${outcome.defaultPrivilegesFor.join(", ")} are readable too`,
     );
     out.line("no access to etl: stream freshness is in analytics.stream_freshness");
+    out.line(
+      `sessions in ${outcome.database}: ${outcome.settings.join(", ")}; at most ${outcome.connectionLimit < 0 ? "unlimited" : outcome.connectionLimit} at once`,
+    );
     out.line(
       `checked: ${role} cannot insert, update, delete, truncate or create anything in ${outcome.database}`,
     );
