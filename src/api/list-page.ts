@@ -1,4 +1,4 @@
-import { asRecord, type JsonRecord } from "./extract.js";
+import { asRecord, type JsonRecord } from "./read-values.js";
 
 /**
  * What a list response holds, and what it says of the rest of the list. The spec shows no list

@@ -18,7 +18,7 @@ import {
   rateLimitResetMs,
   retryAfterMs,
 } from "./rate-limit-headers.js";
-import { linkedAbort } from "./linked-abort.js";
+import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom
 import type { CurrentRate } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { Logger } from "../logging/logger.js";
-import { withTimeout } from "../operator/with-timeout.js";
+import { withTimeout } from "../async/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
 import type { PageWarning } from "../streams/stream.js";
 import { packageVersion } from "../package-version.js";

@@ -1,10 +1,4 @@
 import type { Redis } from "ioredis";
-import { type Kysely, sql } from "kysely";
-
-/** Rejects unless Postgres answers a query: a pool that cannot connect fails here. */
-export async function postgresCheck<DB>(db: Kysely<DB>): Promise<void> {
-  await sql`select 1`.execute(db);
-}
 
 /**
  * Rejects unless Redis answers PING. Give it a client with `enableOfflineQueue: false`: one that

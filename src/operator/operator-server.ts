@@ -7,7 +7,7 @@ import express, { type NextFunction, type Request, type Response, type Router } 
 import type { Logger } from "../logging/logger.js";
 import type { EtlMetrics } from "../metrics/etl-metrics.js";
 import { checkMessage } from "./check-message.js";
-import { withTimeout } from "./with-timeout.js";
+import { withTimeout } from "../async/with-timeout.js";
 
 /** A dependency probe: resolves when the dependency is usable, rejects otherwise. */
 export type HealthCheck = () => Promise<void>;

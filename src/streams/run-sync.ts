@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import pLimit from "p-limit";
 import { AuthError } from "../errors.js";
-import { linkedAbort } from "../http/linked-abort.js";
+import { linkedAbort } from "../async/linked-abort.js";
 import { loadPageSizes, savePageSizes } from "../warehouse/page-sizes.js";
 import { PageSizes } from "./page-sizes.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";

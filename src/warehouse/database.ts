@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { CopyAwarePool } from "./copy-aware-pool.js";
 import { pgConnectionConfig } from "./pg-connection-config.js";
@@ -21,4 +21,9 @@ export function createWarehouse(url: string, options: { maxConnections?: number 
     client.on("error", () => undefined);
   });
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool: new CopyAwarePool(pool) }) });
+}
+
+/** Rejects unless Postgres answers a query: a pool that cannot connect fails here. */
+export async function pingWarehouse(db: Warehouse): Promise<void> {
+  await sql`select 1`.execute(db);
 }

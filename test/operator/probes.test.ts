@@ -2,9 +2,9 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { createEtlMetrics } from "../../src/metrics/etl-metrics.js";
-import { postgresCheck, redisCheck } from "../../src/operator/health-checks.js";
+import { redisCheck } from "../../src/operator/health-checks.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
-import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
+import { createWarehouse, pingWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { PG_HOST_URL } from "../helpers/warehouse.js";
 import { type PrivateRedis, privateRedis } from "../helpers/private-redis.js";
 
@@ -62,7 +62,7 @@ describe("/readyz and /livez against Postgres and a Redis that goes away", () =>
       host: "127.0.0.1",
       port: 0,
       metrics: createEtlMetrics(),
-      checks: { postgres: () => postgresCheck(db), redis: () => redisCheck(redis) },
+      checks: { postgres: () => pingWarehouse(db), redis: () => redisCheck(redis) },
       queues: [],
       logger,
     });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toInteger } from "../../src/api/extract.js";
+import { toInteger } from "../../src/api/read-values.js";
 import { AuthError, UpstreamStatusError } from "../../src/errors.js";
 import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { toInteger, toMoney, toNumber, toText } from "../../src/api/extract.js";
+import { toInteger, toMoney, toNumber, toText, toDay } from "../../src/api/read-values.js";
 import { collectUntyped, type UntypedValue } from "../../src/api/untyped-values.js";
-import { toDay } from "../../src/streams/typed-values.js";
 import { mergeUntyped, UntypedReport } from "../../src/streams/untyped-report.js";
 
 describe("values the readers cannot type", () => {

@@ -8,7 +8,7 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import { asRecord, toInteger, toNumber, toText } from "../extract.js";
+import { asRecord, toInteger, toNumber, toText } from "../read-values.js";
 import { readListPage, unwrapObject } from "../list-page.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {

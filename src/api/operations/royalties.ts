@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { asRecord, type JsonRecord, toInteger, toMoney, toNumber, toText } from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toMoney, toNumber, toText } from "../read-values.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import { amount } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
-import { asRecord, type JsonRecord, toInteger, toNumber, toText } from "../extract.js";
+import { asRecord, type JsonRecord, toInteger, toNumber, toText } from "../read-values.js";
 import { type ListPage, listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
 import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";

@@ -6,11 +6,11 @@ import { createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createLogger } from "../../logging/logger.js";
 import { createEtlMetrics } from "../../metrics/etl-metrics.js";
-import { postgresCheck, redisCheck } from "../../operator/health-checks.js";
+import { redisCheck } from "../../operator/health-checks.js";
 import { startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import { STREAMS } from "../../streams/registry.js";
-import { createWarehouse } from "../../warehouse/database.js";
+import { createWarehouse, pingWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
@@ -75,7 +75,7 @@ export async function workerCommand(): Promise<ExitCode> {
       port: env.WORKER_PORT,
       metrics,
       checks: {
-        postgres: () => postgresCheck(db),
+        postgres: () => pingWarehouse(db),
         redis: () => redisCheck(healthRedis),
         upstream_credential: () => credential.health(),
       },

@@ -1,16 +1,11 @@
-import { sql } from "kysely";
 import { artistId } from "../../api/operations/artist-stats.js";
-import { defineStream, type Partition, type PlanContext } from "../stream.js";
-import { toArrayLiteral } from "../typed-values.js";
+import { defineStream, type Partition } from "../stream.js";
+import { toArrayLiteral } from "../../warehouse/array-literal.js";
+import { type CatalogueArtistLink, catalogueArtistLinks } from "../../warehouse/tracked-artists.js";
 
 /** How an artist was found, in the order found_via lists them. */
 const WAYS = ["config", "streaming_id", "catalogue_artist"] as const;
 type Way = (typeof WAYS)[number];
-
-interface CatalogueLink {
-  readonly catalogueArtistId: string;
-  readonly socialArtistId: number;
-}
 
 /**
  * The single partition: the configured ids and the catalogue's links, read while planning (fetch
@@ -19,7 +14,7 @@ interface CatalogueLink {
 interface TrackingPartition extends Partition {
   readonly socialArtistIds: readonly number[];
   readonly streamingArtistIds: readonly string[];
-  readonly catalogue: readonly CatalogueLink[];
+  readonly catalogue: readonly CatalogueArtistLink[];
 }
 
 /**
@@ -35,20 +30,6 @@ interface TrackedArtist {
   readonly lookups: Record<string, unknown>;
 }
 
-/**
- * Catalogue artists linked to a social artist (written earlier in the sync by the catalogue
- * family), by catalogue id: catalogue_artist_ids is stored in that order.
- */
-async function catalogueLinks({ db }: PlanContext): Promise<CatalogueLink[]> {
-  const { rows } = await sql<{ artist_id: string; social_artist_id: string }>`
-    select artist_id::text, social_artist_id::text from catalogue.artists
-    where social_artist_id is not null order by artist_id`.execute(db);
-  return rows.map((row) => ({
-    catalogueArtistId: row.artist_id,
-    socialArtistId: Number(row.social_artist_id),
-  }));
-}
-
 export const artists = defineStream<TrackingPartition, TrackedArtist>({
   name: "artist_stats_artists",
   family: "artist_stats",
@@ -59,7 +40,8 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       key: "tracked",
       socialArtistIds: context.config.social_artist_ids,
       streamingArtistIds: context.config.streaming_artist_ids,
-      catalogue: await catalogueLinks(context),
+      // Linked by the catalogue family, written earlier in the sync.
+      catalogue: await catalogueArtistLinks(context.db),
     },
   ],
   requests: ({ streamingArtistIds }) => streamingArtistIds.length,

@@ -1,5 +1,5 @@
 import { AUDIENCE_DOMAINS, type AudienceDomain } from "../../api/enums.js";
-import { toInteger, toNumber } from "../../api/extract.js";
+import { toInteger, toNumber, field, toInstant } from "../../api/read-values.js";
 import {
   shortVideoAudienceStats,
   social3AudienceStats,
@@ -11,7 +11,6 @@ import {
   type ArtistPartition,
   artistPartitions,
 } from "./tracked-artists.js";
-import { field, toInstant } from "../typed-values.js";
 import { readSnapshot } from "./snapshot-records.js";
 
 /** One artist's audience on one domain: one of the three *-audience-stats paths. */

@@ -1,9 +1,8 @@
-import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
-import { field } from "../typed-values.js";
 
 const PAGE_SIZE = 200;
 

@@ -1,11 +1,11 @@
 import type { StatSource } from "../../api/enums.js";
-import { toNumber } from "../../api/extract.js";
+import { toNumber, field, toBoolean, toDay } from "../../api/read-values.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
 import { type Cursor, defineStream, type Partition, type PlanContext } from "../stream.js";
-import { AFTER_TRACKED_ARTISTS, trackedArtistIds } from "./tracked-artists.js";
-import { field, toBoolean, toDay } from "../typed-values.js";
+import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
+import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
 /** The upstream refuses a /stat window longer than 365 days: longer ones go in several requests. */
 const MAX_WINDOW_DAYS = 365;
@@ -43,7 +43,7 @@ function seriesWindow(
 }
 
 async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]> {
-  const series = (await trackedArtistIds(context)).flatMap((artistId) =>
+  const series = (await trackedArtistIds(context.db)).flatMap((artistId) =>
     context.config.artist_stats.stat_sources.map((source) => ({
       key: `${artistId}|${source}`,
       artistId,

@@ -1,5 +1,5 @@
 import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
-import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { type JsonRecord, toInteger, toText, field, toInstant } from "../../api/read-values.js";
 import type { Exchange } from "../../api/api-client.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
@@ -10,7 +10,6 @@ import {
   type ArtistPartition,
   artistPartitions,
 } from "./tracked-artists.js";
-import { field, toInstant } from "../typed-values.js";
 
 const PAGE_SIZE = 100;
 /** Curator playlists are not split by status upstream: their rows carry this status. */

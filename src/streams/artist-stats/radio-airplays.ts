@@ -1,4 +1,4 @@
-import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
@@ -8,7 +8,6 @@ import {
   artistDayPartitions,
   artistDayScope,
 } from "./tracked-artists.js";
-import { field } from "../typed-values.js";
 
 export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio_airplays",

@@ -1,4 +1,4 @@
-import { type JsonRecord, toInteger, toText } from "../../api/extract.js";
+import { type JsonRecord, toInteger, toText } from "../../api/read-values.js";
 import { radio as radioOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";

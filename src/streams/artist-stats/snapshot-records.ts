@@ -1,5 +1,5 @@
 import type { Exchange } from "../../api/api-client.js";
-import { asRecord } from "../../api/extract.js";
+import { asRecord } from "../../api/read-values.js";
 import { toSnapshot } from "../../api/results.js";
 import { single } from "../list-read.js";
 import type { PageRead } from "../stream.js";

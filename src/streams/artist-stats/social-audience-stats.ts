@@ -1,5 +1,5 @@
 import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js";
-import { type JsonRecord, toNumber, toText } from "../../api/extract.js";
+import { type JsonRecord, toNumber, toText, toInstant } from "../../api/read-values.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
@@ -9,7 +9,6 @@ import {
   type ArtistPartition,
   artistPartitions,
 } from "./tracked-artists.js";
-import { toInstant } from "../typed-values.js";
 
 const PAGE_SIZE = 100;
 

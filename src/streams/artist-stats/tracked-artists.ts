@@ -1,5 +1,5 @@
-import { sql } from "kysely";
 import { addDays } from "../../time/calendar.js";
+import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import type { Partition, PlanContext } from "../stream.js";
 
 /** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
@@ -10,15 +10,8 @@ export interface ArtistPartition extends Partition {
   readonly artistId: number;
 }
 
-/** The social ids in artist_stats.artists (written first in the same sync), ascending. */
-export async function trackedArtistIds({ db }: Pick<PlanContext, "db">): Promise<number[]> {
-  const { rows } = await sql<{ artist_id: string }>`
-    select artist_id::text from artist_stats.artists order by artist_id`.execute(db);
-  return rows.map((row) => Number(row.artist_id));
-}
-
 export async function artistPartitions(context: PlanContext): Promise<ArtistPartition[]> {
-  return (await trackedArtistIds(context)).map((artistId) => ({
+  return (await trackedArtistIds(context.db)).map((artistId) => ({
     key: String(artistId),
     artistId,
   }));
@@ -41,7 +34,7 @@ export interface ArtistDayPartition extends ArtistPartition {
 export async function artistDayPartitions(
   context: PlanContext,
 ): Promise<Iterable<ArtistDayPartition>> {
-  const artistIds = await trackedArtistIds(context);
+  const artistIds = await trackedArtistIds(context.db);
   const historyDays = context.config.artist_stats.radio_history_days;
   const first = historyDays === null ? "" : addDays(context.today, -historyDays);
   return (function* () {

@@ -1,9 +1,7 @@
-import type { JsonRecord } from "../../api/extract.js";
-import { toText } from "../../api/extract.js";
+import { type JsonRecord, toText, toKeyTexts } from "../../api/read-values.js";
 import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
-import { toKeyTexts } from "../typed-values.js";
 import {
   AFTER_TRACKED_ARTISTS,
   type ArtistPartition,

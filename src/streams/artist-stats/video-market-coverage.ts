@@ -1,4 +1,4 @@
-import { toInteger } from "../../api/extract.js";
+import { toInteger, field, toInstant } from "../../api/read-values.js";
 import { videoMarketCoverage as coverageOperation } from "../../api/operations/artist-stats.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import {
@@ -7,7 +7,6 @@ import {
   artistPartitions,
   artistScope,
 } from "./tracked-artists.js";
-import { field, toInstant } from "../typed-values.js";
 import { readSnapshot } from "./snapshot-records.js";
 
 export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({

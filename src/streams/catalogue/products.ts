@@ -1,4 +1,4 @@
-import { toInteger, toText } from "../../api/extract.js";
+import { toInteger, toText, toBoolean, toDay } from "../../api/read-values.js";
 import { getProductByUpc, type Product } from "../../api/operations/catalogue.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
@@ -9,7 +9,6 @@ import {
   lookupPartitions,
   nextLookupPage,
 } from "./lookup-paging.js";
-import { toBoolean, toDay } from "../typed-values.js";
 
 /** Products by each configured UPC (a substring search), with their assets. */
 export const products = defineStream<LookupPartition, Product>({

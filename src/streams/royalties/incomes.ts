@@ -1,11 +1,10 @@
-import { type JsonRecord, toMoney, toText } from "../../api/extract.js";
+import { type JsonRecord, toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
 import { nextFromBody } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
 import { fetchBodyPaged } from "./body-paged.js";
-import { monthStart, toInstant } from "../typed-values.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** An income and its key in the table. */

@@ -1,10 +1,9 @@
-import { type JsonRecord, toMoney, toText } from "../../api/extract.js";
+import { type JsonRecord, toMoney, toText, toInstant } from "../../api/read-values.js";
 import { getInvoice } from "../../api/operations/royalties.js";
 import { splitItems, toSnapshot } from "../../api/results.js";
 import { notRecords, single } from "../list-read.js";
 import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
-import { toInstant } from "../typed-values.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** The invoice number, or a hash of the whole record when it has none. */

@@ -2,7 +2,7 @@ import { listPayouts, type Payout } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
 import { nextFromBody } from "../paging.js";
 import { defineStream, type Output, type Partition, type Stream } from "../stream.js";
-import { toInstant } from "../typed-values.js";
+import { toInstant } from "../../api/read-values.js";
 import { fetchBodyPaged } from "./body-paged.js";
 import { WHOLE_LIST } from "./whole-list.js";
 

@@ -1,6 +1,6 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it } from "vitest";
-import { linkedAbort } from "../../src/http/linked-abort.js";
+import { linkedAbort } from "../../src/async/linked-abort.js";
 
 describe("linkedAbort", () => {
   it("aborts with its parent, for the parent's reason", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toInteger, toMoney, toNumber, toText } from "../../src/api/extract.js";
+import { toInteger, toMoney, toNumber, toText } from "../../src/api/read-values.js";
 import { readListPage, recordsOf, unwrapObject } from "../../src/api/list-page.js";
 
 const findList = (body: unknown) => {

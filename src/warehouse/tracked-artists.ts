@@ -1,0 +1,25 @@
+import { sql } from "kysely";
+import type { Warehouse } from "./database.js";
+
+/** The social ids in artist_stats.artists, ascending: the artists the per-artist streams fetch. */
+export async function trackedArtistIds(db: Warehouse): Promise<number[]> {
+  const { rows } = await sql<{ artist_id: string }>`
+    select artist_id::text from artist_stats.artists order by artist_id`.execute(db);
+  return rows.map((row) => Number(row.artist_id));
+}
+
+export interface CatalogueArtistLink {
+  readonly catalogueArtistId: string;
+  readonly socialArtistId: number;
+}
+
+/** Catalogue artists linked to a social artist, by catalogue id (the order ids are stored in). */
+export async function catalogueArtistLinks(db: Warehouse): Promise<CatalogueArtistLink[]> {
+  const { rows } = await sql<{ artist_id: string; social_artist_id: string }>`
+    select artist_id::text, social_artist_id::text from catalogue.artists
+    where social_artist_id is not null order by artist_id`.execute(db);
+  return rows.map((row) => ({
+    catalogueArtistId: row.artist_id,
+    socialArtistId: Number(row.social_artist_id),
+  }));
+}
