@@ -34,7 +34,7 @@ afterAll(async () => {
 function clientProcess() {
   return run(
     resolve(PROJECT_ROOT, "node_modules/.bin/tsx"),
-    [resolve(PROJECT_ROOT, "test/fixtures/budget-client.ts")],
+    [resolve(PROJECT_ROOT, "test/helpers/budget-client.ts")],
     {
       cwd: dir.path,
       env: {

@@ -7,14 +7,14 @@ import {
   PLAYLIST_STATUSES,
   STAT_SOURCES,
   STATS_TYPES,
-} from "../src/api/enums.js";
-import { etlConfigSchema } from "../src/config/etl-config-schema.js";
-import { loadConfig } from "../src/config/load-config.js";
-import { ConfigError } from "../src/errors.js";
-import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
-import { runCli } from "./helpers/cli.js";
-import { keysWithPrefix, uniquePrefix } from "./helpers/redis.js";
-import { makeTempDir } from "./helpers/temp-dir.js";
+} from "../../src/api/enums.js";
+import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { ConfigError } from "../../src/errors.js";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+import { runCli } from "../helpers/cli.js";
+import { keysWithPrefix, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const dir = makeTempDir("config");
 const prefix = uniquePrefix("config");

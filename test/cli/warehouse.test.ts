@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../sandbox/index.js";
-import { runCli } from "./helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
-import { makeTempDir } from "./helpers/temp-dir.js";
-import { PG_HOST_URL, withDatabaseClient } from "./helpers/warehouse.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { runCli } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
 
 const prefix = uniquePrefix("cli-warehouse");
 const dir = makeTempDir("cli-warehouse");

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../sandbox/index.js";
-import { runCli } from "./helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
-import { makeTempDir } from "./helpers/temp-dir.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { runCli } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const prefix = uniquePrefix("cli-check");
 const dir = makeTempDir("cli-check");

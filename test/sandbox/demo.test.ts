@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
-import { PROJECT_ROOT } from "./helpers/cli.js";
+import { PROJECT_ROOT } from "../helpers/cli.js";
 
 function demo(env: Record<string, string>) {
   return new Promise<{ code: number; stderr: string }>((done) => {

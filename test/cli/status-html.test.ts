@@ -2,12 +2,12 @@ import { execFile } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STREAMS } from "../src/streams/registry.js";
-import { markPartitionFailed } from "../src/warehouse/stream-state.js";
-import { runCli } from "./helpers/cli.js";
-import { REDIS_URL } from "./helpers/redis.js";
-import { type SyncHarness, startSyncHarness } from "./helpers/sync-harness.js";
-import { makeTempDir } from "./helpers/temp-dir.js";
+import { STREAMS } from "../../src/streams/registry.js";
+import { markPartitionFailed } from "../../src/warehouse/stream-state.js";
+import { runCli } from "../helpers/cli.js";
+import { REDIS_URL } from "../helpers/redis.js";
+import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "chromium";
 const dir = makeTempDir("status-html");

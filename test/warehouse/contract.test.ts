@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestWarehouse, type TestWarehouse } from "./helpers/warehouse.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 /** The public contract: BI users and outside checks depend on these tables, keys and columns. */
 const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {

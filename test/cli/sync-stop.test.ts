@@ -1,10 +1,10 @@
-import { partitionsInFlight } from "../src/config/partitions-in-flight.js";
+import { partitionsInFlight } from "../../src/config/partitions-in-flight.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../sandbox/index.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./helpers/redis.js";
-import { makeTempDir } from "./helpers/temp-dir.js";
-import { createTestWarehouse, type TestWarehouse } from "./helpers/warehouse.js";
-import { spawnEtl } from "./helpers/worker-process.js";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { spawnEtl } from "../helpers/worker-process.js";
 
 const prefix = uniquePrefix("sync-stop");
 const dir = makeTempDir("sync-stop");
