@@ -6,11 +6,9 @@ import {
   videoAudienceStats,
 } from "../../api/operations/artist-stats.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
-import {
-  AFTER_TRACKED_ARTISTS,
-  type ArtistPartition,
-  artistPartitions,
-} from "./tracked-artists.js";
+import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
+import { product } from "../dimensions.js";
+import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 import { readSnapshot } from "./snapshot-records.js";
 
 /** One artist's audience on one domain: one of the three *-audience-stats paths. */
@@ -38,9 +36,7 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
   family: "artist_stats",
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
-    (await artistPartitions(context)).flatMap((artist) =>
-      AUDIENCE_DOMAINS.map((domain) => ({ ...artist, key: `${artist.key}|${domain}`, domain })),
-    ),
+    product({ artistId: await trackedArtistIds(context.db), domain: AUDIENCE_DOMAINS }),
   requests: ONE_REQUEST,
   fetch: async ({ api, call }, { artistId, domain }) => [
     await api.exchange(audienceOperation(domain), { artist_id: artistId }, call),

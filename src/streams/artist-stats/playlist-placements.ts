@@ -5,11 +5,9 @@ import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
 import { type Cursor, defineStream, type FetchContext } from "../stream.js";
-import {
-  AFTER_TRACKED_ARTISTS,
-  type ArtistPartition,
-  artistPartitions,
-} from "./tracked-artists.js";
+import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
+import { product } from "../dimensions.js";
+import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
 const PAGE_SIZE = 100;
 /** Curator playlists are not split by status upstream: their rows carry this status. */
@@ -70,24 +68,20 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
   partitions: async (context) => {
     const { editorial_platforms, curator_platforms, statuses } =
       context.config.artist_stats.playlists;
-    return (await artistPartitions(context)).flatMap((artist) => [
-      ...editorial_platforms.flatMap((platform) =>
-        statuses.map((status) => ({
-          ...artist,
-          key: `${artist.key}|editorial|${platform}|${status}`,
-          kind: "editorial" as const,
-          platform,
-          status,
-        })),
+    const artistId = await trackedArtistIds(context.db);
+    return [
+      ...product({
+        artistId,
+        kind: ["editorial"] as const,
+        platform: editorial_platforms,
+        status: statuses,
+      }),
+      // The curator lists have no status to ask for: one list per platform.
+      ...product(
+        { artistId, kind: ["curator"] as const, platform: curator_platforms },
+        { status: CURATOR_STATUS },
       ),
-      ...curator_platforms.map((platform) => ({
-        ...artist,
-        key: `${artist.key}|curator|${platform}`,
-        kind: "curator" as const,
-        platform,
-        status: CURATOR_STATUS,
-      })),
-    ]);
+    ];
   },
   fetch: async (context, partition, cursor) => [await fetchList(context, partition, cursor)],
   read: (exchanges, partition, cursor, context) => {

@@ -4,11 +4,9 @@ import { socialAudienceStats as listOperation } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { nextOffset, offsetOf } from "../paging.js";
 import { defineStream } from "../stream.js";
-import {
-  AFTER_TRACKED_ARTISTS,
-  type ArtistPartition,
-  artistPartitions,
-} from "./tracked-artists.js";
+import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
+import { product } from "../dimensions.js";
+import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
 const PAGE_SIZE = 100;
 
@@ -29,19 +27,12 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>(
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) => {
     const { domains, audience_types, stats_types } = context.config.artist_stats.social_audience;
-    return (await artistPartitions(context)).flatMap((artist) =>
-      domains.flatMap((domain) =>
-        audience_types.flatMap((audienceType) =>
-          stats_types.map((statsType) => ({
-            ...artist,
-            key: `${artist.key}|${domain}|${audienceType}|${statsType}`,
-            domain,
-            audienceType,
-            statsType,
-          })),
-        ),
-      ),
-    );
+    return product({
+      artistId: await trackedArtistIds(context.db),
+      domain: domains,
+      audienceType: audience_types,
+      statsType: stats_types,
+    });
   },
   fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => [
     await api.exchange(

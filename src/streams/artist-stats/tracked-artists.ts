@@ -1,5 +1,6 @@
 import { addDays } from "../../time/calendar.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
+import { product } from "../dimensions.js";
 import type { Partition, PlanContext } from "../stream.js";
 
 /** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
@@ -10,11 +11,9 @@ export interface ArtistPartition extends Partition {
   readonly artistId: number;
 }
 
-export async function artistPartitions(context: PlanContext): Promise<ArtistPartition[]> {
-  return (await trackedArtistIds(context.db)).map((artistId) => ({
-    key: String(artistId),
-    artistId,
-  }));
+/** One partition per tracked artist, keyed by its id. */
+export async function artistPartitions(context: PlanContext): Promise<Iterable<ArtistPartition>> {
+  return product({ artistId: await trackedArtistIds(context.db) });
 }
 
 /** The rows of one artist: what replace and snapshot modes scope their deletions to. */
@@ -34,15 +33,12 @@ export interface ArtistDayPartition extends ArtistPartition {
 export async function artistDayPartitions(
   context: PlanContext,
 ): Promise<Iterable<ArtistDayPartition>> {
-  const artistIds = await trackedArtistIds(context.db);
   const historyDays = context.config.artist_stats.radio_history_days;
   const first = historyDays === null ? "" : addDays(context.today, -historyDays);
-  return (function* () {
-    for (const day of context.days) {
-      if (day < first) continue;
-      for (const artistId of artistIds) yield { key: `${day}|${artistId}`, day, artistId };
-    }
-  })();
+  return product({
+    day: context.days.filter((day) => day >= first),
+    artistId: await trackedArtistIds(context.db),
+  });
 }
 
 /** An artist's rows of one day (the day asked for is the row's snapshot_date). */

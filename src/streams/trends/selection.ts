@@ -1,4 +1,5 @@
 import { SALE_TYPES, SELECTION_TYPES, type SaleType, type SelectionType } from "../../api/enums.js";
+import { product } from "../dimensions.js";
 import type { Partition } from "../stream.js";
 
 /** One day of one selection type. */
@@ -12,20 +13,14 @@ export interface SaleDay extends SelectionDay {
   readonly saleType: SaleType;
 }
 
-export function selectionDays(days: readonly string[]): SelectionDay[] {
-  return days.flatMap((day) =>
-    SELECTION_TYPES.map((selectionType) => ({
-      key: `${day}|${selectionType}`,
-      day,
-      selectionType,
-    })),
-  );
+/** Days × selection types: "2026-01-05|dsp". */
+export function selectionDays(days: readonly string[]): Iterable<SelectionDay> {
+  return product({ day: days, selectionType: SELECTION_TYPES });
 }
 
-export function saleDays(days: readonly string[]): SaleDay[] {
-  return selectionDays(days).flatMap((partition) =>
-    SALE_TYPES.map((saleType) => ({ ...partition, key: `${partition.key}|${saleType}`, saleType })),
-  );
+/** Days × selection types × sale types: "2026-01-05|dsp|stream". */
+export function saleDays(days: readonly string[]): Iterable<SaleDay> {
+  return product({ day: days, selectionType: SELECTION_TYPES, saleType: SALE_TYPES });
 }
 
 /** The list and chart operations take date-times: the whole day. */
