@@ -19,15 +19,15 @@ export function notRecords(items: readonly unknown[], what = "an object"): Rejec
  * A page of a list: its records, its items that are none (quarantined), what the list itself
  * leaves uncertain, and the paging step (the end of an unpaged list, by default).
  */
-export function listRead<R>(
+export function listRead<R, C = never>(
   page: {
     readonly records: readonly R[];
     readonly others: readonly unknown[];
     readonly list: ListPage;
   },
   context: ReadContext,
-  step: PagingStep = stop(page.list, context.position + page.list.items.length),
-): PageRead<R> {
+  step: PagingStep<C> = stop(page.list, context.position + page.list.items.length),
+): PageRead<R, C> {
   return {
     records: page.records,
     next: step.next,

@@ -1,9 +1,23 @@
 import type { ListPage } from "../api/list-page.js";
-import type { Cursor, PageWarning, ReadContext } from "./stream.js";
+import type { PageWarning, ReadContext } from "./stream.js";
+
+/**
+ * How a stream's list goes on from page to page. Each style has one implementation here (or, for
+ * the catalogue look-ups and the royalties lists, beside the streams that share it), and every
+ * stream declares its own: none (one request), offset/limit or offset/size (artist statistics,
+ * trends), page number (the look-ups), next link (a body that says how it goes on), windows (a
+ * date series asked a span at a time).
+ */
+export interface Paging {
+  readonly style: "none" | "offset/limit" | "offset/size" | "page number" | "next link" | "windows";
+}
+
+/** An unpaged stream: its one request is its whole list. */
+export const NO_PAGING: Paging = { style: "none" };
 
 /** What a paging style decides of one page: where the next starts, and what is uncertain. */
-export interface PagingStep {
-  readonly next: Cursor;
+export interface PagingStep<C = never> {
+  readonly next: C | null;
   readonly warnings: readonly PageWarning[];
 }
 
@@ -36,7 +50,7 @@ export function listWarnings(list: ListPage): PageWarning[] {
 }
 
 /** The end of a list: no next page, and a warning if the body says otherwise. */
-export function stop(list: ListPage, read: number): PagingStep {
+export function stop(list: ListPage, read: number): PagingStep<never> {
   const more = moreThanRead(list, read);
   return { next: null, warnings: more ? [{ kind: "truncated", message: more }] : [] };
 }
@@ -48,9 +62,32 @@ export interface OffsetCursor {
   readonly probe?: number;
 }
 
-export function offsetOf(cursor: Cursor): OffsetCursor {
-  const value = cursor as Partial<OffsetCursor> | null;
-  return { offset: value?.offset ?? 0, ...(value?.probe ? { probe: value.probe } : {}) };
+/** An offset-paged list, as a stream declares it: what to ask, and where the next page starts. */
+export interface OffsetPaging<N extends string> extends Paging {
+  readonly style: "offset/limit" | "offset/size";
+  /** The paging parameters of the page at `cursor` (null: the first). */
+  params(cursor: OffsetCursor | null): { readonly offset: number } & Readonly<Record<N, number>>;
+  next(list: ListPage, cursor: OffsetCursor | null, context: ReadContext): PagingStep<OffsetCursor>;
+}
+
+/**
+ * Offsets and a page size named `sizeParam` (`limit` for artist statistics, `size` for trends),
+ * `size` records asked per page of `operation` (which names the learned page sizes).
+ */
+export function offsetPaging<N extends "limit" | "size">(
+  operation: string,
+  size: number,
+  sizeParam: N,
+): OffsetPaging<N> {
+  return {
+    style: sizeParam === "limit" ? "offset/limit" : "offset/size",
+    params: (cursor) =>
+      ({ offset: cursor?.offset ?? 0, [sizeParam]: size }) as { offset: number } & Record<
+        N,
+        number
+      >,
+    next: (list, cursor, context) => nextOffset(operation, cursor, size, list, context),
+  };
 }
 
 /**
@@ -58,14 +95,15 @@ export function offsetOf(cursor: Cursor): OffsetCursor {
  * (or as the operation's learned cap) is full; a shorter one ends the list unless it may be a
  * cap not yet learned, which one probe settles (see PageSizes).
  */
-export function nextOffset(
+function nextOffset(
   operation: string,
-  cursor: Cursor,
+  cursor: OffsetCursor | null,
   asked: number,
   list: ListPage,
   context: ReadContext,
-): PagingStep {
-  const { offset, probe } = offsetOf(cursor);
+): PagingStep<OffsetCursor> {
+  const offset = cursor?.offset ?? 0;
+  const probe = cursor?.probe;
   const received = list.items.length;
   const read = context.position + received;
   const sizes = context.pageSizes;
@@ -73,7 +111,7 @@ export function nextOffset(
     if (received > 0) sizes.learnCap(operation, probe);
     else sizes.learnEnding(operation, probe);
   }
-  const more = { next: { offset: offset + received }, warnings: [] };
+  const more: PagingStep<OffsetCursor> = { next: { offset: offset + received }, warnings: [] };
   if (list.total !== null) {
     if (received < asked && offset + received < list.total) sizes.learnCap(operation, received);
     return received > 0 && offset + received < list.total ? more : stop(list, read);
@@ -89,13 +127,13 @@ export function nextOffset(
 }
 
 /** The cursor of a list paged by the body: a page number to ask for, or a link to follow. */
-export type BodyCursor = { readonly page: number } | { readonly link: string } | null;
+export type BodyCursor = { readonly page: number } | { readonly link: string };
 
 /**
  * The next page of a list whose body says how it goes on: a next-page link (followed only on
  * the upstream's own origin), else a page number below the last page.
  */
-export function nextFromBody(list: ListPage, context: ReadContext): PagingStep {
+export function nextFromBody(list: ListPage, context: ReadContext): PagingStep<BodyCursor> {
   const read = context.position + list.items.length;
   if (list.nextLink !== null) {
     if (context.ownsLink(list.nextLink)) return { next: { link: list.nextLink }, warnings: [] };

@@ -3,6 +3,7 @@ import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
 import type { Row, TableTarget } from "../warehouse/write-rows.js";
 import type { StreamFamily } from "./families.js";
+import type { Paging } from "./paging.js";
 import type { PageSizes } from "./page-sizes.js";
 
 /** One slice of a stream, synced and checkpointed as a unit. */
@@ -74,10 +75,10 @@ export interface PageWarning {
 }
 
 /** One page as the load stage reads it from its responses. */
-export interface PageRead<R> {
+export interface PageRead<R, C = Cursor> {
   readonly records: readonly R[];
   /** Where the next page starts, or null when the partition is complete. */
-  readonly next: Cursor;
+  readonly next: C | null;
   readonly rejected?: readonly RejectedItem[];
   readonly warnings?: readonly PageWarning[];
 }
@@ -117,8 +118,12 @@ interface OutputRows<P extends Partition, R> {
   readonly rows: (record: R, partition: P, position: number) => readonly Row[];
 }
 
-/** A stream: one upstream endpoint family, declared as data, run by the generic runner. */
-export interface Stream<P extends Partition = Partition, R = unknown> {
+/**
+ * A stream: one upstream endpoint family, declared as data, run by the generic runner. `C` is
+ * its cursor: where a page starts (stored as JSON with the page's responses); `never` for an
+ * unpaged stream, whose one page has none.
+ */
+export interface Stream<P extends Partition = Partition, R = unknown, C = Cursor> {
   readonly name: string;
   readonly family: StreamFamily;
   /**
@@ -127,9 +132,11 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
    */
   readonly after?: readonly string[];
   readonly outputs: readonly Output<P, R>[];
+  /** How its list goes on from page to page: one of paging.ts's styles. */
+  readonly paging: Paging;
   partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
   /** Extract: the responses of one page, as received (usually one request). */
-  fetch(context: FetchContext, partition: P, cursor: Cursor): Promise<readonly Exchange[]>;
+  fetch(context: FetchContext, partition: P, cursor: C | null): Promise<readonly Exchange[]>;
   /**
    * Load: the records of one page from its responses, and where the next page starts. No I/O:
    * `etl replay` runs it again over stored responses.
@@ -137,9 +144,9 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
   read(
     exchanges: readonly Exchange[],
     partition: P,
-    cursor: Cursor,
+    cursor: C | null,
     context: ReadContext,
-  ): PageRead<R>;
+  ): PageRead<R, C>;
   /**
    * The requests a partition takes, where that is known before fetching (a fixed number of
    * unpaged calls, the windows of a series): `etl plan` counts these exactly and estimates the
@@ -153,7 +160,10 @@ export interface Stream<P extends Partition = Partition, R = unknown> {
 /** The `requests` of a stream whose every partition is one unpaged request. */
 export const ONE_REQUEST = (): number => 1;
 
-/** Erases a stream's partition and record types, for lists of streams. */
-export function defineStream<P extends Partition, R>(stream: Stream<P, R>): Stream {
+/**
+ * Erases a stream's partition, record and cursor types, for lists of streams: the runner hands
+ * each page's cursor back to the stream that made it, so the stream may trust its own type.
+ */
+export function defineStream<P extends Partition, R, C = never>(stream: Stream<P, R, C>): Stream {
   return stream as unknown as Stream;
 }

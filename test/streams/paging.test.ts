@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { readListPage } from "../../src/api/list-page.js";
 import { linkPath } from "../../src/http/link-path.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
-import { nextFromBody, nextOffset } from "../../src/streams/paging.js";
-import type { Cursor, ReadContext } from "../../src/streams/stream.js";
+import { nextFromBody, type OffsetCursor, offsetPaging } from "../../src/streams/paging.js";
+import type { ReadContext } from "../../src/streams/stream.js";
 
 const ASKED = 100;
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i }));
@@ -24,16 +24,17 @@ function page(
   sizes: PageSizes,
   body: (list: unknown[]) => unknown = (list) => list,
 ) {
-  let cursor: Cursor = null;
+  const paging = offsetPaging("op", ASKED, "size");
+  let cursor: OffsetCursor | null = null;
   let requests = 0;
   let read = 0;
   const warnings: string[] = [];
   for (;;) {
     requests += 1;
-    const offset = (cursor as { offset?: number } | null)?.offset ?? 0;
+    const { offset } = paging.params(cursor);
     const served = items(total).slice(offset, offset + Math.min(ASKED, cap));
     const list = readListPage(body(served));
-    const step = nextOffset("op", cursor, ASKED, list, context(sizes, read));
+    const step = paging.next(list, cursor, context(sizes, read));
     read += served.length;
     warnings.push(...step.warnings.map((w) => w.message));
     if (step.next === null) return { requests, read, warnings };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { PLAN_SLICE, planPartitions } from "../../src/streams/plan-partitions.js";
+import { NO_PAGING } from "../../src/streams/paging.js";
 import { defineStream, type Partition, type Stream } from "../../src/streams/stream.js";
 import { addDays, daysBetween } from "../../src/time/calendar.js";
 import { markPartitionSucceeded } from "../../src/warehouse/stream-state.js";
@@ -22,6 +23,7 @@ function hourlyStream(name: string, family: "trends" | "artist_stats" = "artist_
   const stream = defineStream<Partition, never>({
     name,
     family,
+    paging: NO_PAGING,
     partitions: ({ days }) =>
       (function* () {
         for (const day of days) {

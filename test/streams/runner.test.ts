@@ -3,6 +3,7 @@ import { toInteger } from "../../src/api/read-values.js";
 import { AuthError, UpstreamStatusError } from "../../src/errors.js";
 import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
+import type { Paging } from "../../src/streams/paging.js";
 import { defineStream, type Partition } from "../../src/streams/stream.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
@@ -26,6 +27,9 @@ function answer(page: unknown): Exchange[] {
   ];
 }
 
+/** The test's answers say where the next page starts, whatever a real paging would. */
+const TEST_PAGING: Paging = { style: "next link" };
+
 function readAnswer<R>(exchanges: readonly Exchange[]): PageRead<R> {
   return exchanges[0]?.body as PageRead<R>;
 }
@@ -36,9 +40,10 @@ function testStream(
   days: string[],
   fetch: (day: string, cursor: unknown) => unknown,
 ) {
-  return defineStream<Partition & { day: string }, { day: string; n: number }>({
+  return defineStream<Partition & { day: string }, { day: string; n: number }, unknown>({
     name,
     family: "trends",
+    paging: TEST_PAGING,
     partitions: () => days.map((day) => ({ key: day, day })),
     fetch: async (_context, partition, cursor) => {
       await Promise.resolve();
@@ -88,9 +93,10 @@ function twoDaysPerPage(month: string, cursor: unknown, pages: number) {
 
 /** A stream of `pages` pages of 300 trend items of one day: page p holds items 300p..300p+299. */
 function itemsStream(name: string, day: string, pages: number, countOf = (i: number) => i) {
-  return defineStream<Partition, number>({
+  return defineStream<Partition, number, unknown>({
     name,
     family: "trends",
+    paging: TEST_PAGING,
     partitions: () => [{ key: `${name}|${day}`, day }],
     fetch: async (_context, _partition, cursor) => {
       await Promise.resolve();
@@ -350,9 +356,10 @@ describe("the runner", () => {
 
   it("counts an untyped value read twice from one place (key and column) once", async () => {
     const day = "2026-08-01";
-    const stream = defineStream<Partition, { day: string; n: unknown }>({
+    const stream = defineStream<Partition, { day: string; n: unknown }, unknown>({
       name: "read-twice",
       family: "trends",
+      paging: TEST_PAGING,
       partitions: () => [{ key: day, day }],
       fetch: async () => {
         await Promise.resolve();

@@ -1,4 +1,5 @@
 import { artistId } from "../../api/operations/artist-stats.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
 import { type CatalogueArtistLink, catalogueArtistLinks } from "../../warehouse/tracked-artists.js";
@@ -33,6 +34,7 @@ interface TrackedArtist {
 export const artists = defineStream<TrackingPartition, TrackedArtist>({
   name: "artist_stats_artists",
   family: "artist_stats",
+  paging: NO_PAGING,
   // The catalogue's artists link to social ids.
   after: ["artists"],
   partitions: async (context) => [

@@ -5,6 +5,7 @@ import {
   social3AudienceStats,
   videoAudienceStats,
 } from "../../api/operations/artist-stats.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
@@ -34,6 +35,7 @@ function audienceScope({ artistId, domain }: AudiencePartition) {
 export const audienceStats = defineStream<AudiencePartition, unknown>({
   name: "artist_stats_audience_stats",
   family: "artist_stats",
+  paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
     product({ artistId: await trackedArtistIds(context.db), domain: AUDIENCE_DOMAINS }),

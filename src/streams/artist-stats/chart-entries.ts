@@ -1,10 +1,10 @@
 import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { nextOffset, offsetOf } from "../paging.js";
+import { offsetPaging, type OffsetCursor } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 
-const PAGE_SIZE = 200;
+const paging = offsetPaging(charts.name, 200, "limit");
 
 /** One configured chart on one day. */
 interface ChartDay extends Partition {
@@ -17,9 +17,10 @@ function chartScope({ day, countryCode, genre }: ChartDay) {
   return { chart_date: day, country_code: countryCode, genre };
 }
 
-export const chartEntries = defineStream<ChartDay, JsonRecord>({
+export const chartEntries = defineStream<ChartDay, JsonRecord, OffsetCursor>({
   name: "artist_stats_chart_entries",
   family: "artist_stats",
+  paging,
   partitions: ({ config, days }) =>
     days.flatMap((day) =>
       config.charts.map(({ country_code, genre }) => ({
@@ -36,15 +37,14 @@ export const chartEntries = defineStream<ChartDay, JsonRecord>({
         country_code: countryCode,
         genre,
         date: day,
-        offset: offsetOf(cursor).offset,
-        limit: PAGE_SIZE,
+        ...paging.params(cursor),
       },
       call,
     ),
   ],
   read: (exchanges, _partition, cursor, context) => {
     const page = charts.parse(single(exchanges).body);
-    return listRead(page, context, nextOffset(charts.name, cursor, PAGE_SIZE, page.list, context));
+    return listRead(page, context, paging.next(page.list, cursor, context));
   },
   outputs: [
     {

@@ -3,7 +3,7 @@ import { toNumber, field, toBoolean, toDay } from "../../api/read-values.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
-import { type Cursor, defineStream, type Partition, type PlanContext } from "../stream.js";
+import { defineStream, type Partition, type PlanContext } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
@@ -55,20 +55,21 @@ async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]
 }
 
 /** The window a cursor asks for: from its start (the partition's since first), capped. */
-function windowOf({ since, until }: SeriesPartition, cursor: Cursor) {
-  const start = typeof cursor === "string" ? cursor : since;
+function windowOf({ since, until }: SeriesPartition, cursor: string | null) {
+  const start = cursor ?? since;
   const windowEnd = addDays(start, MAX_WINDOW_DAYS - 1);
   return { start, end: windowEnd < until ? windowEnd : until };
 }
 
-export const platformStats = defineStream<SeriesPartition, StatPoint>({
+/** Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start. */
+export const platformStats = defineStream<SeriesPartition, StatPoint, string>({
   name: "artist_stats_platform_stats",
   family: "artist_stats",
+  paging: { style: "windows" },
   after: AFTER_TRACKED_ARTISTS,
   partitions: seriesPartitions,
   requests: ({ since, until }) =>
     since > until ? 0 : Math.ceil((daysFrom(since, until) + 1) / MAX_WINDOW_DAYS),
-  // Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start.
   fetch: async ({ api, call }, partition, cursor) => {
     const { start, end } = windowOf(partition, cursor);
     if (start > partition.until) return [];

@@ -3,13 +3,17 @@ import { type JsonRecord, toInteger, toText, field, toInstant } from "../../api/
 import type { Exchange } from "../../api/api-client.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { nextOffset, offsetOf } from "../paging.js";
-import { type Cursor, defineStream, type FetchContext } from "../stream.js";
+import { offsetPaging, type OffsetCursor } from "../paging.js";
+import { defineStream, type FetchContext } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
-const PAGE_SIZE = 100;
+/** Each list is paged by offset; the two operations learn their page sizes apart. */
+const PAGING = {
+  editorial: offsetPaging(editorialPlaylists.name, 100, "limit"),
+  curator: offsetPaging(curatorPlaylists.name, 100, "limit"),
+};
 /** Curator playlists are not split by status upstream: their rows carry this status. */
 const CURATOR_STATUS = "all" as const;
 
@@ -45,13 +49,9 @@ export function playlistKey(entry: JsonRecord): string | null {
 function fetchList(
   { api, call }: FetchContext,
   partition: PlacementPartition,
-  cursor: Cursor,
+  cursor: OffsetCursor | null,
 ): Promise<Exchange> {
-  const paging = {
-    artist_id: partition.artistId,
-    offset: offsetOf(cursor).offset,
-    limit: PAGE_SIZE,
-  };
+  const paging = { artist_id: partition.artistId, ...PAGING[partition.kind].params(cursor) };
   return partition.kind === "curator"
     ? api.exchange(curatorPlaylists, { ...paging, platform: partition.platform }, call)
     : api.exchange(
@@ -61,9 +61,10 @@ function fetchList(
       );
 }
 
-export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
+export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, OffsetCursor>({
   name: "artist_stats_playlist_placements",
   family: "artist_stats",
+  paging: PAGING.editorial,
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) => {
     const { editorial_platforms, curator_platforms, statuses } =
@@ -87,11 +88,7 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord>({
   read: (exchanges, partition, cursor, context) => {
     const operation = partition.kind === "curator" ? curatorPlaylists : editorialPlaylists;
     const page = operation.parse(single(exchanges).body);
-    return listRead(
-      page,
-      context,
-      nextOffset(operation.name, cursor, PAGE_SIZE, page.list, context),
-    );
+    return listRead(page, context, PAGING[partition.kind].next(page.list, cursor, context));
   },
   outputs: [
     {

@@ -1,6 +1,7 @@
 import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
@@ -12,6 +13,7 @@ import {
 export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
   name: "artist_stats_radio_airplays",
   family: "artist_stats",
+  paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistDayPartitions,
   fetch: async ({ api, call }, { artistId, day }) => [

@@ -8,7 +8,7 @@ import type { PageRead } from "../stream.js";
  * A snapshot answer as records: its object (opened from `{obj: ...}` or `{data: ...}`), none when
  * the upstream sent nothing, and anything else quarantined.
  */
-export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
+export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown, never> {
   const { data } = toSnapshot(single(exchanges).body);
   if (data === null || data === undefined) return { records: [], next: null };
   if (asRecord(data)) return { records: [data], next: null };

@@ -2,13 +2,13 @@ import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js
 import { type JsonRecord, toNumber, toText, toInstant } from "../../api/read-values.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { nextOffset, offsetOf } from "../paging.js";
+import { offsetPaging, type OffsetCursor } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
-const PAGE_SIZE = 100;
+const paging = offsetPaging(listOperation.name, 100, "limit");
 
 /** One breakdown of one artist's audience: domain × audience type × statistics type. */
 interface BreakdownPartition extends ArtistPartition {
@@ -21,9 +21,10 @@ function breakdownScope({ artistId, domain, audienceType, statsType }: Breakdown
   return { artist_id: artistId, domain, audience_type: audienceType, stats_type: statsType };
 }
 
-export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>({
+export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, OffsetCursor>({
   name: "artist_stats_social_audience_stats",
   family: "artist_stats",
+  paging,
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) => {
     const { domains, audience_types, stats_types } = context.config.artist_stats.social_audience;
@@ -42,15 +43,14 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord>(
         domain,
         audienceType,
         statsType,
-        offset: offsetOf(cursor).offset,
-        limit: PAGE_SIZE,
+        ...paging.params(cursor),
       },
       call,
     ),
   ],
   read: (exchanges, _partition, cursor, context) => {
     const page = listOperation.parse(single(exchanges).body);
-    const step = nextOffset(listOperation.name, cursor, PAGE_SIZE, page.list, context);
+    const step = paging.next(page.list, cursor, context);
     return listRead(page, context, step);
   },
   outputs: [

@@ -1,6 +1,7 @@
 import { type JsonRecord, toText, toKeyTexts } from "../../api/read-values.js";
 import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
@@ -12,6 +13,7 @@ import {
 export const urls = defineStream<ArtistPartition, JsonRecord>({
   name: "artist_stats_urls",
   family: "artist_stats",
+  paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   fetch: async ({ api, call }, { artistId }) => [

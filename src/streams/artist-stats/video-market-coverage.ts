@@ -1,5 +1,6 @@
 import { toInteger, field, toInstant } from "../../api/read-values.js";
 import { videoMarketCoverage as coverageOperation } from "../../api/operations/artist-stats.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
@@ -12,6 +13,7 @@ import { readSnapshot } from "./snapshot-records.js";
 export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({
   name: "artist_stats_video_market_coverage",
   family: "artist_stats",
+  paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   requests: ONE_REQUEST,

@@ -3,13 +3,7 @@ import { artistIdFromIdentifiers } from "../../api/operations/artist-stats.js";
 import { type CatalogueArtist, getArtistByName } from "../../api/operations/catalogue.js";
 import { listRead } from "../list-read.js";
 import { defineStream, type FetchContext } from "../stream.js";
-import {
-  LOOKUP_PAGE_SIZE,
-  type LookupPartition,
-  lookupPageOf,
-  lookupPartitions,
-  nextLookupPage,
-} from "./lookup-paging.js";
+import { type LookupPartition, lookupPaging, lookupPartitions } from "./lookup-paging.js";
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
 export interface ResolvedArtist {
@@ -31,11 +25,11 @@ function resolvable(artist: CatalogueArtist): artist is CatalogueArtist & { id: 
 async function fetchPage(
   { api, call }: FetchContext,
   name: string,
-  cursor: unknown,
+  cursor: number | null,
 ): Promise<Exchange[]> {
   const lookup = await api.exchange(
     getArtistByName,
-    { name, page: lookupPageOf(cursor), page_size: LOOKUP_PAGE_SIZE },
+    { name, ...lookupPaging.params(cursor) },
     call,
   );
   const artists = getArtistByName.parse(lookup.body).records.filter(resolvable);
@@ -49,9 +43,10 @@ async function fetchPage(
 }
 
 /** Catalogue artists by each configured name (a case-insensitive substring search). */
-export const artists = defineStream<LookupPartition, ResolvedArtist>({
+export const artists = defineStream<LookupPartition, ResolvedArtist, number>({
   name: "artists",
   family: "catalogue",
+  paging: lookupPaging,
   partitions: ({ config }) => lookupPartitions("name", config.artist_names),
   fetch: (context, { value }, cursor) => fetchPage(context, value, cursor),
   read: ([lookup, ...resolutions], _partition, cursor, context) => {
@@ -67,7 +62,7 @@ export const artists = defineStream<LookupPartition, ResolvedArtist>({
       artist,
       socialArtistId: artist.id === null ? null : (resolved.get(artist.id) ?? null),
     }));
-    return listRead({ ...result, records }, context, nextLookupPage(cursor, result, context));
+    return listRead({ ...result, records }, context, lookupPaging.next(cursor, result, context));
   },
   outputs: [
     {

@@ -1,5 +1,6 @@
 import { getDsps, type Dsp } from "../../api/operations/catalogue.js";
 import { listRead, single } from "../list-read.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
 
@@ -7,6 +8,7 @@ import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
 export const dsps = defineStream<LookupPartition, Dsp>({
   name: "dsps",
   family: "catalogue",
+  paging: NO_PAGING,
   partitions: ({ config }) => lookupPartitions("key", config.dsp_keys),
   fetch: async ({ api, call }, { value }) => [await api.exchange(getDsps, { key: value }, call)],
   read: (exchanges, _partition, _cursor, context) =>

@@ -1,9 +1,9 @@
 import type { LookupPage } from "../../api/operations/catalogue.js";
-import { type PagingStep, stop } from "../paging.js";
-import type { Cursor, Partition, ReadContext } from "../stream.js";
+import { type Paging, type PagingStep, stop } from "../paging.js";
+import type { Partition, ReadContext } from "../stream.js";
 
 /** Asked of every lookup; the upstream caps `page_size` at 100. */
-export const LOOKUP_PAGE_SIZE = 100;
+const LOOKUP_PAGE_SIZE = 100;
 
 /** One configured look-up value: a UPC, an artist name, a territory or DSP key. */
 export interface LookupPartition extends Partition {
@@ -15,21 +15,28 @@ export function lookupPartitions(prefix: string, values: readonly string[]): Loo
   return values.map((value) => ({ key: `${prefix}:${value}`, value }));
 }
 
-/** The page a lookup cursor asks for (0-based). */
-export function lookupPageOf(cursor: Cursor): number {
-  return typeof cursor === "number" ? cursor : 0;
+interface LookupPaging extends Paging {
+  params(page: number | null): { readonly page: number; readonly page_size: number };
+  next(page: number | null, result: LookupPage<unknown>, context: ReadContext): PagingStep<number>;
 }
+
+/** The look-ups' paging: a 0-based page number and a page size, the page the cursor. */
+export const lookupPaging: LookupPaging = {
+  style: "page number",
+  params: (page) => ({ page: page ?? 0, page_size: LOOKUP_PAGE_SIZE }),
+  next: (page, result, context) => nextLookupPage(page, result, context),
+};
 
 /**
  * The page after this one, or the end of the envelope's list: the page was short (by the page
  * size the envelope reports, else the one asked for), or `total` records have been served.
  */
-export function nextLookupPage(
-  cursor: Cursor,
+function nextLookupPage(
+  cursor: number | null,
   result: LookupPage<unknown>,
   context: ReadContext,
-): PagingStep {
-  const page = lookupPageOf(cursor);
+): PagingStep<number> {
+  const page = cursor ?? 0;
   const pageSize = result.pageSize ?? LOOKUP_PAGE_SIZE;
   const received = result.records.length + result.others.length;
   const ended =

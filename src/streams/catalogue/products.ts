@@ -2,29 +2,20 @@ import { toInteger, toText, toBoolean, toDay } from "../../api/read-values.js";
 import { getProductByUpc, type Product } from "../../api/operations/catalogue.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
-import {
-  LOOKUP_PAGE_SIZE,
-  type LookupPartition,
-  lookupPageOf,
-  lookupPartitions,
-  nextLookupPage,
-} from "./lookup-paging.js";
+import { type LookupPartition, lookupPaging, lookupPartitions } from "./lookup-paging.js";
 
 /** Products by each configured UPC (a substring search), with their assets. */
-export const products = defineStream<LookupPartition, Product>({
+export const products = defineStream<LookupPartition, Product, number>({
   name: "products",
   family: "catalogue",
+  paging: lookupPaging,
   partitions: ({ config }) => lookupPartitions("upc", config.upcs),
   fetch: async ({ api, call }, { value }, cursor) => [
-    await api.exchange(
-      getProductByUpc,
-      { upc: value, page: lookupPageOf(cursor), page_size: LOOKUP_PAGE_SIZE },
-      call,
-    ),
+    await api.exchange(getProductByUpc, { upc: value, ...lookupPaging.params(cursor) }, call),
   ],
   read: (exchanges, _partition, cursor, context) => {
     const result = getProductByUpc.parse(single(exchanges).body);
-    return listRead(result, context, nextLookupPage(cursor, result, context));
+    return listRead(result, context, lookupPaging.next(cursor, result, context));
   },
   outputs: [
     {

@@ -1,19 +1,29 @@
 import type { z } from "zod";
 import type { Exchange } from "../../api/api-client.js";
+import type { ListPage } from "../../api/list-page.js";
 import type { Operation } from "../../api/operation.js";
-import type { BodyCursor } from "../paging.js";
-import type { Cursor, FetchContext } from "../stream.js";
+import { type BodyCursor, nextFromBody, type Paging, type PagingStep } from "../paging.js";
+import type { FetchContext, ReadContext } from "../stream.js";
 
-/**
- * A page of a royalties list: the list as asked with no paging, then whatever its body said of
- * the next page: a page number to ask for, or a link to follow (on the upstream's own origin).
- */
-export async function fetchBodyPaged(
-  { api, call }: FetchContext,
-  operation: Operation<z.ZodType<{ page?: number }>, unknown>,
-  cursor: Cursor,
-): Promise<Exchange[]> {
-  const at = cursor as BodyCursor;
-  if (at !== null && "link" in at) return [await api.follow(operation, at.link, call)];
-  return [await api.exchange(operation, at === null ? {} : { page: at.page }, call)];
+interface BodyPaging extends Paging {
+  /**
+   * A page of a royalties list: the list as asked with no paging, then whatever its body said
+   * of the next page: a page number to ask for, or a link to follow (on the upstream's own origin).
+   */
+  fetch(
+    context: FetchContext,
+    operation: Operation<z.ZodType<{ page?: number }>, unknown>,
+    cursor: BodyCursor | null,
+  ): Promise<Exchange>;
+  next(list: ListPage, context: ReadContext): PagingStep<BodyCursor>;
 }
+
+/** The royalties lists' paging: as each body says (a next link, else a page number). */
+export const bodyPaging: BodyPaging = {
+  style: "next link",
+  fetch: ({ api, call }, operation, cursor) =>
+    cursor !== null && "link" in cursor
+      ? api.follow(operation, cursor.link, call)
+      : api.exchange(operation, cursor === null ? {} : { page: cursor.page }, call),
+  next: nextFromBody,
+};

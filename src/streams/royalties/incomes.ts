@@ -1,10 +1,10 @@
 import { type JsonRecord, toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
-import { nextFromBody } from "../paging.js";
+import type { BodyCursor } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
-import { fetchBodyPaged } from "./body-paged.js";
+import { bodyPaging } from "./body-paged.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** An income and its key in the table. */
@@ -31,15 +31,18 @@ export function keyIncomes(incomes: readonly JsonRecord[]): KeyedIncome[] {
 }
 
 /** Royalty incomes (the upstream lists about the last 12 closed months), paged as its body says. */
-export const incomes = defineStream<Partition, KeyedIncome>({
+export const incomes = defineStream<Partition, KeyedIncome, BodyCursor>({
   name: "incomes",
   family: "royalties",
+  paging: bodyPaging,
   partitions: () => WHOLE_LIST,
-  fetch: (context, _partition, cursor) => fetchBodyPaged(context, listIncomes, cursor),
+  fetch: async (context, _partition, cursor) => [
+    await bodyPaging.fetch(context, listIncomes, cursor),
+  ],
   read: (exchanges, _partition, _cursor, context) => {
     const page = listIncomes.parse(single(exchanges).body);
     const records = keyIncomes(page.records);
-    return listRead({ ...page, records }, context, nextFromBody(page.list, context));
+    return listRead({ ...page, records }, context, bodyPaging.next(page.list, context));
   },
   outputs: [
     {

@@ -2,6 +2,7 @@ import { type JsonRecord, toMoney, toText, toInstant } from "../../api/read-valu
 import { getInvoice } from "../../api/operations/royalties.js";
 import { splitItems, toSnapshot } from "../../api/results.js";
 import { notRecords, single } from "../list-read.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
@@ -20,6 +21,7 @@ function invoicesOf(data: unknown): { records: JsonRecord[]; others: unknown[] }
 export const invoices = defineStream<Partition, JsonRecord>({
   name: "invoices",
   family: "royalties",
+  paging: NO_PAGING,
   partitions: () => WHOLE_LIST,
   requests: ONE_REQUEST,
   fetch: async ({ api, call }) => [await api.exchange(getInvoice, {}, call)],

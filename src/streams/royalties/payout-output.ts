@@ -1,9 +1,9 @@
 import { listPayouts, type Payout } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
-import { nextFromBody } from "../paging.js";
+import type { BodyCursor } from "../paging.js";
 import { defineStream, type Output, type Partition, type Stream } from "../stream.js";
 import { toInstant } from "../../api/read-values.js";
-import { fetchBodyPaged } from "./body-paged.js";
+import { bodyPaging } from "./body-paged.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** A payout as one sync listed it, on the run's date. */
@@ -64,15 +64,18 @@ export const payoutOutput: Output<Partition, SeenPayout> = {
 
 /** A stream of one of the two payout lists (all payouts, pending payouts), paged as its body says. */
 export function payoutListStream(name: string, operation: typeof listPayouts): Stream {
-  return defineStream<Partition, SeenPayout>({
+  return defineStream<Partition, SeenPayout, BodyCursor>({
     name,
     family: "royalties",
+    paging: bodyPaging,
     partitions: () => WHOLE_LIST,
-    fetch: (context, _partition, cursor) => fetchBodyPaged(context, operation, cursor),
+    fetch: async (context, _partition, cursor) => [
+      await bodyPaging.fetch(context, operation, cursor),
+    ],
     read: (exchanges, _partition, _cursor, context) => {
       const { payouts, others, list } = operation.parse(single(exchanges).body);
       const records = payouts.map((payout) => ({ payout, seenOn: context.today }));
-      return listRead({ records, others, list }, context, nextFromBody(list, context));
+      return listRead({ records, others, list }, context, bodyPaging.next(list, context));
     },
     outputs: [payoutOutput],
   });

@@ -1,12 +1,14 @@
 import { getTrendsChart, type TrendSeries } from "../../api/operations/trends.js";
 import { single } from "../list-read.js";
 import { addDays } from "../../time/calendar.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
 
 export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   name: "trend_chart_points",
   family: "trends",
+  paging: NO_PAGING,
   partitions: ({ days }) => saleDays(days),
   requests: ONE_REQUEST,
   fetch: async ({ api, call }, { day, selectionType, saleType }) => [

@@ -1,14 +1,15 @@
 import { getTrendsList, type TrendItem } from "../../api/operations/trends.js";
 import { listRead, single } from "../list-read.js";
-import { nextOffset, offsetOf } from "../paging.js";
+import { offsetPaging, type OffsetCursor } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
 
-const PAGE_SIZE = 100;
+const paging = offsetPaging(getTrendsList.name, 100, "size");
 
-export const trendItems = defineStream<SaleDay, TrendItem>({
+export const trendItems = defineStream<SaleDay, TrendItem, OffsetCursor>({
   name: "trend_items",
   family: "trends",
+  paging,
   partitions: ({ days }) => saleDays(days),
   fetch: async ({ api, call }, { day, selectionType, saleType }, cursor) => [
     await api.exchange(
@@ -17,16 +18,14 @@ export const trendItems = defineStream<SaleDay, TrendItem>({
         selection_type: selectionType,
         sale_type: saleType,
         ...wholeDay(day),
-        offset: offsetOf(cursor).offset,
-        size: PAGE_SIZE,
+        ...paging.params(cursor),
       },
       call,
     ),
   ],
   read: (exchanges, _partition, cursor, context) => {
     const { items, others, list } = getTrendsList.parse(single(exchanges).body);
-    const step = nextOffset(getTrendsList.name, cursor, PAGE_SIZE, list, context);
-    return listRead({ records: items, others, list }, context, step);
+    return listRead({ records: items, others, list }, context, paging.next(list, cursor, context));
   },
   outputs: [
     {

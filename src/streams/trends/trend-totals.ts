@@ -1,11 +1,13 @@
 import { getTrendsTotal, type TrendTotals } from "../../api/operations/trends.js";
 import { single } from "../list-read.js";
+import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import { type SelectionDay, selectionDays } from "./selection.js";
 
 export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   name: "trend_totals",
   family: "trends",
+  paging: NO_PAGING,
   partitions: ({ days }) => selectionDays(days),
   requests: ONE_REQUEST,
   fetch: async ({ api, call }, { day, selectionType }) => [
