@@ -19,6 +19,8 @@ import {
   insertNewRows,
   keyOf,
   type Row,
+  type TableTarget,
+  targetOf,
   upsertRows,
 } from "../warehouse/write-rows.js";
 import type { PageSizes } from "./page-sizes.js";
@@ -70,6 +72,8 @@ interface OutputState {
   readonly within: Map<string, Row>;
   /** Rows are copied in as new until a stored key proves otherwise. */
   expectNew: boolean;
+  /** The table and its columns, from the first row read (every row of an output has the same). */
+  target?: TableTarget;
 }
 
 /** A rejection whose response is known only once its page is landed. */
@@ -266,12 +270,15 @@ export class PartitionLoad {
   }
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
+    const [first] = state.pending;
+    if (first === undefined) return 0;
+    const target = (state.target ??= targetOf(state.output.target, first));
     if (state.expectNew) {
-      const copied = await insertNewRows(db, state.output.target, state.pending);
+      const copied = await insertNewRows(db, target, state.pending);
       if (copied !== null) return copied;
       state.expectNew = false;
     }
-    return upsertRows(db, state.output.target, state.pending);
+    return upsertRows(db, target, state.pending);
   }
 
   /** Writes the pending pages and rows; with `closing`, the write also closes the partition. */

@@ -1,7 +1,7 @@
 import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
-import type { Row, TableTarget } from "../warehouse/write-rows.js";
+import type { Row, TableKey } from "../warehouse/write-rows.js";
 import type { StreamFamily } from "./families.js";
 import type { Paging } from "./paging.js";
 import type { PageSizes } from "./page-sizes.js";
@@ -110,10 +110,11 @@ export type Output<P extends Partition, R> = OutputRows<P, R> &
   );
 
 interface OutputRows<P extends Partition, R> {
-  readonly target: TableTarget;
+  readonly target: TableKey;
   /**
    * The rows of one record; `position` is the record's index in the partition. A key column
    * holding an array gives one row per element (a record listing several links is several rows).
+   * A row names every column it writes: that is where the output's columns are declared.
    */
   readonly rows: (record: R, partition: P, position: number) => readonly Row[];
 }

@@ -1,14 +1,23 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 
-/** A warehouse table as the row writer sees it. */
-export interface TableTarget {
+/** A warehouse table and its key, as a stream declares where its rows go. */
+export interface TableKey {
   /** Schema-qualified name: "sales.trend_items". */
   readonly table: string;
   /** The primary key: rows with equal key values are the same row. */
   readonly key: readonly string[];
+}
+
+/** A warehouse table as the row writer sees it. */
+export interface TableTarget extends TableKey {
   /** The other columns written (and compared: a row whose values did not change is not written). */
   readonly columns: readonly string[];
+}
+
+/** The target of rows shaped like `row`: its columns are the row's own, less the key. */
+export function targetOf(table: TableKey, row: Row): TableTarget {
+  return { ...table, columns: Object.keys(row).filter((column) => !table.key.includes(column)) };
 }
 
 export type Row = Readonly<Record<string, unknown>>;
@@ -255,7 +264,7 @@ const COPY_ESCAPES: Record<string, string> = {
  * period could not be read are a scope too): `is not distinct from` would hide the key's index
  * from the planner, and every partition's delete would read the whole table.
  */
-export function deleteMissingQuery(target: TableTarget, scope: Row, keep: readonly Row[]) {
+export function deleteMissingQuery(target: TableKey, scope: Row, keep: readonly Row[]) {
   const scoped = Object.keys(scope);
   const rest = target.key.filter((column) => !scoped.includes(column));
   // An empty scope is the whole table (a stream with a single partition replaces it all).
@@ -293,7 +302,7 @@ export function deleteMissingQuery(target: TableTarget, scope: Row, keep: readon
  */
 export async function deleteMissing(
   db: Kysely<unknown>,
-  target: TableTarget,
+  target: TableKey,
   scope: Row,
   keep: readonly Row[],
 ): Promise<number> {

@@ -55,7 +55,6 @@ function testStream(
         target: {
           table: "sales.trend_totals",
           key: ["day", "selection_type"],
-          columns: ["stream_count", "raw"],
         },
         mode: "upsert",
         rows: (record) => [
@@ -112,7 +111,6 @@ function itemsStream(name: string, day: string, pages: number, countOf = (i: num
         target: {
           table: "sales.trend_items",
           key: ["day", "selection_type", "sale_type", "item_id"],
-          columns: ["count", "raw"],
         },
         mode: "upsert",
         rows: (i) => [
@@ -377,7 +375,6 @@ describe("the runner", () => {
           target: {
             table: "sales.trend_totals",
             key: ["day", "selection_type"],
-            columns: ["stream_count", "download_count", "raw"],
           },
           mode: "upsert",
           rows: (record) => [

@@ -7,6 +7,7 @@ import {
   type Row,
   type TableTarget,
   upsertRows,
+  targetOf,
 } from "../../src/warehouse/write-rows.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -220,5 +221,19 @@ describe("deleteMissing", () => {
       "select income_key from royalties.incomes order by 1",
     );
     expect(left.map((r) => r.income_key)).toEqual(["a", "c"]);
+  });
+});
+
+describe("a stream's target", () => {
+  it("takes its columns from the rows, in their order, less the key", () => {
+    const target = targetOf(
+      { table: "sales.trend_items", key: ["day", "item_id"] },
+      { day: "2026-01-05", item_id: "7", item_name: "x", count: 3, raw: {} },
+    );
+    expect(target).toEqual({
+      table: "sales.trend_items",
+      key: ["day", "item_id"],
+      columns: ["item_name", "count", "raw"],
+    });
   });
 });

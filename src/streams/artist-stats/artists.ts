@@ -102,7 +102,6 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       target: {
         table: "artist_stats.artists",
         key: ["artist_id"],
-        columns: ["found_via", "streaming_artist_ids", "catalogue_artist_ids", "raw"],
       },
       // The one partition is the whole table: an artist no longer found any way is dropped, so
       // its statistics stop syncing (what was synced stays in the other tables).

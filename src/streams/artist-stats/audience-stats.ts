@@ -49,14 +49,6 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
       target: {
         table: "artist_stats.audience_stats",
         key: ["artist_id", "domain", "snapshot_date"],
-        columns: [
-          "followers",
-          "engagement_rate",
-          "avg_likes_per_post",
-          "avg_comments_per_post",
-          "measured_at",
-          "raw",
-        ],
       },
       mode: "snapshot",
       scope: audienceScope,

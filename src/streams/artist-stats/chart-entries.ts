@@ -51,16 +51,6 @@ export const chartEntries = defineStream<ChartDay, JsonRecord, OffsetCursor>({
       target: {
         table: "artist_stats.chart_entries",
         key: ["chart_date", "country_code", "genre", "rank"],
-        columns: [
-          "pre_rank",
-          "peak_rank",
-          "time_on_chart",
-          "artist_id",
-          "artist_name",
-          "track_name",
-          "isrc",
-          "raw",
-        ],
       },
       // A day's chart replaces what was stored for it: an entry no longer listed goes.
       mode: "replace",

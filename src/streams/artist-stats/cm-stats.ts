@@ -26,7 +26,6 @@ export const cmStats = defineStream<ArtistPartition, unknown>({
       target: {
         table: "artist_stats.cm_stats",
         key: ["artist_id", "snapshot_date"],
-        columns: ["name", "cm_rank", "measured_at", "raw"],
       },
       mode: "snapshot",
       scope: artistScope,

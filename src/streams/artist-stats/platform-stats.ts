@@ -97,7 +97,6 @@ export const platformStats = defineStream<SeriesPartition, StatPoint, string>({
       target: {
         table: "artist_stats.platform_stats",
         key: ["artist_id", "source", "metric", "day"],
-        columns: ["value", "daily_diff", "interpolated", "raw"],
       },
       mode: "upsert",
       rows: (point, { artistId, source }) => [

@@ -26,15 +26,6 @@ export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
       target: {
         table: "artist_stats.radio_airplays",
         key: ["artist_id", "snapshot_date", "position"],
-        columns: [
-          "station_name",
-          "station_city",
-          "station_country_code",
-          "track_name",
-          "isrc",
-          "plays",
-          "raw",
-        ],
       },
       // Rows have no id (a station and track can appear twice a day): the day's list replaces
       // the stored one, in the upstream's order.

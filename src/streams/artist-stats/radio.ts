@@ -26,7 +26,6 @@ export const radio = defineStream<ArtistDayPartition, JsonRecord>({
       target: {
         table: "artist_stats.radio",
         key: ["artist_id", "snapshot_date", "position"],
-        columns: ["station_name", "market", "format", "spins", "audience", "raw"],
       },
       // Rows have no id: the day's list replaces the stored one, in the upstream's order.
       mode: "replace",

@@ -58,7 +58,6 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, 
       target: {
         table: "artist_stats.social_audience_stats",
         key: ["artist_id", "domain", "audience_type", "stats_type", "snapshot_date", "position"],
-        columns: ["code", "name", "value", "percent", "measured_at", "raw"],
       },
       mode: "snapshot",
       scope: breakdownScope,

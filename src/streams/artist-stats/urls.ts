@@ -23,7 +23,7 @@ export const urls = defineStream<ArtistPartition, JsonRecord>({
     listRead(urlsOperation.parse(single(exchanges).body), context),
   outputs: [
     {
-      target: { table: "artist_stats.urls", key: ["artist_id", "domain", "url"], columns: ["raw"] },
+      target: { table: "artist_stats.urls", key: ["artist_id", "domain", "url"] },
       // The current list replaces the artist's rows: a url the upstream no longer lists goes.
       mode: "replace",
       scope: artistScope,

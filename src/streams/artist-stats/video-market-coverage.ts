@@ -26,7 +26,6 @@ export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({
       target: {
         table: "artist_stats.video_market_coverage",
         key: ["artist_id", "snapshot_date"],
-        columns: ["total_views", "measured_at", "raw"],
       },
       mode: "snapshot",
       scope: artistScope,

@@ -69,7 +69,6 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, number>({
       target: {
         table: "catalogue.artists",
         key: ["artist_id"],
-        columns: ["name", "organization_id", "proprietary_id", "social_artist_id", "raw"],
       },
       mode: "upsert",
       rows: ({ artist, socialArtistId }) => [

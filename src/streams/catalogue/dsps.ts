@@ -18,7 +18,6 @@ export const dsps = defineStream<LookupPartition, Dsp>({
       target: {
         table: "catalogue.dsps",
         key: ["dsp_id"],
-        columns: ["name", "code", "state", "raw"],
       },
       mode: "upsert",
       rows: ({ id, name, code, state, raw }) => [{ dsp_id: id, name, code, state, raw }],

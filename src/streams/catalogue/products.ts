@@ -22,18 +22,6 @@ export const products = defineStream<LookupPartition, Product, number>({
       target: {
         table: "catalogue.products",
         key: ["product_id"],
-        columns: [
-          "upc",
-          "title",
-          "label_name",
-          "label_id",
-          "release_date",
-          "artist_id",
-          "artist_name",
-          "genre",
-          "format",
-          "raw",
-        ],
       },
       mode: "upsert",
       rows: ({ id, upc, raw }) => [
@@ -56,15 +44,6 @@ export const products = defineStream<LookupPartition, Product, number>({
       target: {
         table: "catalogue.assets",
         key: ["asset_id"],
-        columns: [
-          "product_id",
-          "isrc",
-          "title",
-          "duration_seconds",
-          "track_number",
-          "explicit",
-          "raw",
-        ],
       },
       mode: "upsert",
       rows: (product) =>

@@ -20,7 +20,6 @@ export const territories = defineStream<LookupPartition, Territory>({
       target: {
         table: "catalogue.territories",
         key: ["code"],
-        columns: ["territory_id", "name", "raw"],
       },
       mode: "upsert",
       // The id is the same two-letter code: it stands in when `code` is missing.

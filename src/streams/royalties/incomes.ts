@@ -49,17 +49,6 @@ export const incomes = defineStream<Partition, KeyedIncome, BodyCursor>({
       target: {
         table: "royalties.incomes",
         key: ["income_key"],
-        columns: [
-          "period",
-          "period_start",
-          "source",
-          "dsp_name",
-          "territory_code",
-          "amount",
-          "currency",
-          "created_at",
-          "raw",
-        ],
       },
       // The list covers some months (about the last 12): it replaces what was stored for those
       // months, so an income restated or withdrawn upstream is not kept beside its new form, and

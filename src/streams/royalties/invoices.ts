@@ -34,7 +34,6 @@ export const invoices = defineStream<Partition, JsonRecord>({
       target: {
         table: "royalties.invoices",
         key: ["invoice_key", "snapshot_date"],
-        columns: ["invoice_number", "period", "issued_at", "currency", "total", "lines", "raw"],
       },
       mode: "snapshot",
       // The whole run date is the partition: an invoice no longer shown disappears from that day.

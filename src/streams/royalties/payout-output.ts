@@ -21,23 +21,6 @@ export const payoutOutput: Output<Partition, SeenPayout> = {
   target: {
     table: "royalties.payouts",
     key: ["payout_id"],
-    columns: [
-      "user_id",
-      "amount",
-      "currency",
-      "fees",
-      "net_amount",
-      "wallet",
-      "status",
-      "method",
-      "reference",
-      "created_at",
-      "processed_at",
-      "notes",
-      "idempotency_key",
-      "raw",
-      "last_seen_on",
-    ],
   },
   mode: "upsert",
   rows: ({ payout, seenOn }) => [

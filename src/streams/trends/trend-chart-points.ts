@@ -33,7 +33,6 @@ export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
       target: {
         table: "sales.trend_chart_points",
         key: ["day", "selection_type", "sale_type", "series_position"],
-        columns: ["series", "total", "raw"],
       },
       mode: "replace",
       scope: saleDayScope,

@@ -32,7 +32,6 @@ export const trendItems = defineStream<SaleDay, TrendItem, OffsetCursor>({
       target: {
         table: "sales.trend_items",
         key: ["day", "selection_type", "sale_type", "item_id"],
-        columns: ["item_name", "count", "percentage", "raw"],
       },
       mode: "replace",
       scope: saleDayScope,

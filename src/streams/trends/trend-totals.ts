@@ -33,13 +33,6 @@ export const trendTotals = defineStream<SelectionDay, TrendTotals>({
       target: {
         table: "sales.trend_totals",
         key: ["day", "selection_type"],
-        columns: [
-          "stream_count",
-          "download_count",
-          "stream_percentage",
-          "download_percentage",
-          "raw",
-        ],
       },
       mode: "upsert",
       rows: (totals, { day, selectionType }) => [
