@@ -93,32 +93,45 @@ program
     ),
   );
 
-program
-  .command("sync")
-  .description("sync every stream (or those named) once, in the foreground")
-  .option("--only <streams>", "comma-separated stream or family names (see status)")
-  .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
-  .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
-  .action(
-    action(async (options: SyncOptions) => (await commands.sync()).syncCommand(options, stdout)),
-  );
+/** A command that picks streams and days: --only, --from and --to, as they all take them. */
+function streamsAndDays(
+  name: string,
+  description: string,
+  days: { from: string; to: string },
+): Command {
+  return program
+    .command(name)
+    .description(description)
+    .option("--only <streams>", "comma-separated stream or family names (see status)")
+    .option("--from <YYYY-MM-DD>", days.from)
+    .option("--to <YYYY-MM-DD>", days.to);
+}
 
-program
-  .command("replay")
-  .description(
-    "derive the typed tables again from stored responses, with no upstream request (after a reader changed)",
-  )
-  .option("--only <streams>", "comma-separated stream or family names (see status)")
-  .option(
-    "--from <YYYY-MM-DD>",
-    "first day: daily partitions by their day, others by the day fetched",
-  )
-  .option("--to <YYYY-MM-DD>", "last day, inclusive")
-  .action(
-    action(async (options: ReplayOptions) =>
-      (await commands.replay()).replayCommand(options, stdout),
-    ),
-  );
+const INCREMENTAL_DAYS = {
+  from: "first day of daily streams (default: incremental)",
+  to: "last day of daily streams, inclusive (default: yesterday UTC)",
+};
+
+streamsAndDays(
+  "sync",
+  "sync every stream (or those named) once, in the foreground",
+  INCREMENTAL_DAYS,
+).action(
+  action(async (options: SyncOptions) => (await commands.sync()).syncCommand(options, stdout)),
+);
+
+streamsAndDays(
+  "replay",
+  "derive the typed tables again from stored responses, with no upstream request (after a reader changed)",
+  {
+    from: "first day: daily partitions by their day, others by the day fetched",
+    to: "last day, inclusive",
+  },
+).action(
+  action(async (options: ReplayOptions) =>
+    (await commands.replay()).replayCommand(options, stdout),
+  ),
+);
 
 program
   .command("worker")
@@ -140,14 +153,14 @@ program
     ),
   );
 
-program
-  .command("retry-failed")
-  .description(
-    "queue for the workers the partitions whose last attempt failed (see status), as the streams plan them today",
-  )
-  .option("--only <streams>", "comma-separated stream or family names")
-  .option("--from <YYYY-MM-DD>", "daily partitions: first day, inclusive (default: every day)")
-  .option("--to <YYYY-MM-DD>", "daily partitions: last day, inclusive")
+streamsAndDays(
+  "retry-failed",
+  "queue for the workers the partitions whose last attempt failed (see status), as the streams plan them today",
+  {
+    from: "daily partitions: first day, inclusive (default: every day)",
+    to: "daily partitions: last day, inclusive",
+  },
+)
   .option("--wait", "follow it with a progress bar; exit 1 if any partition failed again")
   .action(
     action(async (options: RetryFailedOptions) =>
@@ -155,17 +168,13 @@ program
     ),
   );
 
-program
-  .command("plan")
-  .description(
-    "show the partitions and requests a sync (or, with --from/--to, a backfill) would make, and how long they take at the configured rate; sends no request",
-  )
-  .option("--only <streams>", "comma-separated stream or family names")
-  .option("--from <YYYY-MM-DD>", "first day of daily streams (default: incremental)")
-  .option("--to <YYYY-MM-DD>", "last day of daily streams, inclusive (default: yesterday UTC)")
-  .action(
-    action(async (options: PlanOptions) => (await commands.plan()).planCommand(options, stdout)),
-  );
+streamsAndDays(
+  "plan",
+  "show the partitions and requests a sync (or, with --from/--to, a backfill) would make, and how long they take at the configured rate; sends no request",
+  INCREMENTAL_DAYS,
+).action(
+  action(async (options: PlanOptions) => (await commands.plan()).planCommand(options, stdout)),
+);
 
 program
   .command("status")

@@ -55,7 +55,6 @@ export async function failedPartitionCounts(
   db: Db,
   streams: readonly string[],
 ): Promise<Map<string, number>> {
-  if (streams.length === 0) return new Map();
   const rows = await db
     .selectFrom("etl.stream_state")
     .select(["stream", sql<number>`count(*)::int`.as("failed")])
