@@ -12,8 +12,7 @@ import {
   rejectionHash,
   releaseQuarantine,
 } from "../warehouse/rejected-records.js";
-import { markPartitionSucceeded } from "../warehouse/stream-state.js";
-import { finishSyncRun } from "../warehouse/sync-runs.js";
+import { finishSucceededSync, finishSyncRun } from "../warehouse/sync-runs.js";
 import {
   deleteMissing,
   insertNewRows,
@@ -305,14 +304,23 @@ export class PartitionLoad {
         this.#pendingBytes = 0;
         if (closing === null) return;
         await this.#close(trx, tx);
-        await finishSyncRun(trx, runId, {
-          status: "succeeded",
+        const end = {
+          status: "succeeded" as const,
           requests: closing.requests,
           rowsWritten: this.rowsWritten,
           untyped: this.untyped.fields(),
           rowsRejected: this.rowsRejected,
           warnings: this.warnings,
           responseIds: this.#responseIds,
+        };
+        // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
+        if (!this.#options.checkpoint) return finishSyncRun(trx, runId, end);
+        await finishSucceededSync(trx, runId, end, {
+          stream: stream.name,
+          partition: partition.key,
+          checkpoint:
+            stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
+          warnings: this.warnings,
         });
       }),
     );
@@ -350,15 +358,6 @@ export class PartitionLoad {
     // A partition that never ran before has nothing in quarantine but what this load put there.
     if (this.#options.quarantine === "replace" && !this.#options.expectNew) {
       await releaseQuarantine(trx, stream.name, partition.key, this.#rejectedHashes);
-    }
-    if (this.#options.checkpoint) {
-      await markPartitionSucceeded(
-        trx,
-        stream.name,
-        partition.key,
-        stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
-        this.warnings,
-      );
     }
   }
 }

@@ -65,20 +65,28 @@ export async function failedPartitionCounts(
   return new Map(rows.map((row) => [row.stream, row.failed]));
 }
 
+/** A partition's success: its new checkpoint and what it left uncertain. */
+export interface PartitionSuccess {
+  readonly stream: string;
+  readonly partition: string;
+  readonly checkpoint: unknown;
+  readonly warnings?: readonly unknown[];
+}
+
 /** Records success; called in the transaction that writes the partition's last rows. */
-export async function markPartitionSucceeded(
-  db: Db,
-  stream: string,
-  partition: string,
-  checkpoint: unknown,
-  warnings: readonly unknown[] = [],
-): Promise<void> {
+export async function markPartitionSucceeded(db: Db, success: PartitionSuccess): Promise<void> {
+  await partitionSucceeded(db, success).execute();
+}
+
+/** The statement that records success, for a caller that runs it with another (one round trip). */
+export function partitionSucceeded(db: Pick<Db, "insertInto">, success: PartitionSuccess) {
+  const { stream, partition, checkpoint, warnings = [] } = success;
   const values = {
     checkpoint: JSON.stringify(checkpoint ?? {}),
     last_status: "succeeded" as const,
     warnings: warnings.length > 0 ? JSON.stringify(warnings) : null,
   };
-  await db
+  return db
     .insertInto("etl.stream_state")
     .values({ stream, partition, ...values, last_success_at: new Date(), last_error: null })
     .onConflict((oc) =>
@@ -88,8 +96,7 @@ export async function markPartitionSucceeded(
         last_attempt_at: new Date(),
         last_error: null,
       }),
-    )
-    .execute();
+    );
 }
 
 /** Records a failure; the checkpoint and last success of an earlier run are kept. */

@@ -31,12 +31,26 @@ async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
 }
 
 describe("the statements of one partition", () => {
-  it("are the attempt's row, one transaction of writes, and no quarantine release the first time", async () => {
+  it("are the attempt's row and one transaction of five writes, with no quarantine release the first time", async () => {
     const first = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
     const perPartition = first.filter((s) => s.startsWith("begin")).length;
     // 10 partitions: 5 selection types × 2 sale types, one page each.
     expect(perPartition).toBe(10);
     expect(first.filter((s) => s.includes('"rejected_records"'))).toEqual([]);
+    // Seven round trips each: the attempt's row, then begin, the responses, the rows, the rows no
+    // longer served, the partition's state with the attempt's end (one statement), commit.
+    const counts: Record<string, number> = {};
+    for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
+    expect(counts).toEqual({
+      'select "operation", "cap",': 1,
+      'with "earlier" as': 10,
+      begin: 10,
+      'insert into "etl"."responses"': 10,
+      'insert into "sales"."trend_chart_points"': 10,
+      'delete from "sales"."trend_chart_points"': 10,
+      'with "state" as': 10,
+      commit: 10,
+    });
 
     const again = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
     // Once it has run, records it quarantined then may now be storable: the release is sent.

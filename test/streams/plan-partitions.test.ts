@@ -71,10 +71,14 @@ describe("planning a run", () => {
     const synced = days.filter((_, i) => i % 2 === 0);
     for (const day of synced) {
       for (let hour = 0; hour < HOURS; hour++) {
-        await markPartitionSucceeded(warehouse.db, stream, `${day}|${hour}`, { day });
+        await markPartitionSucceeded(warehouse.db, {
+          stream,
+          partition: `${day}|${hour}`,
+          checkpoint: { day },
+        });
       }
     }
-    await markPartitionSucceeded(warehouse.db, stream, "cursor", {});
+    await markPartitionSucceeded(warehouse.db, { stream, partition: "cursor", checkpoint: {} });
     return synced;
   }
 
