@@ -22,6 +22,17 @@ export default tseslint.config(
       ],
       "@typescript-eslint/no-non-null-assertion": "error",
       eqeqeq: ["error", "always"],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "date-fns",
+              message: "Import date-fns/<function>: the index loads all 300 of its modules.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -1,10 +1,10 @@
 import { UTCDate } from "@date-fns/utc";
-import {
-  addDays as addToDate,
-  differenceInCalendarDays,
-  eachDayOfInterval,
-  formatISO,
-} from "date-fns";
+// One module per function: the package's index loads its 300 modules, 90 ms of every command's
+// start-up.
+import { addDays as addToDate } from "date-fns/addDays";
+import { differenceInCalendarDays } from "date-fns/differenceInCalendarDays";
+import { eachDayOfInterval } from "date-fns/eachDayOfInterval";
+import { formatISO } from "date-fns/formatISO";
 
 // Days travel as YYYY-MM-DD text (keys, SQL, JSON); date-fns does the arithmetic on UTCDate, whose
 // getters are UTC, so no result depends on the machine's zone. Validation stays a pattern and a
