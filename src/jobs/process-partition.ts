@@ -4,7 +4,6 @@ import { runPartition } from "../streams/run-partition.js";
 import { utcToday } from "../time/calendar.js";
 import type { Stream } from "../streams/stream.js";
 import { savePageSizes } from "../warehouse/page-sizes.js";
-import { closeAbandonedRuns } from "../warehouse/sync-runs.js";
 import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
 import { lockPartition } from "./partition-lock.js";
@@ -36,15 +35,6 @@ export async function processPartition(
     throw new DelayedError();
   }
   try {
-    // Holding the lock, no other attempt of this partition can be alive: any still marked
-    // running belongs to a process that died, whose lock expired.
-    const abandoned = await closeAbandonedRuns(deps.runner.db, stream.name, job.data.partition.key);
-    if (abandoned > 0) {
-      deps.runner.logger.warn(
-        { stream: stream.name, partition: job.data.partition.key, abandoned },
-        "closed attempts of a process that died while running this partition",
-      );
-    }
     return await runLocked(job, token, deps, stream);
   } finally {
     await lock.release();
@@ -63,6 +53,8 @@ async function runLocked(
       logger: deps.runner.logger.child({ jobId: job.id }),
       today: utcToday(),
       signal: deps.shutdown,
+      // Holding the lock, no other attempt of this partition can be alive.
+      closeAbandoned: true,
     },
     stream,
     job.data.partition,

@@ -5,7 +5,7 @@ import type { Warehouse } from "../warehouse/database.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
-import { finishSyncRun, startSyncRun } from "../warehouse/sync-runs.js";
+import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
 import { AuthError, ReplayIncompleteError } from "../errors.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
@@ -22,6 +22,11 @@ export interface RunnerDeps {
   readonly signal?: AbortSignal;
   /** Page sizes learned per operation, shared by the partitions of a run or a worker. */
   readonly pageSizes?: PageSizes;
+  /**
+   * The caller holds the partition's lock (a worker): attempts still marked running belong to a
+   * process that died, and are closed as abandoned when this one opens.
+   */
+  readonly closeAbandoned?: boolean;
 }
 
 /**
@@ -146,17 +151,22 @@ async function syncNoting(
 ): Promise<PartitionOutcome> {
   const started = performance.now();
   const { db } = deps;
-  let opened: { runId: string; firstAttempt: boolean };
+  let opened: SyncRunStart;
   try {
     opened = await startSyncRun(db, stream.name, partition.key, {
       kind: "sync",
       partitionData: partition,
       extractedOn: deps.today,
+      closeAbandoned: deps.closeAbandoned,
     });
   } catch (error) {
     return unopened(deps, "sync", stream, partition, error, started);
   }
-  const { runId, firstAttempt } = opened;
+  const { runId, firstAttempt, abandoned } = opened;
+  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
+  if (abandoned > 0) {
+    log.warn({ abandoned }, "closed attempts of a process that died while running this partition");
+  }
   let requests = 0;
   const timer = new PhaseTimer();
   const load = new PartitionLoad({
@@ -196,7 +206,6 @@ async function syncNoting(
     today: deps.today,
     call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
   };
-  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
   try {
     let cursor: Cursor = null;
     for (;;) {

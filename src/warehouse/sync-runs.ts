@@ -13,6 +13,8 @@ export interface SyncRunStart {
    * (another partition may have stored the same entity).
    */
   readonly firstAttempt: boolean;
+  /** Earlier attempts closed as abandoned (with `closeAbandoned`). */
+  readonly abandoned: number;
 }
 
 /** What an attempt is: a sync of a partition, or a replay of an earlier sync's responses. */
@@ -24,7 +26,16 @@ export interface SyncRunKind {
   readonly extractedOn: string;
   /** For a replay: the sync attempt whose responses are loaded again. */
   readonly replayOf?: string;
+  /**
+   * The caller holds the partition's lock, so no earlier attempt still marked running can be
+   * alive: its process died, and its lock expired, or the database failed as the attempt ended.
+   * They are closed as abandoned by the statement that opens this one.
+   */
+  readonly closeAbandoned?: boolean;
 }
+
+const ABANDONED_ERROR =
+  "its process stopped before the attempt ended; found when the partition was picked up again";
 
 /** Opens the audit row of one partition attempt, and tells whether an earlier one exists. */
 export async function startSyncRun(
@@ -33,8 +44,9 @@ export async function startSyncRun(
   partition: string,
   run: SyncRunKind = { kind: "sync", extractedOn: new Date().toISOString().slice(0, 10) },
 ): Promise<SyncRunStart> {
-  // Every part of one statement sees the same snapshot: `earlier` cannot see the row inserted.
-  const { run_id, ever_ran } = await db
+  // Every part of one statement sees the same snapshot: `earlier` cannot see the row inserted,
+  // nor `abandoned` update it.
+  const { run_id, ever_ran, abandoned } = await db
     .with("earlier", (qb) =>
       qb
         .selectFrom("etl.sync_runs")
@@ -42,6 +54,21 @@ export async function startSyncRun(
         .where("stream", "=", stream)
         .where("partition", "=", partition)
         .limit(1),
+    )
+    .with("abandoned", (qb) =>
+      qb
+        .updateTable("etl.sync_runs")
+        .set({
+          status: "abandoned",
+          finished_at: new Date(),
+          closed_by: PROCESS_IDENTITY,
+          error: ABANDONED_ERROR,
+        })
+        .where("stream", "=", stream)
+        .where("partition", "=", partition)
+        .where("status", "=", "running")
+        .where(sql<boolean>`${run.closeAbandoned === true}`)
+        .returning("run_id"),
     )
     .insertInto("etl.sync_runs")
     .values({
@@ -58,9 +85,13 @@ export async function startSyncRun(
     .returning((eb) => [
       "run_id",
       eb.exists(eb.selectFrom("earlier").select("run_id")).as("ever_ran"),
+      eb
+        .selectFrom("abandoned")
+        .select((count) => count.fn.countAll<string>().as("n"))
+        .as("abandoned"),
     ])
     .executeTakeFirstOrThrow();
-  return { runId: run_id, firstAttempt: !ever_ran };
+  return { runId: run_id, firstAttempt: !ever_ran, abandoned: Number(abandoned ?? 0) };
 }
 
 export interface SyncRunEnd {
@@ -112,33 +143,6 @@ function closeRun(db: Pick<Db, "updateTable">, runId: string, end: SyncRunEnd) {
       response_ids: end.responseIds ? [...end.responseIds] : null,
     })
     .where("run_id", "=", runId);
-}
-
-/**
- * Closes as abandoned the attempts of a partition still marked running: called by the holder of
- * the partition's lock as it picks the partition up, so none of them can still be running (their
- * process died, and its lock expired, or the database failed as the attempt ended). Returns how
- * many were closed.
- */
-export async function closeAbandonedRuns(
-  db: Db,
-  stream: string,
-  partition: string,
-): Promise<number> {
-  const result = await db
-    .updateTable("etl.sync_runs")
-    .set({
-      status: "abandoned",
-      finished_at: new Date(),
-      closed_by: PROCESS_IDENTITY,
-      error:
-        "its process stopped before the attempt ended; found when the partition was picked up again",
-    })
-    .where("stream", "=", stream)
-    .where("partition", "=", partition)
-    .where("status", "=", "running")
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
 }
 
 /** What the syncs of these streams since `since` left to look at. */
