@@ -36,6 +36,25 @@ export default tseslint.config(
     },
   },
   {
+    // Day arithmetic lives in one module, through date-fns (the design card's choice).
+    files: ["src/**/*.ts"],
+    ignores: ["src/time/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector:
+            "CallExpression[callee.property.name='slice'][callee.object.callee.property.name='toISOString'][arguments.1.value=10]",
+          message: "The UTC day of an instant is utcDayOf (src/time/calendar.ts).",
+        },
+        {
+          selector: "MemberExpression[object.name='Date'][property.name='UTC']",
+          message: "Day arithmetic goes through src/time/calendar.ts.",
+        },
+      ],
+    },
+  },
+  {
     // Matchers such as expect.any() are typed any, and tests pass methods to expect() unbound.
     files: ["test/**/*.ts"],
     rules: {

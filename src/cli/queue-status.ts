@@ -1,6 +1,7 @@
 import { createEtlQueue } from "../jobs/etl-queue.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { table } from "./output.js";
+import { utcMinuteOf } from "../time/calendar.js";
 
 const STATES = ["waiting", "active", "delayed", "waiting-children", "failed", "completed"] as const;
 
@@ -19,7 +20,7 @@ export async function queueStatus(redisUrl: string, config: EtlConfig): Promise<
           s.key,
           s.pattern ?? `every ${s.every ?? "?"} ms`,
           s.tz ?? "UTC",
-          s.next ? new Date(s.next).toISOString().slice(0, 16).replace("T", " ") : "-",
+          s.next ? utcMinuteOf(new Date(s.next)) : "-",
         ]),
       ]),
       ...(schedulers.length === 0 ? ["(no schedulers: start a worker to create them)"] : []),

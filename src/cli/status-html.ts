@@ -1,5 +1,6 @@
 import type { AttemptStatus } from "../warehouse/schema.js";
 import type { DailyAttempts } from "../warehouse/sync-runs.js";
+import { utcMinuteOf } from "../time/calendar.js";
 
 /** One stream's line of the report, as `etl status` prints it. */
 export interface StreamLine {
@@ -93,7 +94,7 @@ pre { background: #f6f8fa; padding: 1em; }
 
 /** `etl status` as one self-contained page: no script, no external resource. */
 export function statusHtml(report: StatusReport): string {
-  const generated = report.generatedAt.toISOString().slice(0, 16).replace("T", " ");
+  const generated = utcMinuteOf(report.generatedAt);
   const head = [
     "stream",
     "family",

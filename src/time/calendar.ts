@@ -36,9 +36,19 @@ function dayOf(date: Date): string {
   return formatISO(date, { representation: "date" });
 }
 
+/** The day (UTC, YYYY-MM-DD) of an instant. */
+export function utcDayOf(instant: Date): string {
+  return dayOf(new UTCDate(instant.getTime()));
+}
+
+/** An instant to the minute, in UTC, for people: "YYYY-MM-DD hh:mm". */
+export function utcMinuteOf(instant: Date): string {
+  return instant.toISOString().slice(0, 16).replace("T", " ");
+}
+
 /** Today's date in UTC as YYYY-MM-DD. */
-export function utcToday(now: Date = new Date()): string {
-  return dayOf(new UTCDate(now.getTime()));
+export function utcToday(): string {
+  return utcDayOf(new Date());
 }
 
 /** The day `n` days after `day` (before, when negative), both YYYY-MM-DD in UTC. */

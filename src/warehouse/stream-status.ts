@@ -1,5 +1,5 @@
 import { type Kysely, sql } from "kysely";
-import { addDays, daysFrom } from "../time/calendar.js";
+import { addDays, daysFrom, utcDayOf } from "../time/calendar.js";
 import { rejectedCounts } from "./rejected-records.js";
 import type { Database } from "./schema.js";
 
@@ -66,6 +66,6 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
  */
 export function daysBehind(status: StreamStatus, today: string): number | null {
   if (status.lastDay) return daysFrom(status.lastDay, addDays(today, -1));
-  if (status.lastSuccessAt) return daysFrom(status.lastSuccessAt.toISOString().slice(0, 10), today);
+  if (status.lastSuccessAt) return daysFrom(utcDayOf(status.lastSuccessAt), today);
   return null;
 }

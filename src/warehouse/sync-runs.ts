@@ -3,6 +3,7 @@ import type { UntypedField } from "../api/untyped-values.js";
 import { PROCESS_IDENTITY } from "../process-identity.js";
 import type { AttemptStatus, Database } from "./schema.js";
 import { type PartitionSuccess, partitionSucceeded } from "./stream-state.js";
+import { utcToday } from "../time/calendar.js";
 
 type Db = Kysely<Database>;
 
@@ -42,7 +43,7 @@ export async function startSyncRun(
   db: Db,
   stream: string,
   partition: string,
-  run: SyncRunKind = { kind: "sync", extractedOn: new Date().toISOString().slice(0, 10) },
+  run: SyncRunKind = { kind: "sync", extractedOn: utcToday() },
 ): Promise<SyncRunStart> {
   // Every part of one statement sees the same snapshot: `earlier` cannot see the row inserted,
   // nor `abandoned` update it.

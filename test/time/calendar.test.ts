@@ -5,7 +5,8 @@ import {
   daysFrom,
   isCalendarDate,
   isLocalDateTime,
-  utcToday,
+  utcDayOf,
+  utcMinuteOf,
 } from "../../src/time/calendar.js";
 
 describe("calendar days", () => {
@@ -46,8 +47,12 @@ describe("calendar days", () => {
     expect(daysBetween("2025-01-01", "2025-12-31")).toHaveLength(365);
   });
 
-  it("takes today in UTC whatever the instant's local day", () => {
-    expect(utcToday(new Date("2026-03-01T23:30:00-05:00"))).toBe("2026-03-02");
-    expect(utcToday(new Date("2026-03-02T00:30:00+02:00"))).toBe("2026-03-01");
+  it("takes the UTC day of an instant, whatever its local day", () => {
+    expect(utcDayOf(new Date("2026-03-01T23:30:00-05:00"))).toBe("2026-03-02");
+    expect(utcDayOf(new Date("2026-03-02T00:30:00+02:00"))).toBe("2026-03-01");
+  });
+
+  it("shows an instant to the minute in UTC", () => {
+    expect(utcMinuteOf(new Date("2026-03-01T23:30:59-05:00"))).toBe("2026-03-02 04:30");
   });
 });

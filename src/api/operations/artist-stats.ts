@@ -21,6 +21,7 @@ import {
   positiveInt,
 } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
+import { utcDayOf } from "../../time/calendar.js";
 
 const BASE = `${API_PREFIX}/artist-stats`;
 
@@ -72,7 +73,7 @@ function dayOfTime(time: unknown): string | null {
     typeof time === "number" ? time : /^\d{9,13}$/.test(String(time)) ? Number(time) : NaN;
   if (Number.isFinite(numeric)) {
     const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
-    return Number.isNaN(date.getTime()) ? null : date.toISOString().slice(0, 10);
+    return Number.isNaN(date.getTime()) ? null : utcDayOf(date);
   }
   const text = toText(time);
   return text && /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;

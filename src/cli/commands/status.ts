@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { loadConfig } from "../../config/load-config.js";
 import { STREAMS } from "../../streams/registry.js";
-import { addDays, daysBetween, utcToday } from "../../time/calendar.js";
+import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/stream-status.js";
@@ -40,7 +40,7 @@ function streamLine(
   return {
     stream: stream.name,
     family: stream.family,
-    lastSuccess: status?.lastSuccessAt?.toISOString().slice(0, 16).replace("T", " ") ?? "never",
+    lastSuccess: status?.lastSuccessAt ? utcMinuteOf(status.lastSuccessAt) : "never",
     daysBehind: status ? daysBehind(status, today) : null,
     failed: failed.length,
     failedShown: failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : ""),
