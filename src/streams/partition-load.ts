@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
 import type { UntypedValue } from "../api/untyped-values.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
@@ -12,9 +12,9 @@ import {
   rejectionHash,
   releaseQuarantine,
 } from "../warehouse/rejected-records.js";
-import { finishSucceededSync, finishSyncRun } from "../warehouse/sync-runs.js";
+import { finishSucceededAttempt } from "../warehouse/sync-runs.js";
 import {
-  deleteMissing,
+  deleteMissingQuery,
   insertNewRows,
   keyOf,
   type Row,
@@ -303,7 +303,7 @@ export class PartitionLoad {
         this.#pendingRejections = [];
         this.#pendingBytes = 0;
         if (closing === null) return;
-        await this.#close(trx, tx);
+        const deletes = await this.#close(trx);
         const end = {
           status: "succeeded" as const,
           requests: closing.requests,
@@ -314,14 +314,16 @@ export class PartitionLoad {
           responseIds: this.#responseIds,
         };
         // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
-        if (!this.#options.checkpoint) return finishSyncRun(trx, runId, end);
-        await finishSucceededSync(trx, runId, end, {
-          stream: stream.name,
-          partition: partition.key,
-          checkpoint:
-            stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
-          warnings: this.warnings,
-        });
+        const success = this.#options.checkpoint
+          ? {
+              stream: stream.name,
+              partition: partition.key,
+              checkpoint:
+                stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
+              warnings: this.warnings,
+            }
+          : undefined;
+        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, { success, deletes });
       }),
     );
   }
@@ -336,8 +338,13 @@ export class PartitionLoad {
     });
   }
 
-  async #close(trx: Kysely<Database>, tx: Kysely<unknown>): Promise<void> {
+  /**
+   * Releases what the quarantine no longer holds, and returns the deletes of the rows the
+   * partition no longer holds: they run in the statement that closes the attempt.
+   */
+  async #close(trx: Kysely<Database>): Promise<RawBuilder<unknown>[]> {
     const { stream, partition, today } = this.#options;
+    const deletes: RawBuilder<unknown>[] = [];
     // A list that may hold more than was read is not a reason to delete what was not read; nor
     // is one with quarantined records, whose keys are unknown (a stored row may be theirs).
     const complete =
@@ -351,13 +358,13 @@ export class PartitionLoad {
         "replaceWithin" in output
           ? [...state.within.values()]
           : [{ ...output.scope(partition), ...snapshot }];
-      for (const scope of scopes) {
-        this.rowsWritten += await deleteMissing(tx, output.target, scope, state.seen);
-      }
+      for (const scope of scopes)
+        deletes.push(deleteMissingQuery(output.target, scope, state.seen));
     }
     // A partition that never ran before has nothing in quarantine but what this load put there.
     if (this.#options.quarantine === "replace" && !this.#options.expectNew) {
       await releaseQuarantine(trx, stream.name, partition.key, this.#rejectedHashes);
     }
+    return deletes;
   }
 }

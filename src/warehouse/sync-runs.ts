@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type QueryCreator, type RawBuilder, sql } from "kysely";
 import type { UntypedField } from "../api/untyped-values.js";
 import { PROCESS_IDENTITY } from "../process-identity.js";
 import type { AttemptStatus, Database } from "./schema.js";
@@ -111,32 +111,66 @@ export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Pro
   await closeRun(db, runId, end).execute();
 }
 
+/** What the statement closing a succeeded attempt does besides closing it. */
+export interface SucceededClose {
+  /** The partition's success and checkpoint (a sync; a replay leaves them as its sync set them). */
+  readonly success?: PartitionSuccess;
+  /** Deletes of the rows the upstream no longer returns: the rows they delete count as written. */
+  readonly deletes: readonly RawBuilder<unknown>[];
+}
+
 /**
- * Closes a succeeded sync attempt and records the partition's success in one statement: a
- * partition's writes are a handful of round trips, and at the upstream's full rate their count
- * is what the worker's main thread spends (docs/benchmarks.md).
+ * Closes a succeeded attempt, deletes what the partition no longer holds and records its success
+ * in one statement: a partition's writes are a handful of round trips, and at the upstream's full
+ * rate their count is what the worker spends (docs/benchmarks.md). Returns the rows deleted.
  */
-export async function finishSucceededSync(
+export async function finishSucceededAttempt(
   db: Db,
   runId: string,
   end: SyncRunEnd,
-  success: PartitionSuccess,
-): Promise<void> {
-  await closeRun(
-    db.with("state", (qc) => partitionSucceeded(qc, success)),
-    runId,
-    end,
-  ).execute();
+  close: SucceededClose,
+): Promise<number> {
+  let creator: QueryCreator<Database> = db;
+  // Postgres runs every data-modifying CTE of a statement, each on the statement's snapshot: the
+  // deletes see none of the others' effects, and none touches the others' tables.
+  for (const [i, statement] of close.deletes.entries()) {
+    creator = creator.with(
+      `deleted_${i}`,
+      () => sql`(${statement} returning 1)`,
+    ) as unknown as QueryCreator<Database>;
+  }
+  const { success } = close;
+  if (success) {
+    creator = creator.with("state", (qc) =>
+      partitionSucceeded(qc, success),
+    ) as unknown as QueryCreator<Database>;
+  }
+  const deleted =
+    close.deletes.length === 0
+      ? sql<string>`0`
+      : sql<string>`${sql.join(
+          close.deletes.map((_, i) => sql`(select count(*) from ${sql.table(`deleted_${i}`)})`),
+          sql` + `,
+        )}`;
+  const row = await closeRun(creator, runId, end, deleted)
+    .returning(sql<string>`${deleted}`.as("deleted"))
+    .executeTakeFirstOrThrow();
+  return Number(row.deleted);
 }
 
-function closeRun(db: Pick<Db, "updateTable">, runId: string, end: SyncRunEnd) {
+function closeRun(
+  db: Pick<Db, "updateTable">,
+  runId: string,
+  end: SyncRunEnd,
+  deleted = sql<string>`0`,
+) {
   return db
     .updateTable("etl.sync_runs")
     .set({
       status: end.status,
       finished_at: new Date(),
       requests: end.requests,
-      rows_written: end.rowsWritten,
+      rows_written: sql<number>`${end.rowsWritten} + ${deleted}`,
       error: end.error ?? null,
       untyped_values: end.untyped?.length ? JSON.stringify(end.untyped) : null,
       rows_rejected: end.rowsRejected ?? 0,

@@ -295,17 +295,3 @@ export function deleteMissingQuery(target: TableKey, scope: Row, keep: readonly 
           )})`;
   return sql`delete from ${sql.table(target.table)} as t where ${inScope} and not ${kept}`;
 }
-
-/**
- * Deletes the rows of one partition whose key is not among `keep` (see deleteMissingQuery): what
- * the upstream no longer returns disappears. Returns the number of rows deleted.
- */
-export async function deleteMissing(
-  db: Kysely<unknown>,
-  target: TableKey,
-  scope: Row,
-  keep: readonly Row[],
-): Promise<number> {
-  const result = await deleteMissingQuery(target, scope, keep).execute(db);
-  return Number(result.numAffectedRows ?? 0);
-}

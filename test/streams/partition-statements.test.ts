@@ -31,14 +31,15 @@ async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
 }
 
 describe("the statements of one partition", () => {
-  it("are the attempt's row and one transaction of five writes, with no quarantine release the first time", async () => {
+  it("are the attempt's row and one transaction of four statements, with no quarantine release the first time", async () => {
     const first = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
     const perPartition = first.filter((s) => s.startsWith("begin")).length;
     // 10 partitions: 5 selection types × 2 sale types, one page each.
     expect(perPartition).toBe(10);
     expect(first.filter((s) => s.includes('"rejected_records"'))).toEqual([]);
-    // Seven round trips each: the attempt's row, then begin, the responses, the rows, the rows no
-    // longer served, the partition's state with the attempt's end (one statement), commit.
+    // Six round trips each: the attempt's row, then begin, the responses, the rows, one statement
+    // that deletes the rows no longer served, records the partition's state and ends the
+    // attempt, then commit.
     const counts: Record<string, number> = {};
     for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
@@ -47,8 +48,7 @@ describe("the statements of one partition", () => {
       begin: 10,
       'insert into "etl"."responses"': 10,
       'insert into "sales"."trend_chart_points"': 10,
-      'delete from "sales"."trend_chart_points"': 10,
-      'with "state" as': 10,
+      'with "deleted_0" as': 10,
       commit: 10,
     });
 
@@ -57,5 +57,24 @@ describe("the statements of one partition", () => {
     expect(again.filter((s) => s.startsWith('delete from "etl"."rejected_records"'))).toHaveLength(
       10,
     );
+  });
+
+  it("counts the rows the closing statement deleted as written, in the outcome and the audit", async () => {
+    await harness.sync({ only: ["trend_chart_points"], ...DAY });
+    // A row the upstream no longer serves, in the scope of one of the day's partitions.
+    await harness.warehouse.query(
+      `insert into sales.trend_chart_points (day, selection_type, sale_type, series_position, series, total, raw)
+       select day, selection_type, sale_type, 999, 'gone', 1, '{}' from sales.trend_chart_points
+        where day = $1 limit 1`,
+      [DAY.from],
+    );
+    const [summary] = await harness.sync({ only: ["trend_chart_points"], ...DAY });
+    expect(summary?.rowsWritten).toBe(1);
+    const [left] = await harness.warehouse.query<{ n: number; audited: number }>(
+      `select (select count(*)::int from sales.trend_chart_points where series_position = 999) as n,
+              (select sum(rows_written)::int from (select rows_written from etl.sync_runs
+                 order by started_at desc limit 10) as last_sync) as audited`,
+    );
+    expect(left).toEqual({ n: 0, audited: 1 });
   });
 });

@@ -1,7 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  deleteMissing,
   deleteMissingQuery,
   insertNewRows,
   type Row,
@@ -183,7 +182,10 @@ describe("insertNewRows", () => {
   });
 });
 
-describe("deleteMissing", () => {
+describe("deleteMissingQuery", () => {
+  const deleteMissing = async (target: TableTarget, scope: Row, keep: Row[]) =>
+    Number((await deleteMissingQuery(target, scope, keep).execute(db)).numAffectedRows);
+
   it("reads only the partition, through the key's index, and deletes what it did not keep", async () => {
     const days = Array.from(
       { length: 200 },
@@ -197,7 +199,7 @@ describe("deleteMissing", () => {
       await sql`explain (format json) ${deleteMissingQuery(TARGET, scope, keep)}`.execute(db);
     // A plan that scans the whole table makes a backfill's deletes grow with the table.
     expect(JSON.stringify(plan)).not.toContain('"Seq Scan"');
-    expect(await deleteMissing(db, TARGET, scope, keep)).toBe(10);
+    expect(await deleteMissing(TARGET, scope, keep)).toBe(10);
     const [left] = await warehouse.query<{ day: number; all: number }>(
       "select count(*) filter (where day = $1)::int as day, count(*)::int as all from sales.trend_items where day >= '2027-01-01'",
       [scope.day],
@@ -216,7 +218,7 @@ describe("deleteMissing", () => {
       { income_key: "b", period_start: null, raw: { period: "?" } },
       { income_key: "c", period_start: "2026-01-01", raw: { period: "2026-01" } },
     ]);
-    expect(await deleteMissing(db, incomes, { period_start: null }, [{ income_key: "a" }])).toBe(1);
+    expect(await deleteMissing(incomes, { period_start: null }, [{ income_key: "a" }])).toBe(1);
     const left = await warehouse.query<{ income_key: string }>(
       "select income_key from royalties.incomes order by 1",
     );
