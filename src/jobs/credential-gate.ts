@@ -13,61 +13,95 @@ export interface CredentialGateOptions {
 
 type Listener = () => unknown;
 
+/** What the worker knows of its credential. */
+type Standing =
+  | { readonly state: "unchecked"; readonly problem: string | null }
+  | { readonly state: "accepted" }
+  | { readonly state: "refused"; readonly message: string; readonly since: Date };
+
 /**
- * Whether the upstream accepts the credential, as the worker last found out. A refusal closes
- * the gate: the worker stops taking jobs (they stay queued), its health check fails with the
- * reason, and the credential is checked again with one request every `recheckMs` until it is
- * accepted (a key rotated, an account restored); then the gate opens and work resumes by itself.
+ * Whether the upstream accepts the credential, as the worker last found out. The gate starts
+ * closed: a worker takes no job, and is not ready, until a first check (`verify`) finds the
+ * credential accepted, so a release with a refused key never looks ready to a rollout. A refusal,
+ * found by that check or later by a job, closes it: the worker stops taking jobs (they stay
+ * queued), its health check fails with the reason, and the credential is checked again with one
+ * request every `recheckMs` until it is accepted (a key rotated, an account restored); then the
+ * gate opens and work resumes by itself.
  */
 export class CredentialGate {
   readonly #options: CredentialGateOptions;
   readonly #onClose: Listener[] = [];
   readonly #onOpen: Listener[] = [];
-  #refusal: { readonly message: string; readonly since: Date } | null = null;
+  #standing: Standing = { state: "unchecked", problem: null };
   #timer: NodeJS.Timeout | null = null;
   #checks = 0;
+  #closed = false;
 
   constructor(options: CredentialGateOptions) {
     this.#options = options;
   }
 
-  /** Called when a refusal closes the gate (the worker pauses) and when it opens again. */
+  /**
+   * Called when the gate opens (the first accepted check included: the worker starts taking jobs)
+   * and when a refusal closes an open gate (the worker pauses).
+   */
   on(event: "close" | "open", listener: Listener): void {
     (event === "close" ? this.#onClose : this.#onOpen).push(listener);
   }
 
+  /**
+   * The first check, as the worker starts. Until it, or a later check, finds the credential
+   * accepted, the gate stays closed; a check that gets no answer proves nothing either way, so
+   * the credential is checked again every `recheckMs` whatever the first one found.
+   */
+  async verify(): Promise<void> {
+    await this.#check();
+  }
+
   /** Closes the gate on a refusal; further refusals while it is closed change nothing. */
   refuse(error: AuthError): void {
-    if (this.#refusal) return;
-    this.#refusal = { message: error.message, since: new Date() };
-    this.#options.logger.error(
-      { err: error.message, recheckMs: this.#options.recheckMs },
-      "the upstream refuses the credential: taking no jobs until it is accepted again",
-    );
-    this.#notify(this.#onClose);
+    if (this.#standing.state === "refused") return;
+    this.#refuse(error);
     this.#schedule();
   }
 
-  /** True while the gate is closed (for /metrics). */
+  /** True while the upstream refuses the credential (for /metrics). */
   get refused(): boolean {
-    return this.#refusal !== null;
+    return this.#standing.state === "refused";
   }
 
-  /** For /readyz: rejects, with the reason and since when, while the credential is refused. */
+  /** For /readyz: rejects, with the reason, until the credential is known accepted. */
   health(): Promise<void> {
-    const refusal = this.#refusal;
-    if (!refusal) return Promise.resolve();
+    const standing = this.#standing;
+    if (standing.state === "accepted") return Promise.resolve();
+    const every = `checked again every ${Math.round(this.#options.recheckMs / 1000)} s, ${this.#checks} checks so far`;
     return Promise.reject(
       new Error(
-        `${refusal.message} (since ${refusal.since.toISOString()}; checked again every ${Math.round(this.#options.recheckMs / 1000)} s, ${this.#checks} checks so far)`,
+        standing.state === "refused"
+          ? `${standing.message} (since ${standing.since.toISOString()}; ${every})`
+          : standing.problem === null
+            ? "the credential has not been checked yet"
+            : `the credential could not be checked: ${standing.problem} (${every})`,
       ),
     );
   }
 
   /** Stops checking (the worker is stopping). */
   close(): void {
+    this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+  }
+
+  #refuse(error: AuthError): void {
+    const wasOpen = this.#standing.state === "accepted";
+    this.#standing = { state: "refused", message: error.message, since: new Date() };
+    this.#options.logger.error(
+      { err: error.message, recheckMs: this.#options.recheckMs },
+      "the upstream refuses the credential: taking no jobs until it is accepted again",
+    );
+    // A gate that was never open has no worker taking jobs to pause.
+    if (wasOpen) this.#notify(this.#onClose);
   }
 
   #notify(listeners: readonly Listener[]): void {
@@ -84,6 +118,7 @@ export class CredentialGate {
   }
 
   #schedule(): void {
+    if (this.#closed) return;
     this.#timer = setTimeout(() => void this.#recheck(), this.#options.recheckMs);
     this.#timer.unref();
   }
@@ -91,24 +126,36 @@ export class CredentialGate {
   async #recheck(): Promise<void> {
     this.#timer = null;
     this.#checks += 1;
+    await this.#check();
+  }
+
+  async #check(): Promise<void> {
     try {
       await this.#options.check();
     } catch (error) {
-      // Refused again, or no answer at all (which proves nothing): wait for the next check.
-      if (!(error instanceof AuthError)) {
+      if (this.#closed) return;
+      if (error instanceof AuthError) {
+        if (this.#standing.state !== "refused") this.#refuse(error);
+      } else {
+        // No answer at all proves nothing: what was known stays known until the next check.
+        const problem = error instanceof Error ? error.message : String(error);
+        if (this.#standing.state === "unchecked") this.#standing = { state: "unchecked", problem };
         this.#options.logger.warn(
-          { err: error instanceof Error ? error.message : String(error) },
+          { err: problem },
           "the credential could not be checked; trying again later",
         );
       }
       this.#schedule();
       return;
     }
+    if (this.#closed) return;
     this.#options.logger.info(
       { checks: this.#checks },
-      "the upstream accepts the credential again: resuming",
+      this.#standing.state === "refused"
+        ? "the upstream accepts the credential again: resuming"
+        : "the upstream accepts the credential: taking jobs",
     );
-    this.#refusal = null;
+    this.#standing = { state: "accepted" };
     this.#checks = 0;
     this.#notify(this.#onOpen);
   }

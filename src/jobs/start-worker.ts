@@ -42,6 +42,9 @@ export function startEtlWorker(options: {
       lockDuration: config.job_lock_ms,
       stalledInterval: config.job_lock_ms,
       maxStalledCount: 3,
+      // Started by the credential gate once the upstream accepts the key: a worker with a refused
+      // key must not take jobs only to hand them back.
+      autorun: false,
     },
   );
   worker.on("failed", (job, error) => {
@@ -63,7 +66,9 @@ export function startEtlWorker(options: {
   });
   // Not waiting for the active jobs: the job that met the refusal is one of them.
   deps.credential.on("close", () => worker.pause(true));
+  // resume() also starts a worker that never ran.
   deps.credential.on("open", () => worker.resume());
+  void deps.credential.verify();
   return {
     worker,
     async stop(graceMs) {

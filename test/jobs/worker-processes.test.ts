@@ -71,6 +71,11 @@ interface HealthBody {
   readonly checks: Record<string, string>;
 }
 
+async function readiness(process: WorkerProcess) {
+  const response = await fetch(`${process.operatorUrl}/readyz`);
+  return { status: response.status, body: (await response.json()) as HealthBody };
+}
+
 /** How etl.sync_runs names a worker process: its host and pid. */
 function runnerOf(process: WorkerProcess | undefined): string {
   return `${hostname()} pid ${process?.child.pid}`;
@@ -252,15 +257,71 @@ describe("worker processes", () => {
     expect(await stop([next])).toEqual([0]);
   }, 120_000);
 
-  it("pauses on a refused credential, checks it again, and resumes by itself once it is accepted", async () => {
+  it("is not ready while the key it starts with is refused, and is once it is accepted", async () => {
     sandbox.setKnobs({ requestsPerSecond: null, latencyMs: 0, refuseCredential: true });
+    const refusedBefore = sandbox.stats().unauthorized;
+    const attempts = () => warehouse.query("select run_id from etl.sync_runs order by run_id");
+    const attemptsBefore = await attempts();
     const one = await worker();
+    const credential = async () => (await readiness(one)).body.checks.upstream_credential ?? "";
+    // No job is queued: only the check the worker makes as it starts can find the refusal.
+    expect(await queue.getJobCounts("waiting", "active", "delayed")).toEqual({
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+    });
+    await until(async () =>
+      /refused the credential.*, [2-9]\d* checks so far/.test(await credential()),
+    );
+    const paused = await readiness(one);
+    expect(paused.status).toBe(503);
+    expect(paused.body.checks.postgres).toBe("ok");
+    expect(paused.body.checks.redis).toBe("ok");
+    expect((await fetch(`${one.operatorUrl}/livez`)).status).toBe(200);
+    const metrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^etl_upstream_credential_refused 1$/m);
+    // The start's check, then one request per re-check (one may be under way).
+    const checks = Number(
+      /(\d+) checks so far/.exec(paused.body.checks.upstream_credential ?? "")?.[1],
+    );
+    const refused = sandbox.stats().unauthorized - refusedBefore;
+    expect(refused).toBeGreaterThanOrEqual(1 + checks);
+    expect(refused).toBeLessThanOrEqual(2 + checks);
+
+    sandbox.setKnobs({ refuseCredential: false });
+    await until(async () => (await readiness(one)).status === 200);
+    expect((await readiness(one)).body.checks.upstream_credential).toBe("ok");
+    expect(await attempts()).toEqual(attemptsBefore);
+    expect(await stop([one])).toEqual([0]);
+  }, 120_000);
+
+  it("is not ready while the upstream does not answer its first check, and is once it does", async () => {
+    sandbox.setKnobs({ requestsPerSecond: null, latencyMs: 0, down: true });
+    const one = await worker();
+    // No answer proves nothing: the credential stays unchecked, and is checked again.
+    await until(async () =>
+      /^the credential could not be checked: .*, [1-9]\d* checks so far/.test(
+        (await readiness(one)).body.checks.upstream_credential ?? "",
+      ),
+    );
+    expect((await readiness(one)).status).toBe(503);
+    const metrics = await (await fetch(`${one.operatorUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^etl_upstream_credential_refused 0$/m);
+
+    sandbox.setKnobs({ down: false });
+    await until(async () => (await readiness(one)).status === 200);
+    expect(await stop([one])).toEqual([0]);
+  }, 120_000);
+
+  it("pauses on a refused credential, checks it again, and resumes by itself once it is accepted", async () => {
+    sandbox.setKnobs({ requestsPerSecond: null, latencyMs: 0 });
+    const one = await worker();
+    // Accepted as it starts, then refused: the refusal is met by the jobs.
+    await until(async () => (await readiness(one)).status === 200);
+    sandbox.setKnobs({ refuseCredential: true });
     const refusedBefore = sandbox.stats().unauthorized;
     const running = backfill("2026-01-12", "2026-01-12", "trend_totals");
-    const health = async () => {
-      const response = await fetch(`${one.operatorUrl}/readyz`);
-      return { status: response.status, body: (await response.json()) as HealthBody };
-    };
+    const health = () => readiness(one);
     await until(async () => (await health()).body.checks.upstream_credential !== "ok");
     // Three checks again, one request each, and no job spent or failed meanwhile.
     await until(async () => /, [3-9]\d* checks so far/.test(await credentialCheck()));

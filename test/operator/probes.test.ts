@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
@@ -94,6 +95,56 @@ describe("/readyz and /livez against Postgres and a Redis that goes away", () =>
       status: "ok",
       checks: { postgres: "ok", redis: "ok" },
     });
+  });
+});
+
+/** A loopback port nothing listens on: it was free a moment ago, and is closed again. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("/readyz while Postgres cannot be reached", () => {
+  const warehouses: Warehouse[] = [];
+  const servers: OperatorServer[] = [];
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()));
+    await Promise.all(warehouses.map((db) => db.destroy()));
+  });
+
+  it.each([
+    [
+      "a closed port",
+      async () => `postgres://127.0.0.1:${await closedPort()}/music_etl`,
+      /ECONNREFUSED/,
+    ],
+    [
+      "a database that does not exist",
+      () => Promise.resolve(`${PG_HOST_URL}/music_etl_no_such_database`),
+      /does not exist/,
+    ],
+  ])("is 503 naming postgres for %s, and alive", async (_, url, problem) => {
+    const db = createWarehouse(await url(), { maxConnections: 1 });
+    warehouses.push(db);
+    const server = await startOperatorServer({
+      host: "127.0.0.1",
+      port: 0,
+      metrics: createEtlMetrics(),
+      checks: { postgres: () => pingWarehouse(db), fine: () => Promise.resolve() },
+      queues: [],
+      logger,
+    });
+    servers.push(server);
+    const { status, body } = await health(server);
+    expect(status).toBe(503);
+    expect(body.status).toBe("unavailable");
+    expect(body.checks.fine).toBe("ok");
+    expect(body.checks.postgres).toMatch(problem);
+    expect(await alive(server)).toBe(200);
   });
 });
 
