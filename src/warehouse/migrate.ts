@@ -10,7 +10,8 @@ export interface MigrationOutcome {
   readonly applied: readonly string[];
   /**
    * Migrations a newer release applied, unknown to this one: it runs on their schema unchanged
-   * (migrations only add), as when a deployment is rolled back.
+   * (migrations after 2026-11-23-010 only add: see docs/operations.md), as when a deployment
+   * is rolled back.
    */
   readonly newer: readonly string[];
 }
