@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
 import { createEtlMetrics, type EtlMetrics } from "../../src/metrics/etl-metrics.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
+import { runPromtool } from "../helpers/promtool.js";
 import { startUpstream } from "../helpers/upstream.js";
 
 const logger = createLogger({ level: "silent", secrets: [] });
@@ -24,6 +25,80 @@ const METRIC_NAMES = [
   "etl_request_rate_limit",
   "etl_upstream_credential_refused",
 ];
+
+const OPERATION = "catalogue.getTerritories";
+
+/** Metrics in which every ETL metric has series: attempts, partitions and every source. */
+function observedMetrics(): EtlMetrics {
+  const metrics = createEtlMetrics();
+  metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 1 });
+  metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
+  metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
+  metrics.observeAttempt({
+    operation: "trends.sales",
+    outcome: "NetworkError",
+    durationMs: 5,
+    attempt: 1,
+  });
+  metrics.observePartition({
+    stream: "catalogue_territories",
+    partition: "all",
+    status: "succeeded",
+    requests: 3,
+    rowsWritten: 40,
+    rowsRejected: 0,
+    warnings: [],
+    untyped: [],
+    timings: { fetchMs: 1_500, normaliseMs: 250, writeMs: 750 },
+    durationMs: 2_500,
+  });
+  metrics.observePartition({
+    stream: "sales_trends",
+    partition: "2026-01-02",
+    status: "failed",
+    requests: 1,
+    rowsWritten: 7,
+    rowsRejected: 0,
+    warnings: [],
+    untyped: [
+      { field: "count", expected: "integer", count: 2, examples: ['"n/a"'] },
+      { field: "percentage", expected: "number", count: 1, examples: ['"12,5"'] },
+    ],
+    timings: { fetchMs: 300, normaliseMs: 0, writeMs: 100 },
+    durationMs: 400,
+    error: new Error("boom"),
+  });
+  metrics.setSources({
+    requestRate: () => Promise.resolve({ requestsPerSecond: 30, source: "limit" }),
+    queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
+    streams: () =>
+      Promise.resolve([
+        {
+          stream: "sales_trends",
+          family: "trends",
+          lastSuccessAt: new Date("2026-01-03T10:15:30Z"),
+          lastDay: "2026-01-02",
+          failedPartitions: 1,
+        },
+        {
+          stream: "catalogue_territories",
+          family: "catalogue",
+          lastSuccessAt: new Date("2026-01-03T03:20:00.500Z"),
+          lastDay: null,
+          failedPartitions: 0,
+        },
+        {
+          stream: "never_synced",
+          family: null,
+          lastSuccessAt: null,
+          lastDay: null,
+          failedPartitions: 2,
+        },
+      ]),
+    credentialRefused: () => true,
+  });
+  return metrics;
+}
 
 let servers: OperatorServer[] = [];
 
@@ -53,75 +128,7 @@ afterEach(async () => {
 
 describe("/metrics", () => {
   it("exports every ETL metric with its labels, and the process metrics", async () => {
-    const metrics = createEtlMetrics();
-    const operation = "catalogue.getTerritories";
-    metrics.observeAttempt({ operation, outcome: 200, durationMs: 250, attempt: 1 });
-    metrics.observeAttempt({ operation, outcome: 429, durationMs: 500, attempt: 1 });
-    metrics.observeAttempt({ operation, outcome: 200, durationMs: 250, attempt: 2 });
-    metrics.observeAttempt({
-      operation: "trends.sales",
-      outcome: "NetworkError",
-      durationMs: 5,
-      attempt: 1,
-    });
-    metrics.observePartition({
-      stream: "catalogue_territories",
-      partition: "all",
-      status: "succeeded",
-      requests: 3,
-      rowsWritten: 40,
-      rowsRejected: 0,
-      warnings: [],
-      untyped: [],
-      timings: { fetchMs: 1_500, normaliseMs: 250, writeMs: 750 },
-      durationMs: 2_500,
-    });
-    metrics.observePartition({
-      stream: "sales_trends",
-      partition: "2026-01-02",
-      status: "failed",
-      requests: 1,
-      rowsWritten: 7,
-      rowsRejected: 0,
-      warnings: [],
-      untyped: [
-        { field: "count", expected: "integer", count: 2, examples: ['"n/a"'] },
-        { field: "percentage", expected: "number", count: 1, examples: ['"12,5"'] },
-      ],
-      timings: { fetchMs: 300, normaliseMs: 0, writeMs: 100 },
-      durationMs: 400,
-      error: new Error("boom"),
-    });
-    metrics.setSources({
-      requestRate: () => Promise.resolve({ requestsPerSecond: 30, source: "limit" }),
-      queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
-      streams: () =>
-        Promise.resolve([
-          {
-            stream: "sales_trends",
-            family: "trends",
-            lastSuccessAt: new Date("2026-01-03T10:15:30Z"),
-            lastDay: "2026-01-02",
-            failedPartitions: 1,
-          },
-          {
-            stream: "catalogue_territories",
-            family: "catalogue",
-            lastSuccessAt: new Date("2026-01-03T03:20:00.500Z"),
-            lastDay: null,
-            failedPartitions: 0,
-          },
-          {
-            stream: "never_synced",
-            family: null,
-            lastSuccessAt: null,
-            lastDay: null,
-            failedPartitions: 2,
-          },
-        ]),
-      credentialRefused: () => true,
-    });
-
+    const metrics = observedMetrics();
     const { contentType, text } = await scrape(await serve(metrics));
     expect(contentType).toBe(metrics.registry.contentType);
     for (const name of METRIC_NAMES) expect(text).toContain(`# TYPE ${name} `);
@@ -130,12 +137,12 @@ describe("/metrics", () => {
     const lines = text.split("\n");
     expect(lines).toEqual(
       expect.arrayContaining([
-        `etl_http_requests_total{operation="${operation}",status="200"} 2`,
-        `etl_http_requests_total{operation="${operation}",status="429"} 1`,
+        `etl_http_requests_total{operation="${OPERATION}",status="200"} 2`,
+        `etl_http_requests_total{operation="${OPERATION}",status="429"} 1`,
         `etl_http_requests_total{operation="trends.sales",status="NetworkError"} 1`,
-        `etl_http_retries_total{operation="${operation}"} 1`,
-        `etl_http_request_duration_seconds_count{operation="${operation}"} 3`,
-        `etl_http_request_duration_seconds_sum{operation="${operation}"} 1`,
+        `etl_http_retries_total{operation="${OPERATION}"} 1`,
+        `etl_http_request_duration_seconds_count{operation="${OPERATION}"} 3`,
+        `etl_http_request_duration_seconds_sum{operation="${OPERATION}"} 1`,
         `etl_rows_written_total{stream="catalogue_territories"} 40`,
         `etl_rows_written_total{stream="sales_trends"} 7`,
         `etl_untyped_values_total{stream="catalogue_territories"} 0`,
@@ -177,6 +184,18 @@ describe("/metrics", () => {
     expect(text).not.toContain('_timestamp_seconds{stream="never_synced"');
     expect(text).not.toContain("Bearer");
     expect(text).not.toContain("http://");
+  });
+
+  it("passes promtool's lint (names, units, suffixes, help) for every etl_ metric", async () => {
+    const lint = (exposition: string) =>
+      runPromtool(["check", "metrics"], exposition)
+        .output.split("\n")
+        .filter((line) => line.startsWith("etl_"));
+    // What a problem looks like, so that an empty list means none rather than none understood.
+    expect(lint("# TYPE etl_jobs_count counter\netl_jobs_count 1\n")).toContain(
+      'etl_jobs_count counter metrics should have "_total" suffix',
+    );
+    expect(lint((await scrape(await serve(observedMetrics()))).text)).toEqual([]);
   });
 
   it("reads the sources at every scrape, and a failing or hanging one costs only its metric", async () => {

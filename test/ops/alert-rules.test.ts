@@ -1,6 +1,5 @@
 // The alert rules and the dashboard's queries, checked by promtool: the parser and rule engine of
 // Prometheus itself, so what passes here is what Prometheus loads and how it evaluates it.
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -13,24 +12,8 @@ import {
   ruleTests,
   rules,
 } from "../helpers/ops-files.js";
+import { promtool } from "../helpers/promtool.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-
-/** promtool's output; throws with it when promtool fails, and says how to install it if absent. */
-function promtool(...args: string[]): string {
-  const result = spawnSync("promtool", args, { cwd: PROJECT_ROOT, encoding: "utf8" });
-  if (result.error && "code" in result.error && result.error.code === "ENOENT") {
-    throw new Error(
-      "promtool is not installed. On Debian or Ubuntu: apt-get install prometheus (as .ci/run " +
-        "does); elsewhere, from a release at https://prometheus.io/download/.",
-    );
-  }
-  if (result.error) throw result.error;
-  const output = result.stdout + result.stderr;
-  if (result.status !== 0) {
-    throw new Error(`promtool ${args.join(" ")} exited ${result.status}:\n${output}`);
-  }
-  return output;
-}
 
 /** EtlWorkerDown → etl-worker-down: the alert's section of docs/operations.md. */
 function anchor(alert: string): string {

@@ -8,21 +8,48 @@ import { dashboardExpressions, rules, ruleTests } from "../helpers/ops-files.js"
 const SCRAPE_SERIES = ["up"];
 
 /**
- * The metric names an expression reads: identifiers with a prefix the worker exports (its own,
- * and prom-client's process and Node.js metrics), recording rules (named with a colon) and the
- * scrape series. String literals (label values) and Grafana variables are dropped first; function
- * names, label names and durations have none of those prefixes.
+ * The words of PromQL (as of Prometheus 2.x) that are not metric names. Label names are not
+ * among them: they stand in braces, or in the label lists of by, without, on, ignoring,
+ * group_left and group_right, which are dropped before the words are read.
+ */
+const PROMQL_WORDS = new Set(
+  [
+    // Operators, modifiers and literals.
+    "and or unless atan2 bool offset start end inf nan group_left group_right",
+    // Aggregations.
+    "sum min max avg group stddev stdvar count count_values bottomk topk quantile limitk",
+    "limit_ratio",
+    // Functions.
+    "abs absent absent_over_time ceil changes clamp clamp_max clamp_min day_of_month",
+    "day_of_week day_of_year days_in_month delta deriv exp floor histogram_avg histogram_count",
+    "histogram_fraction histogram_quantile histogram_stddev histogram_stdvar histogram_sum",
+    "holt_winters double_exponential_smoothing hour idelta increase info irate label_join",
+    "label_replace ln log2 log10 minute month predict_linear rate resets round scalar sgn sort",
+    "sort_desc sort_by_label sort_by_label_desc sqrt time timestamp vector year",
+    "avg_over_time min_over_time max_over_time sum_over_time count_over_time quantile_over_time",
+    "stddev_over_time stdvar_over_time last_over_time present_over_time mad_over_time",
+    "acos acosh asin asinh atan atanh cos cosh deg pi rad sin sinh tan tanh",
+  ].flatMap((words) => words.split(" ")),
+);
+
+/**
+ * The metric names an expression reads: every identifier but PromQL's own words. Dropped first:
+ * string literals (label values), Grafana variables, label matchers in braces, the label lists
+ * of by, without, on, ignoring, group_left and group_right, and ranges, durations and numbers.
  */
 function metricNames(expr: string): string[] {
   const code = expr
     .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""')
-    .replace(/\$\w+/g, "");
-  return [...code.matchAll(/[A-Za-z_:][A-Za-z0-9_:]*/g)]
-    .map((match) => match[0])
-    .filter(
-      (name) =>
-        /^(etl|process|nodejs)_/.test(name) || name.includes(":") || SCRAPE_SERIES.includes(name),
-    );
+    .replace(/\$\{\w+\}|\$\w+/g, "")
+    .replace(/\{[^}]*\}/g, "")
+    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, "")
+    .replace(/\[[^\]]*\]/g, "");
+  return (
+    [...code.matchAll(/[A-Za-z0-9_.:]+/g)]
+      .map((match) => match[0])
+      // PromQL's keywords are case-insensitive (SUM BY, Inf).
+      .filter((word) => !/^[0-9.]/.test(word) && !PROMQL_WORDS.has(word.toLowerCase()))
+  );
 }
 
 /** The series names a fresh worker registry exports: histograms as _bucket, _sum and _count. */
@@ -68,18 +95,29 @@ describe("metric names", () => {
     expect(await unknownNames(expressions)).toEqual([]);
   });
 
-  it("are found in PromQL, and an unknown or incomplete one is reported", async () => {
+  it("are every identifier of PromQL but its own words, and a foreign or misspelt one is reported", async () => {
     expect(
       metricNames(
-        'sum by (le) (rate(etl_http_request_duration_seconds_bucket{stream="etl_x"}[$__rate_interval])) > etl:threshold',
+        'histogram_quantile(0.95, sum by (le) (rate(etl_http_request_duration_seconds_bucket{stream="etl_x", le!="+Inf"}[$__rate_interval] offset 1h30m))) > on (job) group_left (family) etl:threshold * 1e3',
       ),
     ).toEqual(["etl_http_request_duration_seconds_bucket", "etl:threshold"]);
+    expect(
+      metricNames(
+        "max without (instance) (max_over_time(up[5m])) unless ignoring (state) absent(x_total) and bool time()",
+      ),
+    ).toEqual(["up", "x_total"]);
     expect(
       await unknownNames([
         "rate(etl_nope_total[5m]) / rate(etl_http_requests_total[5m])",
         "etl_partition_duration_seconds > 0",
+        "sum(rate(elt_rows_written_total[5m])) + max(bullmq_jobs_waiting)",
         'up{job="music-etl"} + process_cpu_user_seconds_total + etl:stream_stale_threshold_seconds',
       ]),
-    ).toEqual(["etl_nope_total", "etl_partition_duration_seconds"]);
+    ).toEqual([
+      "etl_nope_total",
+      "etl_partition_duration_seconds",
+      "elt_rows_written_total",
+      "bullmq_jobs_waiting",
+    ]);
   });
 });
