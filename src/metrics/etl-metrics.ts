@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CurrentRate } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
+import type { StreamSchedule } from "../jobs/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../async/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
@@ -47,6 +48,11 @@ export interface EtlMetricsOptions {
    * of a series born at 1, so the first rejection or warning after a restart would go unseen.
    */
   readonly streams?: readonly string[];
+  /**
+   * The streams whose family has a schedule, with its interval: how stale a stream may get
+   * follows from it (EtlStreamStale), whatever the config's patterns.
+   */
+  readonly schedules?: readonly StreamSchedule[];
 }
 
 export interface EtlMetrics {
@@ -201,6 +207,16 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
         }
       },
     });
+  }
+
+  const scheduleInterval = new Gauge({
+    name: "etl_stream_schedule_interval_seconds",
+    help: "Longest gap between two scheduled runs of the stream's family, from its cron pattern, by stream and family; no series while the family's schedule is off.",
+    labelNames: ["stream", "family"] as const,
+    registers: [registry],
+  });
+  for (const { stream, family, intervalSeconds } of options.schedules ?? []) {
+    scheduleInterval.set({ stream: label(stream), family: label(family) }, intervalSeconds);
   }
 
   streamGauge(

@@ -395,7 +395,18 @@ describe("worker processes", () => {
       schedules: { trends: { pattern: "*/10 * * * *" }, royalties: null },
     };
     writeFileSync(join(dir.path, "etl.config.json"), JSON.stringify(changed));
-    expect(await stop([await worker()])).toEqual([0]);
+    const reconciled = await worker();
+    // Each stream exports its family's schedule interval, from the pattern; none when it is off.
+    const metrics = await (await fetch(`${reconciled.operatorUrl}/metrics`)).text();
+    const intervals = metrics.split("\n").filter((line) => line.startsWith("etl_stream_schedule"));
+    expect(intervals).toContain(
+      'etl_stream_schedule_interval_seconds{stream="trend_items",family="trends"} 600',
+    );
+    expect(intervals).toContain(
+      'etl_stream_schedule_interval_seconds{stream="products",family="catalogue"} 86400',
+    );
+    expect(intervals.filter((line) => line.includes('family="royalties"'))).toEqual([]);
+    expect(await stop([reconciled])).toEqual([0]);
     const second = await queue.getJobSchedulers();
     expect(second.map((s) => `${s.key} ${s.pattern}`).sort()).toEqual([
       "family-artist_stats 45 3 * * *",

@@ -22,6 +22,7 @@ const METRIC_NAMES = [
   "etl_stream_last_success_timestamp_seconds",
   "etl_stream_last_day_timestamp_seconds",
   "etl_stream_failed_partitions",
+  "etl_stream_schedule_interval_seconds",
   "etl_request_rate_limit",
   "etl_upstream_credential_refused",
 ];
@@ -30,7 +31,10 @@ const OPERATION = "catalogue.getTerritories";
 
 /** Metrics in which every ETL metric has series: attempts, partitions and every source. */
 function observedMetrics(): EtlMetrics {
-  const metrics = createEtlMetrics();
+  // catalogue_territories' family has its schedule off: it has no interval.
+  const metrics = createEtlMetrics({
+    schedules: [{ stream: "sales_trends", family: "trends", intervalSeconds: 3600 }],
+  });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
@@ -170,6 +174,7 @@ describe("/metrics", () => {
         `etl_stream_failed_partitions{stream="sales_trends",family="trends"} 1`,
         `etl_stream_failed_partitions{stream="catalogue_territories",family="catalogue"} 0`,
         `etl_stream_failed_partitions{stream="never_synced",family=""} 2`,
+        `etl_stream_schedule_interval_seconds{stream="sales_trends",family="trends"} 3600`,
         `etl_request_rate_limit{source="limit"} 30`,
         `etl_upstream_credential_refused 1`,
       ]),
@@ -182,6 +187,7 @@ describe("/metrics", () => {
       'etl_stream_last_day_timestamp_seconds{stream="catalogue_territories"',
     );
     expect(text).not.toContain('_timestamp_seconds{stream="never_synced"');
+    expect(text).not.toContain('_interval_seconds{stream="catalogue_territories"');
     expect(text).not.toContain("Bearer");
     expect(text).not.toContain("http://");
   });

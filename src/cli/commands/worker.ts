@@ -1,4 +1,5 @@
 import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { streamSchedules } from "../../jobs/schedule-interval.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
 import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
@@ -37,7 +38,11 @@ export async function workerCommand(): Promise<ExitCode> {
       "the warehouse was migrated by a newer release: running on it",
     );
   }
-  const metrics = createEtlMetrics({ logger, streams: STREAMS.map((stream) => stream.name) });
+  const metrics = createEtlMetrics({
+    logger,
+    streams: STREAMS.map((stream) => stream.name),
+    schedules: streamSchedules(etl),
+  });
   const context = await createAppContext(config, {
     logger,
     http: { onAttempt: (event) => metrics.observeAttempt(event) },

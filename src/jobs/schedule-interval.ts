@@ -1,0 +1,57 @@
+import { CronExpressionParser } from "cron-parser";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { STREAM_FAMILIES } from "../streams/families.js";
+import { STREAMS } from "../streams/registry.js";
+
+/** The longest cycle of a pattern's day-of-week field: its gaps repeat within it. */
+const HORIZON_MS = 7 * 86_400_000;
+/** A week of a pattern firing every minute; one firing every few seconds has gaps of seconds. */
+const MAX_FIRINGS = 7 * 24 * 60 + 1;
+
+/** How far apart the scheduled runs of a stream's family may be. */
+export interface StreamSchedule {
+  readonly stream: string;
+  readonly family: string;
+  readonly intervalSeconds: number;
+}
+
+/**
+ * The longest gap, in seconds, between two consecutive firings of a cron pattern in its zone
+ * over the week after `from`, found with cron-parser as BullMQ's job schedulers fire it. The
+ * longest, not the first: a weekday-only pattern waits over the weekend, and a daily run in a zone
+ * with daylight saving is 25 hours from the one before once a year.
+ */
+export function scheduleIntervalSeconds(
+  schedule: { readonly pattern: string; readonly tz: string },
+  from: Date = new Date(),
+): number {
+  const firings = CronExpressionParser.parse(schedule.pattern, {
+    tz: schedule.tz,
+    currentDate: from,
+  });
+  let previous = firings.next().getTime();
+  const until = previous + HORIZON_MS;
+  let longest = 0;
+  for (let count = 0; count < MAX_FIRINGS && previous <= until; count += 1) {
+    const next = firings.next().getTime();
+    longest = Math.max(longest, next - previous);
+    previous = next;
+  }
+  return longest / 1000;
+}
+
+/** Each declared stream whose family has a schedule, with that schedule's interval. */
+export function streamSchedules(config: Pick<EtlConfig, "schedules">): StreamSchedule[] {
+  const intervals = new Map(
+    STREAM_FAMILIES.flatMap((family) => {
+      const schedule = config.schedules[family];
+      return schedule ? [[family, scheduleIntervalSeconds(schedule)] as const] : [];
+    }),
+  );
+  return STREAMS.flatMap((stream) => {
+    const intervalSeconds = intervals.get(stream.family);
+    return intervalSeconds === undefined
+      ? []
+      : [{ stream: stream.name, family: stream.family, intervalSeconds }];
+  });
+}
