@@ -43,10 +43,10 @@ function retryFailed(...args: string[]) {
   });
 }
 
-async function backfill(day: string) {
+async function backfill(day: string, streams: readonly string[] = ["trend_items"]) {
   const { runId } = await enqueueRun(queues.queue, {
     kind: "backfill",
-    streams: ["trend_items"],
+    streams,
     range: { from: day, to: day },
   });
   return queues.waitForRun(runId);
@@ -57,6 +57,16 @@ async function attemptsByDay(): Promise<Record<string, number>> {
   const rows = await harness.warehouse.query<{ key: string; n: number }>(
     `select split_part(partition, '|', 1) || ' ' || status as key, count(*)::int as n
        from etl.sync_runs where stream = 'trend_items' group by 1`,
+  );
+  return Object.fromEntries(rows.map((row) => [row.key, row.n]));
+}
+
+/** Attempts on one day by stream and outcome: "trend_totals failed" → 5. */
+async function attemptsOn(day: string): Promise<Record<string, number>> {
+  const rows = await harness.warehouse.query<{ key: string; n: number }>(
+    `select stream || ' ' || status as key, count(*)::int as n
+       from etl.sync_runs where partition like $1 || '|%' group by 1`,
+    [day],
   );
   return Object.fromEntries(rows.map((row) => [row.key, row.n]));
 }
@@ -109,5 +119,29 @@ describe("etl retry-failed", () => {
     expect(
       await trendItemDifferences(harness.warehouse, harness.upstream.sandbox, ["2026-01-07"]),
     ).toEqual([]);
+  });
+
+  it("with --only, retries the streams named and leaves another's failures failed", async () => {
+    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    expect(await backfill("2026-01-08", ["trend_items", "trend_totals"])).toMatchObject({
+      planned: 15,
+      failed: 15,
+    });
+    harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+    const before = await attemptsOn("2026-01-08");
+    expect(Object.keys(before).sort()).toEqual(["trend_items failed", "trend_totals failed"]);
+
+    const result = await retryFailed("--only", "trend_totals", "--wait");
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain("5 failed partitions (trend_totals 5)");
+    expect(result.stdout).not.toContain("trend_items");
+
+    // trend_items was not queued again: no attempt of it since, and its partitions still failed.
+    expect(await attemptsOn("2026-01-08")).toEqual({ ...before, "trend_totals succeeded": 5 });
+    const failedNow = await harness.warehouse.query<{ stream: string; n: number }>(
+      `select stream, count(*)::int as n from etl.stream_state
+        where last_status = 'failed' group by stream order by stream`,
+    );
+    expect(failedNow).toEqual([{ stream: "trend_items", n: 10 }]);
   });
 });
