@@ -30,8 +30,16 @@ export interface RuleTest {
 }
 
 interface Panel {
+  readonly title?: string;
   readonly targets?: readonly { readonly expr?: string }[];
   readonly panels?: readonly Panel[];
+}
+
+/** A dashboard panel as its queries show it. */
+export interface DashboardPanel {
+  readonly title: string;
+  /** The PromQL of its queries. */
+  readonly expressions: readonly string[];
 }
 
 const read = (path: string) => readFileSync(join(PROJECT_ROOT, path), "utf8");
@@ -47,12 +55,20 @@ export function ruleTests(): RuleTest[] {
   return (parse(read(ALERT_TESTS)) as { tests: RuleTest[] }).tests;
 }
 
-/** The PromQL of every panel's queries, rows' panels included. */
-export function dashboardExpressions(): string[] {
-  const walk = (panels: readonly Panel[]): string[] =>
+/** Every panel of the dashboard, rows' panels included. */
+export function dashboardPanels(): DashboardPanel[] {
+  const walk = (panels: readonly Panel[]): DashboardPanel[] =>
     panels.flatMap((panel) => [
-      ...(panel.targets ?? []).flatMap((target) => (target.expr ? [target.expr] : [])),
+      {
+        title: panel.title ?? "",
+        expressions: (panel.targets ?? []).flatMap((target) => (target.expr ? [target.expr] : [])),
+      },
       ...walk(panel.panels ?? []),
     ]);
   return walk((JSON.parse(read(DASHBOARD)) as { panels: Panel[] }).panels);
+}
+
+/** The PromQL of every panel's queries, rows' panels included. */
+export function dashboardExpressions(): string[] {
+  return dashboardPanels().flatMap((panel) => panel.expressions);
 }
