@@ -1,4 +1,4 @@
-import { type Queue, QueueEvents } from "bullmq";
+import type { Queue } from "bullmq";
 import { readRunProgress } from "../jobs/run-progress.js";
 import type { Output } from "./output.js";
 import { progressLine } from "./progress-line.js";
@@ -24,68 +24,12 @@ const PLAIN_EVERY_MS = 5_000;
 
 /**
  * Follows a run to its end with a progress line (rewritten in place in a terminal, every few
- * seconds elsewhere). True when it completed with no failed partition. The progress is read
- * every `pollMs`; the run's end is heard at once, so waiting for it adds no poll's delay.
+ * seconds elsewhere). True when it completed with no failed partition.
  */
 export async function followRun(
   queue: Queue,
   runId: string,
   out: ProgressOutput,
-  pollMs = POLL_MS,
-): Promise<boolean> {
-  const ended = new RunEnd(queue, runId);
-  try {
-    return await follow(queue, runId, out, () => ended.sleep(pollMs));
-  } finally {
-    await ended.close();
-  }
-}
-
-/** Hears a run job's completion or failure from the queue's events. */
-class RunEnd {
-  readonly #events: QueueEvents;
-  /** Heard between two polls, it makes the next sleep end at once. */
-  #ended = false;
-  #wake: (() => void) | null = null;
-
-  constructor(queue: Queue, runId: string) {
-    this.#events = new QueueEvents(queue.name, {
-      connection: queue.opts.connection,
-      prefix: queue.opts.prefix,
-    });
-    // Errors while Redis is away: the progress poll sees them, and says so.
-    this.#events.on("error", () => undefined);
-    const ended = ({ jobId }: { jobId: string }) => {
-      if (jobId !== runId) return;
-      this.#ended = true;
-      this.#wake?.();
-    };
-    this.#events.on("completed", ended);
-    this.#events.on("failed", ended);
-  }
-
-  /** Until `ms` have passed or the run has ended, whichever comes first. */
-  sleep(ms: number): Promise<void> {
-    if (this.#ended) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.#wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  close(): Promise<void> {
-    return this.#events.close();
-  }
-}
-
-async function follow(
-  queue: Queue,
-  runId: string,
-  out: ProgressOutput,
-  nextPoll: () => Promise<void>,
 ): Promise<boolean> {
   const started = Date.now();
   let lastPlain = 0;
@@ -118,6 +62,6 @@ async function follow(
       }
       return progress.state === "completed" && progress.failed === 0;
     }
-    await nextPoll();
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
