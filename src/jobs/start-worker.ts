@@ -61,6 +61,10 @@ export function startEtlWorker(options: {
       "job failed",
     );
   });
+  worker.on("stalled", (jobId) => {
+    logger.warn({ jobId }, "job stalled (its lock expired while active): handed back to the queue");
+    deps.onStalled?.();
+  });
   worker.on("error", (error) => {
     logger.error({ err: error.message }, "worker error");
   });

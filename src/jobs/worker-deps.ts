@@ -14,4 +14,6 @@ export interface WorkerDeps {
   /** Closed while the upstream refuses the credential: the worker then takes no job. */
   readonly credential: CredentialGate;
   readonly onPartition?: (outcome: PartitionOutcome) => void;
+  /** A job found stalled by this worker (its lock expired while active) went back to the queue. */
+  readonly onStalled?: () => void;
 }

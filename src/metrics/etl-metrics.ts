@@ -60,6 +60,8 @@ export interface EtlMetrics {
   readonly registry: Registry;
   observeAttempt(event: HttpAttemptEvent): void;
   observePartition(outcome: PartitionOutcome): void;
+  /** A job this worker found stalled (its lock expired while active) and handed back. */
+  observeStalledJob(): void;
   /** Sets the sources given; a source left out keeps its current value. */
   setSources(sources: MetricSources): void;
 }
@@ -141,6 +143,11 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     name: "etl_partition_warnings_total",
     help: "Partitions that ended with something uncertain, by stream and kind: truncated (the response says the list holds more than was read), no_list (no list found in a response), ambiguous (several lists in one response).",
     labelNames: ["stream", "kind"] as const,
+    registers: [registry],
+  });
+  const stalledJobs = new Counter({
+    name: "etl_jobs_stalled_total",
+    help: "Jobs whose lock expired while they were active (their worker died, or its event loop was blocked past job_lock_ms), found by this worker and handed back to the queue.",
     registers: [registry],
   });
   const phaseSeconds = new Counter({
@@ -297,6 +304,9 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       requests.inc({ operation, status: label(String(event.outcome)) });
       if (event.attempt > 1) retries.inc({ operation });
       requestDuration.observe({ operation }, event.durationMs / 1000);
+    },
+    observeStalledJob() {
+      stalledJobs.inc();
     },
     observePartition(outcome) {
       const stream = label(outcome.stream);

@@ -196,6 +196,14 @@ describe("worker processes", () => {
     );
     const survivors = three.slice(1).map(runnerOf);
     expect(closed.map((c) => c.status)).toEqual(left.map(() => "abandoned"));
+    // The survivors found the dead worker's jobs stalled, and count them: every attempt it left
+    // running was one of its active jobs.
+    let stalled = 0;
+    for (const survivor of three.slice(1)) {
+      const text = await (await fetch(`${survivor.operatorUrl}/metrics`)).text();
+      stalled += Number(/^etl_jobs_stalled_total (\d+)$/m.exec(text)?.[1] ?? 0);
+    }
+    expect(stalled).toBeGreaterThanOrEqual(left.length);
     for (const c of closed) expect(survivors).toContain(c.closed_by);
     expect(await attemptsOf(null, "running")).toEqual([]);
     expect(await trendItemDifferences(warehouse, sandbox, days)).toEqual([]);

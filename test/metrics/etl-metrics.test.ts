@@ -17,6 +17,7 @@ const METRIC_NAMES = [
   "etl_rejected_records_total",
   "etl_partition_warnings_total",
   "etl_phase_seconds_total",
+  "etl_jobs_stalled_total",
   "etl_partition_duration_seconds",
   "etl_queue_jobs",
   "etl_stream_last_success_timestamp_seconds",
@@ -35,6 +36,7 @@ function observedMetrics(): EtlMetrics {
   const metrics = createEtlMetrics({
     schedules: [{ stream: "sales_trends", family: "trends", intervalSeconds: 3600 }],
   });
+  metrics.observeStalledJob();
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
@@ -161,6 +163,7 @@ describe("/metrics", () => {
         `etl_partition_duration_seconds_count{stream="catalogue_territories",status="failed"} 0`,
         `etl_rejected_records_total{stream="catalogue_territories"} 0`,
         `etl_partition_warnings_total{stream="catalogue_territories",kind="truncated"} 0`,
+        `etl_jobs_stalled_total 1`,
         `etl_queue_jobs{state="waiting"} 3`,
         `etl_queue_jobs{state="active"} 1`,
         `etl_queue_jobs{state="failed"} 2`,

@@ -103,6 +103,7 @@ export async function workerCommand(): Promise<ExitCode> {
           pageSizes: new PageSizes({ known: await loadPageSizes(db) }),
         },
         onPartition: (outcome) => metrics.observePartition(outcome),
+        onStalled: () => metrics.observeStalledJob(),
       },
     });
     logger.info(
