@@ -4,8 +4,8 @@ import { asRecord, type JsonRecord } from "./read-values.js";
  * What a list response holds, and what it says of the rest of the list. The spec shows no list
  * body beyond the lookup envelopes, so everything a body may use to say "there is more" is read:
  * a total (`total`, `length`, `count` beside the list), a next-page link (`next_page_url`,
- * `links.next`, `next`), and a page number with its last page (`current_page`/`last_page`, also
- * under `meta` or `pagination`).
+ * `links.next`, `next`), a page number with its last page (`current_page`/`last_page`, also
+ * under `meta` or `pagination`), and the page size (`page_size`, `per_page`).
  */
 export interface ListPage {
   /** Every item of the list, objects or not, in order; empty when no list was found. */
@@ -18,6 +18,7 @@ export interface ListPage {
   readonly nextLink: string | null;
   readonly page: number | null;
   readonly lastPage: number | null;
+  readonly pageSize: number | null;
 }
 
 /** Keys under which wrapped lists are most commonly found, in order of preference. */
@@ -26,6 +27,7 @@ const TOTAL_KEYS = ["total", "length", "count", "total_count", "totalCount"];
 const NEXT_KEYS = ["next_page_url", "next", "nextPage", "next_page"];
 const PAGE_KEYS = ["current_page", "currentPage", "page"];
 const LAST_PAGE_KEYS = ["last_page", "lastPage", "total_pages", "totalPages", "pages"];
+const PAGE_SIZE_KEYS = ["page_size", "per_page", "pageSize", "perPage"];
 
 function wholeNumber(value: unknown): number | null {
   const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
@@ -134,6 +136,7 @@ export function readListPage(body: unknown): ListPage {
     nextLink: firstOf(places, NEXT_KEYS, link),
     page: firstOf(places, PAGE_KEYS, wholeNumber),
     lastPage: firstOf(places, LAST_PAGE_KEYS, wholeNumber),
+    pageSize: firstOf(places, PAGE_SIZE_KEYS, wholeNumber),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Exchange } from "../api/api-client.js";
 import type { ListPage } from "../api/list-page.js";
-import { listWarnings, type PagingStep, stop } from "./paging.js";
-import type { PageRead, ReadContext, RejectedItem } from "./stream.js";
+import { listWarnings } from "./paging.js";
+import type { PageRead, RejectedItem } from "./stream.js";
 
 /** The one response of a page that makes one request. */
 export function single(exchanges: readonly Exchange[]): Exchange {
@@ -16,22 +16,18 @@ export function notRecords(items: readonly unknown[], what = "an object"): Rejec
 }
 
 /**
- * A page of a list: its records, its items that are none (quarantined), what the list itself
- * leaves uncertain, and the paging step (the end of an unpaged list, by default).
+ * A page of a list: its records, its items that are none (quarantined), the list for the
+ * stream's paging, and what the list itself leaves uncertain.
  */
-export function listRead<R, C = never>(
-  page: {
-    readonly records: readonly R[];
-    readonly others: readonly unknown[];
-    readonly list: ListPage;
-  },
-  context: ReadContext,
-  step: PagingStep<C> = stop(page.list, context.position + page.list.items.length),
-): PageRead<R, C> {
+export function listRead<R>(page: {
+  readonly records: readonly R[];
+  readonly others: readonly unknown[];
+  readonly list: ListPage;
+}): PageRead<R> {
   return {
     records: page.records,
-    next: step.next,
+    list: page.list,
     rejected: notRecords(page.others),
-    warnings: [...listWarnings(page.list), ...step.warnings],
+    warnings: listWarnings(page.list),
   };
 }

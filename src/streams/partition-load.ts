@@ -148,17 +148,22 @@ export class PartitionLoad {
     }
   }
 
-  /** Reads one page and writes when a batch is full; returns where the next page starts. */
+  /**
+   * Reads one page and writes when a batch is full; returns where the next page starts, as the
+   * stream's paging says from the page's list.
+   */
   async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
     const { stream, partition, timer } = this.#options;
-    const read = timer.timeSync("normalise", () => {
+    const { next } = timer.timeSync("normalise", () => {
       const text = exchanges.map((e) => e.text).join("\n");
-      const page = stream.read(exchanges, partition, cursor, {
+      const context = {
         today: this.#options.today,
         position: this.#position,
         ownsLink: this.#options.ownsLink,
         pageSizes: this.#options.pageSizes,
-      });
+      };
+      const page = stream.read(exchanges, partition, context);
+      const step = stream.paging.next(page.list ?? null, cursor, context, partition);
       // An upstream that ignores the offset would otherwise be paged forever.
       const records = page.records.length > 0 ? JSON.stringify(page.records) : null;
       if (records !== null && records === this.#previousPage) {
@@ -168,7 +173,7 @@ export class PartitionLoad {
       this.#pendingBytes += text.length;
       const pageIndex = this.#pendingPages.length;
       this.#pendingPages.push({ cursor, exchanges });
-      for (const warning of page.warnings ?? []) this.warn(warning);
+      for (const warning of [...(page.warnings ?? []), ...step.warnings]) this.warn(warning);
       const table = stream.outputs[0]?.target.table ?? stream.name;
       for (const { item, reason } of page.rejected ?? []) {
         this.#reject({ table, reason, record: item, page: pageIndex });
@@ -184,14 +189,14 @@ export class PartitionLoad {
         if (noted.length > 0) this.untyped.addNoted(noted.splice(0), [record], claims);
       }
       this.#position += page.records.length;
-      return page;
+      return step;
     });
     const pending = this.#states.reduce((n, state) => n + state.pending.length, 0);
     const { write_batch_rows, write_batch_bytes } = this.#options.config;
     if (pending >= write_batch_rows || this.#pendingBytes >= write_batch_bytes) {
       await this.#write(null);
     }
-    return read.next ?? null;
+    return next;
   }
 
   /** Writes what is pending and closes the partition. */

@@ -1,4 +1,6 @@
-import type { ApiClient, Exchange } from "../api/api-client.js";
+import type { z } from "zod";
+import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
+import type { Operation } from "../api/operation.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
@@ -10,7 +12,8 @@ import { AuthError, ReplayIncompleteError } from "../errors.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
-import type { Cursor, PageWarning, Partition, Stream } from "./stream.js";
+import type { PageRequest } from "./paging.js";
+import type { Cursor, PageAsk, PageWarning, Partition, Stream } from "./stream.js";
 
 export interface RunnerDeps {
   readonly db: Warehouse;
@@ -125,6 +128,17 @@ export function pageKey(cursor: Cursor): string {
   );
 }
 
+/** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
+function pageAsk(api: ApiClient, call: CallOptions, request: PageRequest<object>): PageAsk<object> {
+  return {
+    params: request.params,
+    exchange: <S extends z.ZodType>(operation: Operation<S, unknown>, params: object) =>
+      request.link === undefined
+        ? api.exchange(operation, { ...params, ...request.params } as z.input<S>, call)
+        : api.follow(operation, request.link, call),
+  };
+}
+
 /**
  * Syncs one partition in two stages, page by page: extract (the stream's requests, their
  * answers kept as received) then load (records read from those answers, written as rows). Rows
@@ -209,7 +223,10 @@ async function syncNoting(
   try {
     let cursor: Cursor = null;
     for (;;) {
-      const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, cursor));
+      const request = stream.paging.request(cursor, partition);
+      if (request === null) break;
+      const page = pageAsk(deps.api, context.call, request);
+      const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
       const next = await load.page(cursor, exchanges);
       if (next === null || next === undefined) break;
       cursor = next;

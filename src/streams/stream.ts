@@ -1,9 +1,12 @@
+import type { z } from "zod";
 import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
+import type { ListPage } from "../api/list-page.js";
+import type { Operation } from "../api/operation.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
 import type { Row, TableKey } from "../warehouse/write-rows.js";
 import type { StreamFamily } from "./families.js";
-import type { Paging } from "./paging.js";
+import type { AnyPaging, CursorOf, NO_PAGING, Paging, ParamsOf } from "./paging.js";
 import type { PageSizes } from "./page-sizes.js";
 
 /** One slice of a stream, synced and checkpointed as a unit. */
@@ -42,6 +45,29 @@ export interface FetchContext {
   readonly today: string;
 }
 
+/**
+ * An operation that takes every parameter of a paging (`Q`): a stream cannot declare a paging
+ * its request would not carry.
+ */
+export type PagedOperation<S extends z.ZodType, Q> = Operation<S, unknown> &
+  ([Exclude<keyof Q, keyof z.input<S>>] extends [never]
+    ? unknown
+    : { readonly lacksPagingParameters: Exclude<keyof Q, keyof z.input<S>> });
+
+/** The page a fetch asks for, as the stream's paging made it from the cursor. */
+export interface PageAsk<Q extends object> {
+  /** The paging's parameters of this page (none when the page is a link to follow). */
+  readonly params: Q;
+  /**
+   * Asks `operation` for this page: the stream's `params` with the page's, or the next-page link
+   * the previous page gave.
+   */
+  exchange<S extends z.ZodType>(
+    operation: PagedOperation<S, Q>,
+    params: Omit<z.input<S>, keyof Q>,
+  ): Promise<Exchange>;
+}
+
 /** Where a page starts: null for the first page, then what the stream's paging chose (JSON). */
 export type Cursor = unknown;
 
@@ -74,11 +100,14 @@ export interface PageWarning {
   readonly message: string;
 }
 
-/** One page as the load stage reads it from its responses. */
-export interface PageRead<R, C = Cursor> {
+/**
+ * One page as the load stage reads it from its responses. Where the next page starts is the
+ * stream's paging's to say, from `list`.
+ */
+export interface PageRead<R> {
   readonly records: readonly R[];
-  /** Where the next page starts, or null when the partition is complete. */
-  readonly next: C | null;
+  /** The list the page's body holds, and what it says of the rest (none: a single object). */
+  readonly list?: ListPage;
   readonly rejected?: readonly RejectedItem[];
   readonly warnings?: readonly PageWarning[];
 }
@@ -121,10 +150,15 @@ interface OutputRows<P extends Partition, R> {
 
 /**
  * A stream: one upstream endpoint family, declared as data, run by the generic runner. `C` is
- * its cursor: where a page starts (stored as JSON with the page's responses); `never` for an
- * unpaged stream, whose one page has none.
+ * its cursor: where a page starts (stored as JSON with the page's responses), `Q` the parameters
+ * its paging gives a page's request; both are its paging's.
  */
-export interface Stream<P extends Partition = Partition, R = unknown, C = Cursor> {
+export interface Stream<
+  P extends Partition = Partition,
+  R = unknown,
+  C = Cursor,
+  Q extends object = object,
+> {
   readonly name: string;
   readonly family: StreamFamily;
   /**
@@ -133,21 +167,19 @@ export interface Stream<P extends Partition = Partition, R = unknown, C = Cursor
    */
   readonly after?: readonly string[];
   readonly outputs: readonly Output<P, R>[];
-  /** How its list goes on from page to page: one of paging.ts's styles. */
-  readonly paging: Paging;
-  partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
-  /** Extract: the responses of one page, as received (usually one request). */
-  fetch(context: FetchContext, partition: P, cursor: C | null): Promise<readonly Exchange[]>;
   /**
-   * Load: the records of one page from its responses, and where the next page starts. No I/O:
-   * `etl replay` runs it again over stored responses.
+   * How its list goes on from page to page: one of paging.ts's styles. The runner asks each
+   * page as it says, and reads from it where the next starts.
    */
-  read(
-    exchanges: readonly Exchange[],
-    partition: P,
-    cursor: C | null,
-    context: ReadContext,
-  ): PageRead<R, C>;
+  readonly paging: Paging<C, Q, P>;
+  partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
+  /**
+   * Extract: the responses of one page, as received (usually one request: `page.exchange`,
+   * which adds the page's paging to it).
+   */
+  fetch(context: FetchContext, partition: P, page: PageAsk<Q>): Promise<readonly Exchange[]>;
+  /** Load: the records of one page from its responses. No I/O: `etl replay` runs it again. */
+  read(exchanges: readonly Exchange[], partition: P, context: ReadContext): PageRead<R>;
   /**
    * The requests a partition takes, where that is known before fetching (a fixed number of
    * unpaged calls, the windows of a series): `etl plan` counts these exactly and estimates the
@@ -162,9 +194,12 @@ export interface Stream<P extends Partition = Partition, R = unknown, C = Cursor
 export const ONE_REQUEST = (): number => 1;
 
 /**
- * Erases a stream's partition, record and cursor types, for lists of streams: the runner hands
- * each page's cursor back to the stream that made it, so the stream may trust its own type.
+ * Erases a stream's partition, record and paging types, for lists of streams: the runner hands
+ * each page's cursor back to the paging that made it, so the paging may trust its own type. `G`
+ * is the type of the stream's paging (unpaged unless said).
  */
-export function defineStream<P extends Partition, R, C = never>(stream: Stream<P, R, C>): Stream {
+export function defineStream<P extends Partition, R, G extends AnyPaging = typeof NO_PAGING>(
+  stream: Stream<P, R, CursorOf<G>, ParamsOf<G>>,
+): Stream {
   return stream as unknown as Stream;
 }

@@ -2,11 +2,19 @@ import { describe, expect, it } from "vitest";
 import { readListPage } from "../../src/api/list-page.js";
 import { linkPath } from "../../src/http/link-path.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
-import { nextFromBody, type OffsetCursor, offsetPaging } from "../../src/streams/paging.js";
+import type { ListPage } from "../../src/api/list-page.js";
+import {
+  NEXT_LINK_PAGING,
+  type OffsetCursor,
+  offsetPaging,
+  pageNumberPaging,
+  windowPaging,
+} from "../../src/streams/paging.js";
 import type { ReadContext } from "../../src/streams/stream.js";
 
 const ASKED = 100;
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i }));
+const PARTITION = { key: "all" };
 
 function context(pageSizes: PageSizes, position = 0): ReadContext {
   return {
@@ -31,10 +39,10 @@ function page(
   const warnings: string[] = [];
   for (;;) {
     requests += 1;
-    const { offset } = paging.params(cursor);
+    const offset = paging.request(cursor, PARTITION)?.params.offset ?? 0;
     const served = items(total).slice(offset, offset + Math.min(ASKED, cap));
     const list = readListPage(body(served));
-    const step = paging.next(list, cursor, context(sizes, read));
+    const step = paging.next(list, cursor, context(sizes, read), PARTITION);
     read += served.length;
     warnings.push(...step.warnings.map((w) => w.message));
     if (step.next === null) return { requests, read, warnings };
@@ -95,6 +103,8 @@ describe("offset paging", () => {
 
 describe("paging by the body", () => {
   const sizes = new PageSizes();
+  const nextFromBody = (list: ListPage, at: ReadContext) =>
+    NEXT_LINK_PAGING.next(list, null, at, PARTITION);
 
   it("follows a next link on the upstream's own origin, and asks for the next page number", () => {
     const linked = readListPage({
@@ -135,6 +145,55 @@ describe("paging by the body", () => {
       next: null,
       warnings: [{ kind: "truncated", message: "the response reports 25 records, 10 were read" }],
     });
+  });
+});
+
+describe("page numbers", () => {
+  const paging = pageNumberPaging(100);
+  const page = (n: number, stated: Partial<ListPage>) => ({ ...readListPage(items(n)), ...stated });
+
+  it("asks from page 0, and counts pages against the size the body states and its total", () => {
+    const sizes = new PageSizes();
+    expect(paging.request(null, PARTITION)?.params).toEqual({ page: 0, page_size: 100 });
+    const stated = { pageSize: 25, total: 60 };
+    expect(paging.next(page(25, stated), null, context(sizes), PARTITION).next).toBe(1);
+    expect(paging.next(page(25, stated), 1, context(sizes, 25), PARTITION).next).toBe(2);
+    expect(paging.next(page(10, stated), 2, context(sizes, 50), PARTITION)).toEqual({
+      next: null,
+      warnings: [],
+    });
+  });
+
+  it("counts against the size asked when the body states none, and reports a short total", () => {
+    const sizes = new PageSizes();
+    expect(paging.next(page(100, {}), 0, context(sizes), PARTITION).next).toBe(1);
+    expect(paging.next(page(40, { total: 300 }), 1, context(sizes, 100), PARTITION)).toEqual({
+      next: null,
+      warnings: [{ kind: "truncated", message: "the response reports 300 records, 140 were read" }],
+    });
+  });
+});
+
+describe("windows", () => {
+  const paging = windowPaging(365);
+  const partition = { key: "7|social_1", since: "2025-01-01", until: "2026-06-30" };
+
+  it("asks a series a window at a time, the cursor the next window's first day", () => {
+    const at = context(new PageSizes());
+    expect(paging.request(null, partition)?.params).toEqual({
+      since: "2025-01-01",
+      until: "2025-12-31",
+    });
+    expect(paging.next(null, null, at, partition).next).toBe("2026-01-01");
+    expect(paging.request("2026-01-01", partition)?.params).toEqual({
+      since: "2026-01-01",
+      until: "2026-06-30",
+    });
+    expect(paging.next(null, "2026-01-01", at, partition).next).toBeNull();
+  });
+
+  it("asks nothing of a series whose window is empty", () => {
+    expect(paging.request(null, { ...partition, since: "2026-07-01" })).toBeNull();
   });
 });
 

@@ -36,7 +36,7 @@ function hourlyStream(name: string, family: "trends" | "artist_stats" = "artist_
         yield { key: "cursor" };
       })(),
     fetch: () => Promise.resolve([]),
-    read: () => ({ records: [], next: null }),
+    read: () => ({ records: [] }),
     outputs: [],
   });
   return { stream, made };

@@ -3,6 +3,7 @@ import { toInteger } from "../../src/api/read-values.js";
 import { AuthError, UpstreamStatusError } from "../../src/errors.js";
 import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
+import { readListPage } from "../../src/api/list-page.js";
 import type { Paging } from "../../src/streams/paging.js";
 import { defineStream, type Partition } from "../../src/streams/stream.js";
 import { createLogger } from "../../src/logging/logger.js";
@@ -27,11 +28,22 @@ function answer(page: unknown): Exchange[] {
   ];
 }
 
-/** The test's answers say where the next page starts, whatever a real paging would. */
-const TEST_PAGING: Paging = { style: "next link" };
+/**
+ * The test's answers say where the next page starts (`next`, a page number), whatever a real
+ * paging would: its text stands as the next-page link, and the page number is asked for.
+ */
+const TEST_PAGING: Paging<number, { readonly page: number | null }> = {
+  style: "next link",
+  request: (page) => ({ params: { page } }),
+  next: (list) => ({ next: list?.nextLink ? Number(list.nextLink) : null, warnings: [] }),
+};
 
 function readAnswer<R>(exchanges: readonly Exchange[]): PageRead<R> {
-  return exchanges[0]?.body as PageRead<R>;
+  const { records, next } = exchanges[0]?.body as { records: R[]; next: number | null };
+  return {
+    records,
+    list: { ...readListPage(records), nextLink: next === null ? null : `${next}` },
+  };
 }
 
 /** A stream over sales.trend_totals whose fetch is the test's: the runner is what is tested. */
@@ -40,14 +52,14 @@ function testStream(
   days: string[],
   fetch: (day: string, cursor: unknown) => unknown,
 ) {
-  return defineStream<Partition & { day: string }, { day: string; n: number }, unknown>({
+  return defineStream<Partition & { day: string }, { day: string; n: number }, typeof TEST_PAGING>({
     name,
     family: "trends",
     paging: TEST_PAGING,
     partitions: () => days.map((day) => ({ key: day, day })),
-    fetch: async (_context, partition, cursor) => {
+    fetch: async (_context, partition, page) => {
       await Promise.resolve();
-      return answer(fetch(partition.day, cursor));
+      return answer(fetch(partition.day, page.params.page));
     },
     read: readAnswer,
     outputs: [
@@ -92,14 +104,14 @@ function twoDaysPerPage(month: string, cursor: unknown, pages: number) {
 
 /** A stream of `pages` pages of 300 trend items of one day: page p holds items 300p..300p+299. */
 function itemsStream(name: string, day: string, pages: number, countOf = (i: number) => i) {
-  return defineStream<Partition, number, unknown>({
+  return defineStream<Partition, number, typeof TEST_PAGING>({
     name,
     family: "trends",
     paging: TEST_PAGING,
     partitions: () => [{ key: `${name}|${day}`, day }],
-    fetch: async (_context, _partition, cursor) => {
+    fetch: async (_context, _partition, asked) => {
       await Promise.resolve();
-      const page = (cursor as number | null) ?? 0;
+      const page = asked.params.page ?? 0;
       return answer({
         records: Array.from({ length: 300 }, (_, i) => page * 300 + i),
         next: page + 1 < pages ? page + 1 : null,
@@ -354,7 +366,7 @@ describe("the runner", () => {
 
   it("counts an untyped value read twice from one place (key and column) once", async () => {
     const day = "2026-08-01";
-    const stream = defineStream<Partition, { day: string; n: unknown }, unknown>({
+    const stream = defineStream<Partition, { day: string; n: unknown }, typeof TEST_PAGING>({
       name: "read-twice",
       family: "trends",
       paging: TEST_PAGING,

@@ -44,7 +44,6 @@ export interface Dsp {
 /** A page of a lookup envelope `{page, page_size, total, <entity>: [...]}`. */
 export interface LookupPage<T> {
   readonly page: number | null;
-  readonly pageSize: number | null;
   readonly total: number | null;
   readonly records: readonly T[];
   /** Items of the list that are not objects. */
@@ -75,11 +74,14 @@ function lookupPage<T>(
   const { records, others, list } = lookupList(key in envelope ? envelope[key] : body, toRecord);
   return {
     page: toInteger(envelope.page),
-    pageSize: toInteger(envelope.page_size),
     total: toInteger(envelope.total) ?? list.total,
     records,
     others,
-    list: { ...list, total: toInteger(envelope.total) ?? list.total },
+    list: {
+      ...list,
+      total: toInteger(envelope.total) ?? list.total,
+      pageSize: toInteger(envelope.page_size),
+    },
     raw: body,
   };
 }

@@ -95,7 +95,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       entry.ways.add("catalogue_artist");
       entry.catalogueArtistIds.push(link.catalogueArtistId);
     }
-    return { records: [...found.values(), ...unresolved], next: null };
+    return { records: [...found.values(), ...unresolved] };
   },
   outputs: [
     {

@@ -40,8 +40,8 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
   partitions: async (context) =>
     product({ artistId: await trackedArtistIds(context.db), domain: AUDIENCE_DOMAINS }),
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }, { artistId, domain }) => [
-    await api.exchange(audienceOperation(domain), { artist_id: artistId }, call),
+  fetch: async (_context, { artistId, domain }, page) => [
+    await page.exchange(audienceOperation(domain), { artist_id: artistId }),
   ],
   read: readSnapshot,
   outputs: [

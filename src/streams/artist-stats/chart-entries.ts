@@ -1,7 +1,7 @@
 import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { offsetPaging, type OffsetCursor } from "../paging.js";
+import { offsetPaging } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 
 const paging = offsetPaging(charts.name, 200, "limit");
@@ -17,7 +17,7 @@ function chartScope({ day, countryCode, genre }: ChartDay) {
   return { chart_date: day, country_code: countryCode, genre };
 }
 
-export const chartEntries = defineStream<ChartDay, JsonRecord, OffsetCursor>({
+export const chartEntries = defineStream<ChartDay, JsonRecord, typeof paging>({
   name: "artist_stats_chart_entries",
   family: "artist_stats",
   paging,
@@ -30,22 +30,10 @@ export const chartEntries = defineStream<ChartDay, JsonRecord, OffsetCursor>({
         genre,
       })),
     ),
-  fetch: async ({ api, call }, { day, countryCode, genre }, cursor) => [
-    await api.exchange(
-      charts,
-      {
-        country_code: countryCode,
-        genre,
-        date: day,
-        ...paging.params(cursor),
-      },
-      call,
-    ),
+  fetch: async (_context, { day, countryCode, genre }, page) => [
+    await page.exchange(charts, { country_code: countryCode, genre, date: day }),
   ],
-  read: (exchanges, _partition, cursor, context) => {
-    const page = charts.parse(single(exchanges).body);
-    return listRead(page, context, paging.next(page.list, cursor, context));
-  },
+  read: (exchanges) => listRead(charts.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

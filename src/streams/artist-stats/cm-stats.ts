@@ -17,8 +17,8 @@ export const cmStats = defineStream<ArtistPartition, unknown>({
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }, { artistId }) => [
-    await api.exchange(cmStatsOperation, { artist_id: artistId }, call),
+  fetch: async (_context, { artistId }, page) => [
+    await page.exchange(cmStatsOperation, { artist_id: artistId }),
   ],
   read: readSnapshot,
   outputs: [

@@ -3,19 +3,20 @@ import { toNumber, field, toBoolean, toDay } from "../../api/read-values.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
-import { defineStream, type Partition, type PlanContext } from "../stream.js";
+import { type WindowPartition, windowPaging } from "../paging.js";
+import { defineStream, type PlanContext } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
 /** The upstream refuses a /stat window longer than 365 days: longer ones go in several requests. */
 const MAX_WINDOW_DAYS = 365;
 
+const paging = windowPaging(MAX_WINDOW_DAYS);
+
 /** One artist's series on one source, over [since, until] (since > until: nothing to fetch). */
-interface SeriesPartition extends Partition {
+interface SeriesPartition extends WindowPartition {
   readonly artistId: number;
   readonly source: StatSource;
-  readonly since: string;
-  readonly until: string;
 }
 
 /** The `until` a partition committed last time, when it has a valid one. */
@@ -54,37 +55,21 @@ async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]
   return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));
 }
 
-/** The window a cursor asks for: from its start (the partition's since first), capped. */
-function windowOf({ since, until }: SeriesPartition, cursor: string | null) {
-  const start = cursor ?? since;
-  const windowEnd = addDays(start, MAX_WINDOW_DAYS - 1);
-  return { start, end: windowEnd < until ? windowEnd : until };
-}
-
-/** Each page is one window of at most MAX_WINDOW_DAYS days; the cursor is the next window's start. */
-export const platformStats = defineStream<SeriesPartition, StatPoint, string>({
+export const platformStats = defineStream<SeriesPartition, StatPoint, typeof paging>({
   name: "artist_stats_platform_stats",
   family: "artist_stats",
-  paging: { style: "windows" },
+  paging,
   after: AFTER_TRACKED_ARTISTS,
   partitions: seriesPartitions,
   requests: ({ since, until }) =>
     since > until ? 0 : Math.ceil((daysFrom(since, until) + 1) / MAX_WINDOW_DAYS),
-  fetch: async ({ api, call }, partition, cursor) => {
-    const { start, end } = windowOf(partition, cursor);
-    if (start > partition.until) return [];
-    const { artistId, source } = partition;
-    return [
-      await api.exchange(stat, { source, artist_id: artistId, since: start, until: end }, call),
-    ];
-  },
-  read: (exchanges, partition, cursor) => {
-    if (exchanges.length === 0) return { records: [], next: null };
+  fetch: async (_context, { artistId, source }, page) => [
+    await page.exchange(stat, { source, artist_id: artistId }),
+  ],
+  read: (exchanges) => {
     const series = stat.parse(single(exchanges).body);
-    const { end } = windowOf(partition, cursor);
     return {
       records: series.points,
-      next: end < partition.until ? addDays(end, 1) : null,
       rejected: notRecords(series.others, "a point"),
       warnings: series.found
         ? []

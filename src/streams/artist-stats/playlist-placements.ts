@@ -1,19 +1,13 @@
 import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
 import { type JsonRecord, toInteger, toText, field, toInstant } from "../../api/read-values.js";
-import type { Exchange } from "../../api/api-client.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { offsetPaging, type OffsetCursor } from "../paging.js";
-import { defineStream, type FetchContext } from "../stream.js";
+import { offsetPaging, pagingByPartition } from "../paging.js";
+import { defineStream } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
-/** Each list is paged by offset; the two operations learn their page sizes apart. */
-const PAGING = {
-  editorial: offsetPaging(editorialPlaylists.name, 100, "limit"),
-  curator: offsetPaging(curatorPlaylists.name, 100, "limit"),
-};
 /** Curator playlists are not split by status upstream: their rows carry this status. */
 const CURATOR_STATUS = "all" as const;
 
@@ -46,25 +40,16 @@ export function playlistKey(entry: JsonRecord): string | null {
   return playlist && track ? `${playlist}|${track}` : null;
 }
 
-function fetchList(
-  { api, call }: FetchContext,
-  partition: PlacementPartition,
-  cursor: OffsetCursor | null,
-): Promise<Exchange> {
-  const paging = { artist_id: partition.artistId, ...PAGING[partition.kind].params(cursor) };
-  return partition.kind === "curator"
-    ? api.exchange(curatorPlaylists, { ...paging, platform: partition.platform }, call)
-    : api.exchange(
-        editorialPlaylists,
-        { ...paging, platform: partition.platform, status: partition.status },
-        call,
-      );
-}
+/** Each list is paged by offset; the two operations learn their page sizes apart. */
+const paging = pagingByPartition((partition: PlacementPartition) => partition.kind, {
+  editorial: offsetPaging(editorialPlaylists.name, 100, "limit"),
+  curator: offsetPaging(curatorPlaylists.name, 100, "limit"),
+});
 
-export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, OffsetCursor>({
+export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, typeof paging>({
   name: "artist_stats_playlist_placements",
   family: "artist_stats",
-  paging: PAGING.editorial,
+  paging,
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) => {
     const { editorial_platforms, curator_platforms, statuses } =
@@ -84,11 +69,21 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, O
       ),
     ];
   },
-  fetch: async (context, partition, cursor) => [await fetchList(context, partition, cursor)],
-  read: (exchanges, partition, cursor, context) => {
+  fetch: async (_context, partition, page) => [
+    await (partition.kind === "curator"
+      ? page.exchange(curatorPlaylists, {
+          artist_id: partition.artistId,
+          platform: partition.platform,
+        })
+      : page.exchange(editorialPlaylists, {
+          artist_id: partition.artistId,
+          platform: partition.platform,
+          status: partition.status,
+        })),
+  ],
+  read: (exchanges, partition) => {
     const operation = partition.kind === "curator" ? curatorPlaylists : editorialPlaylists;
-    const page = operation.parse(single(exchanges).body);
-    return listRead(page, context, PAGING[partition.kind].next(page.list, cursor, context));
+    return listRead(operation.parse(single(exchanges).body));
   },
   outputs: [
     {

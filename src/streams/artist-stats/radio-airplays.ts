@@ -16,11 +16,10 @@ export const radioAirplays = defineStream<ArtistDayPartition, JsonRecord>({
   paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistDayPartitions,
-  fetch: async ({ api, call }, { artistId, day }) => [
-    await api.exchange(radioAirplaysOperation, { artist_id: artistId, date: day }, call),
+  fetch: async (_context, { artistId, day }, page) => [
+    await page.exchange(radioAirplaysOperation, { artist_id: artistId, date: day }),
   ],
-  read: (exchanges, _partition, _cursor, context) =>
-    listRead(radioAirplaysOperation.parse(single(exchanges).body), context),
+  read: (exchanges) => listRead(radioAirplaysOperation.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

@@ -16,11 +16,10 @@ export const radio = defineStream<ArtistDayPartition, JsonRecord>({
   paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistDayPartitions,
-  fetch: async ({ api, call }, { artistId, day }) => [
-    await api.exchange(radioOperation, { artist_id: artistId, date: day }, call),
+  fetch: async (_context, { artistId, day }, page) => [
+    await page.exchange(radioOperation, { artist_id: artistId, date: day }),
   ],
-  read: (exchanges, _partition, _cursor, context) =>
-    listRead(radioOperation.parse(single(exchanges).body), context),
+  read: (exchanges) => listRead(radioOperation.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

@@ -8,13 +8,9 @@ import type { PageRead } from "../stream.js";
  * A snapshot answer as records: its object (opened from `{obj: ...}` or `{data: ...}`), none when
  * the upstream sent nothing, and anything else quarantined.
  */
-export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown, never> {
+export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
   const { data } = toSnapshot(single(exchanges).body);
-  if (data === null || data === undefined) return { records: [], next: null };
-  if (asRecord(data)) return { records: [data], next: null };
-  return {
-    records: [],
-    next: null,
-    rejected: [{ item: data, reason: "the snapshot is not an object" }],
-  };
+  if (data === null || data === undefined) return { records: [] };
+  if (asRecord(data)) return { records: [data] };
+  return { records: [], rejected: [{ item: data, reason: "the snapshot is not an object" }] };
 }

@@ -2,7 +2,7 @@ import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js
 import { type JsonRecord, toNumber, toText, toInstant } from "../../api/read-values.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
-import { offsetPaging, type OffsetCursor } from "../paging.js";
+import { offsetPaging } from "../paging.js";
 import { defineStream } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
@@ -21,7 +21,7 @@ function breakdownScope({ artistId, domain, audienceType, statsType }: Breakdown
   return { artist_id: artistId, domain, audience_type: audienceType, stats_type: statsType };
 }
 
-export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, OffsetCursor>({
+export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, typeof paging>({
   name: "artist_stats_social_audience_stats",
   family: "artist_stats",
   paging,
@@ -35,24 +35,10 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, 
       statsType: stats_types,
     });
   },
-  fetch: async ({ api, call }, { artistId, domain, audienceType, statsType }, cursor) => [
-    await api.exchange(
-      listOperation,
-      {
-        artist_id: artistId,
-        domain,
-        audienceType,
-        statsType,
-        ...paging.params(cursor),
-      },
-      call,
-    ),
+  fetch: async (_context, { artistId, domain, audienceType, statsType }, page) => [
+    await page.exchange(listOperation, { artist_id: artistId, domain, audienceType, statsType }),
   ],
-  read: (exchanges, _partition, cursor, context) => {
-    const page = listOperation.parse(single(exchanges).body);
-    const step = paging.next(page.list, cursor, context);
-    return listRead(page, context, step);
-  },
+  read: (exchanges) => listRead(listOperation.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

@@ -16,11 +16,10 @@ export const urls = defineStream<ArtistPartition, JsonRecord>({
   paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
-  fetch: async ({ api, call }, { artistId }) => [
-    await api.exchange(urlsOperation, { artist_id: artistId }, call),
+  fetch: async (_context, { artistId }, page) => [
+    await page.exchange(urlsOperation, { artist_id: artistId }),
   ],
-  read: (exchanges, _partition, _cursor, context) =>
-    listRead(urlsOperation.parse(single(exchanges).body), context),
+  read: (exchanges) => listRead(urlsOperation.parse(single(exchanges).body)),
   outputs: [
     {
       target: { table: "artist_stats.urls", key: ["artist_id", "domain", "url"] },

@@ -17,8 +17,8 @@ export const videoMarketCoverage = defineStream<ArtistPartition, unknown>({
   after: AFTER_TRACKED_ARTISTS,
   partitions: artistPartitions,
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }, { artistId }) => [
-    await api.exchange(coverageOperation, { artist_id: artistId }, call),
+  fetch: async (_context, { artistId }, page) => [
+    await page.exchange(coverageOperation, { artist_id: artistId }),
   ],
   read: readSnapshot,
   outputs: [

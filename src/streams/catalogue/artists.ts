@@ -2,8 +2,9 @@ import type { Exchange } from "../../api/api-client.js";
 import { artistIdFromIdentifiers } from "../../api/operations/artist-stats.js";
 import { type CatalogueArtist, getArtistByName } from "../../api/operations/catalogue.js";
 import { listRead } from "../list-read.js";
-import { defineStream, type FetchContext } from "../stream.js";
-import { type LookupPartition, lookupPaging, lookupPartitions } from "./lookup-paging.js";
+import type { PageNumberParams } from "../paging.js";
+import { defineStream, type FetchContext, type PageAsk } from "../stream.js";
+import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
 export interface ResolvedArtist {
@@ -25,13 +26,9 @@ function resolvable(artist: CatalogueArtist): artist is CatalogueArtist & { id: 
 async function fetchPage(
   { api, call }: FetchContext,
   name: string,
-  cursor: number | null,
+  page: PageAsk<PageNumberParams>,
 ): Promise<Exchange[]> {
-  const lookup = await api.exchange(
-    getArtistByName,
-    { name, ...lookupPaging.params(cursor) },
-    call,
-  );
+  const lookup = await page.exchange(getArtistByName, { name });
   const artists = getArtistByName.parse(lookup.body).records.filter(resolvable);
   // Settled, not raced: a failed look-up fails the page only once none is still in flight.
   const resolutions = await Promise.allSettled(
@@ -43,13 +40,13 @@ async function fetchPage(
 }
 
 /** Catalogue artists by each configured name (a case-insensitive substring search). */
-export const artists = defineStream<LookupPartition, ResolvedArtist, number>({
+export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOKUP_PAGING>({
   name: "artists",
   family: "catalogue",
-  paging: lookupPaging,
+  paging: LOOKUP_PAGING,
   partitions: ({ config }) => lookupPartitions("name", config.artist_names),
-  fetch: (context, { value }, cursor) => fetchPage(context, value, cursor),
-  read: ([lookup, ...resolutions], _partition, cursor, context) => {
+  fetch: (context, { value }, page) => fetchPage(context, value, page),
+  read: ([lookup, ...resolutions]) => {
     if (!lookup) throw new Error("a page without a response");
     const result = getArtistByName.parse(lookup.body);
     const resolved = new Map(
@@ -62,7 +59,7 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, number>({
       artist,
       socialArtistId: artist.id === null ? null : (resolved.get(artist.id) ?? null),
     }));
-    return listRead({ ...result, records }, context, lookupPaging.next(cursor, result, context));
+    return listRead({ ...result, records });
   },
   outputs: [
     {

@@ -2,7 +2,7 @@ import { getDsps, type Dsp } from "../../api/operations/catalogue.js";
 import { listRead, single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
+import { type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** DSPs by each configured key (a bare, unpaged list). */
 export const dsps = defineStream<LookupPartition, Dsp>({
@@ -10,9 +10,8 @@ export const dsps = defineStream<LookupPartition, Dsp>({
   family: "catalogue",
   paging: NO_PAGING,
   partitions: ({ config }) => lookupPartitions("key", config.dsp_keys),
-  fetch: async ({ api, call }, { value }) => [await api.exchange(getDsps, { key: value }, call)],
-  read: (exchanges, _partition, _cursor, context) =>
-    listRead(getDsps.parse(single(exchanges).body), context),
+  fetch: async (_context, { value }, page) => [await page.exchange(getDsps, { key: value })],
+  read: (exchanges) => listRead(getDsps.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

@@ -2,21 +2,18 @@ import { toInteger, toText, toBoolean, toDay } from "../../api/read-values.js";
 import { getProductByUpc, type Product } from "../../api/operations/catalogue.js";
 import { listRead, single } from "../list-read.js";
 import { defineStream } from "../stream.js";
-import { type LookupPartition, lookupPaging, lookupPartitions } from "./lookup-paging.js";
+import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** Products by each configured UPC (a substring search), with their assets. */
-export const products = defineStream<LookupPartition, Product, number>({
+export const products = defineStream<LookupPartition, Product, typeof LOOKUP_PAGING>({
   name: "products",
   family: "catalogue",
-  paging: lookupPaging,
+  paging: LOOKUP_PAGING,
   partitions: ({ config }) => lookupPartitions("upc", config.upcs),
-  fetch: async ({ api, call }, { value }, cursor) => [
-    await api.exchange(getProductByUpc, { upc: value, ...lookupPaging.params(cursor) }, call),
+  fetch: async (_context, { value }, page) => [
+    await page.exchange(getProductByUpc, { upc: value }),
   ],
-  read: (exchanges, _partition, cursor, context) => {
-    const result = getProductByUpc.parse(single(exchanges).body);
-    return listRead(result, context, lookupPaging.next(cursor, result, context));
-  },
+  read: (exchanges) => listRead(getProductByUpc.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

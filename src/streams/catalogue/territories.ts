@@ -2,7 +2,7 @@ import { getTerritories, type Territory } from "../../api/operations/catalogue.j
 import { listRead, single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { type LookupPartition, lookupPartitions } from "./lookup-paging.js";
+import { type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** Territories by each configured key (a bare, unpaged list). */
 export const territories = defineStream<LookupPartition, Territory>({
@@ -10,11 +10,8 @@ export const territories = defineStream<LookupPartition, Territory>({
   family: "catalogue",
   paging: NO_PAGING,
   partitions: ({ config }) => lookupPartitions("key", config.territory_keys),
-  fetch: async ({ api, call }, { value }) => [
-    await api.exchange(getTerritories, { key: value }, call),
-  ],
-  read: (exchanges, _partition, _cursor, context) =>
-    listRead(getTerritories.parse(single(exchanges).body), context),
+  fetch: async (_context, { value }, page) => [await page.exchange(getTerritories, { key: value })],
+  read: (exchanges) => listRead(getTerritories.parse(single(exchanges).body)),
   outputs: [
     {
       target: {

@@ -1,10 +1,9 @@
 import { type JsonRecord, toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
-import type { BodyCursor } from "../paging.js";
+import { NEXT_LINK_PAGING } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
-import { bodyPaging } from "./body-paged.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** An income and its key in the table. */
@@ -31,18 +30,15 @@ export function keyIncomes(incomes: readonly JsonRecord[]): KeyedIncome[] {
 }
 
 /** Royalty incomes (the upstream lists about the last 12 closed months), paged as its body says. */
-export const incomes = defineStream<Partition, KeyedIncome, BodyCursor>({
+export const incomes = defineStream<Partition, KeyedIncome, typeof NEXT_LINK_PAGING>({
   name: "incomes",
   family: "royalties",
-  paging: bodyPaging,
+  paging: NEXT_LINK_PAGING,
   partitions: () => WHOLE_LIST,
-  fetch: async (context, _partition, cursor) => [
-    await bodyPaging.fetch(context, listIncomes, cursor),
-  ],
-  read: (exchanges, _partition, _cursor, context) => {
+  fetch: async (_context, _partition, page) => [await page.exchange(listIncomes, {})],
+  read: (exchanges) => {
     const page = listIncomes.parse(single(exchanges).body);
-    const records = keyIncomes(page.records);
-    return listRead({ ...page, records }, context, bodyPaging.next(page.list, context));
+    return listRead({ ...page, records: keyIncomes(page.records) });
   },
   outputs: [
     {

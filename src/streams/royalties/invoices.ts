@@ -24,10 +24,10 @@ export const invoices = defineStream<Partition, JsonRecord>({
   paging: NO_PAGING,
   partitions: () => WHOLE_LIST,
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }) => [await api.exchange(getInvoice, {}, call)],
+  fetch: async (_context, _partition, page) => [await page.exchange(getInvoice, {})],
   read: (exchanges) => {
     const { records, others } = invoicesOf(toSnapshot(single(exchanges).body).data);
-    return { records, next: null, rejected: notRecords(others) };
+    return { records, rejected: notRecords(others) };
   },
   outputs: [
     {

@@ -1,9 +1,8 @@
 import { listPayouts, type Payout } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
-import type { BodyCursor } from "../paging.js";
+import { NEXT_LINK_PAGING } from "../paging.js";
 import { defineStream, type Output, type Partition, type Stream } from "../stream.js";
 import { toInstant } from "../../api/read-values.js";
-import { bodyPaging } from "./body-paged.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** A payout as one sync listed it, on the run's date. */
@@ -47,18 +46,16 @@ export const payoutOutput: Output<Partition, SeenPayout> = {
 
 /** A stream of one of the two payout lists (all payouts, pending payouts), paged as its body says. */
 export function payoutListStream(name: string, operation: typeof listPayouts): Stream {
-  return defineStream<Partition, SeenPayout, BodyCursor>({
+  return defineStream<Partition, SeenPayout, typeof NEXT_LINK_PAGING>({
     name,
     family: "royalties",
-    paging: bodyPaging,
+    paging: NEXT_LINK_PAGING,
     partitions: () => WHOLE_LIST,
-    fetch: async (context, _partition, cursor) => [
-      await bodyPaging.fetch(context, operation, cursor),
-    ],
-    read: (exchanges, _partition, _cursor, context) => {
+    fetch: async (_context, _partition, page) => [await page.exchange(operation, {})],
+    read: (exchanges, _partition, context) => {
       const { payouts, others, list } = operation.parse(single(exchanges).body);
       const records = payouts.map((payout) => ({ payout, seenOn: context.today }));
-      return listRead({ records, others, list }, context, bodyPaging.next(list, context));
+      return listRead({ records, others, list });
     },
     outputs: [payoutOutput],
   });

@@ -23,9 +23,14 @@ export function saleDays(days: readonly string[]): Iterable<SaleDay> {
   return product({ day: days, selectionType: SELECTION_TYPES, saleType: SALE_TYPES });
 }
 
-/** The list and chart operations take date-times: the whole day. */
-export function wholeDay(day: string) {
-  return { start_date: `${day}T00:00:00`, end_date: `${day}T23:59:59` };
+/** A sale day as the list and chart operations ask for it: date-times spanning the whole day. */
+export function saleDayParams({ day, selectionType, saleType }: SaleDay) {
+  return {
+    selection_type: selectionType,
+    sale_type: saleType,
+    start_date: `${day}T00:00:00`,
+    end_date: `${day}T23:59:59`,
+  };
 }
 
 /** The rows of a sale day: what replace mode scopes its deletions to. */

@@ -3,7 +3,7 @@ import { single } from "../list-read.js";
 import { addDays } from "../../time/calendar.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
-import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
+import { type SaleDay, saleDayScope, saleDays, saleDayParams } from "./selection.js";
 
 export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   name: "trend_chart_points",
@@ -11,18 +11,13 @@ export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   paging: NO_PAGING,
   partitions: ({ days }) => saleDays(days),
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }, { day, selectionType, saleType }) => [
-    await api.exchange(
-      getTrendsChart,
-      { selection_type: selectionType, sale_type: saleType, ...wholeDay(day) },
-      call,
-    ),
+  fetch: async (_context, partition, page) => [
+    await page.exchange(getTrendsChart, saleDayParams(partition)),
   ],
   read: (exchanges) => {
     const chart = getTrendsChart.parse(single(exchanges).body);
     return {
       records: chart.series,
-      next: null,
       warnings: chart.found
         ? []
         : [{ kind: "no_list", message: "no series found in the response" }],

@@ -1,31 +1,22 @@
 import { getTrendsList, type TrendItem } from "../../api/operations/trends.js";
 import { listRead, single } from "../list-read.js";
-import { offsetPaging, type OffsetCursor } from "../paging.js";
+import { offsetPaging } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { type SaleDay, saleDayScope, saleDays, wholeDay } from "./selection.js";
+import { type SaleDay, saleDayScope, saleDays, saleDayParams } from "./selection.js";
 
 const paging = offsetPaging(getTrendsList.name, 100, "size");
 
-export const trendItems = defineStream<SaleDay, TrendItem, OffsetCursor>({
+export const trendItems = defineStream<SaleDay, TrendItem, typeof paging>({
   name: "trend_items",
   family: "trends",
   paging,
   partitions: ({ days }) => saleDays(days),
-  fetch: async ({ api, call }, { day, selectionType, saleType }, cursor) => [
-    await api.exchange(
-      getTrendsList,
-      {
-        selection_type: selectionType,
-        sale_type: saleType,
-        ...wholeDay(day),
-        ...paging.params(cursor),
-      },
-      call,
-    ),
+  fetch: async (_context, partition, page) => [
+    await page.exchange(getTrendsList, saleDayParams(partition)),
   ],
-  read: (exchanges, _partition, cursor, context) => {
+  read: (exchanges) => {
     const { items, others, list } = getTrendsList.parse(single(exchanges).body);
-    return listRead({ records: items, others, list }, context, paging.next(list, cursor, context));
+    return listRead({ records: items, others, list });
   },
   outputs: [
     {

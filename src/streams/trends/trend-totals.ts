@@ -10,19 +10,18 @@ export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   paging: NO_PAGING,
   partitions: ({ days }) => selectionDays(days),
   requests: ONE_REQUEST,
-  fetch: async ({ api, call }, { day, selectionType }) => [
-    await api.exchange(
-      getTrendsTotal,
-      { selection_type: selectionType, start_date: day, end_date: day },
-      call,
-    ),
+  fetch: async (_context, { day, selectionType }, page) => [
+    await page.exchange(getTrendsTotal, {
+      selection_type: selectionType,
+      start_date: day,
+      end_date: day,
+    }),
   ],
   read: (exchanges) => {
     const totals = getTrendsTotal.parse(single(exchanges).body);
     const known = [totals.streamCount, totals.downloadCount].some((value) => value !== null);
     return {
       records: [totals],
-      next: null,
       warnings: known
         ? []
         : [{ kind: "no_list", message: "no totals field found in the response" }],
