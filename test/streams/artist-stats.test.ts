@@ -164,6 +164,22 @@ describe("artist statistics streams", () => {
     expect(first.map((s) => s.stream)).toEqual(artistStatsStreams.map((s) => s.name));
   });
 
+  it("keys the series and chart partitions as etl.stream_state has always stored them", async () => {
+    const stored = await harness.warehouse.query<{ stream: string; partition: string }>(
+      `select stream, partition from etl.stream_state
+        where stream in ('artist_stats_platform_stats', 'artist_stats_chart_entries')`,
+    );
+    const expected = [
+      ...ids().flatMap((id) =>
+        STAT_SOURCES.map((source) => `artist_stats_platform_stats ${id}|${source}`),
+      ),
+      ...daysBetween(FROM, TO).flatMap((day) =>
+        CHARTS.map((c) => `artist_stats_chart_entries ${day}|${c.country_code}|${c.genre}`),
+      ),
+    ];
+    expect(stored.map((r) => `${r.stream} ${r.partition}`).sort()).toEqual(expected.sort());
+  });
+
   it("tracks each artist once, with every way it was found", async () => {
     const [a, b, c] = artists as [SocialArtist, SocialArtist, SocialArtist];
     const rows = await harness.warehouse.query(

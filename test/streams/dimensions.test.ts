@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { product } from "../../src/streams/dimensions.js";
+import { chartDays } from "../../src/streams/artist-stats/chart-entries.js";
+import { compound, product } from "../../src/streams/dimensions.js";
 
 describe("partitions as a product of named dimensions", () => {
   it("makes every combination, the last dimension turning fastest, keyed by the values in order", () => {
@@ -18,6 +19,46 @@ describe("partitions as a product of named dimensions", () => {
       { key: "7|curator", artistId: 7, kind: "curator", status: "current" },
     ]);
     expect([...product({ artistId: [7, 8], platform: [] })]).toEqual([]);
+  });
+
+  it("puts a compound dimension's fields into each partition, and its own key part into the key", () => {
+    const charts = compound(
+      [
+        { countryCode: "US", genre: "All Genres" },
+        { countryCode: "GLOBAL", genre: "Pop" },
+      ],
+      ({ countryCode, genre }) => `${countryCode}|${genre}`,
+    );
+    expect([...product({ day: ["2026-01-05"], chart: charts }, { kind: "chart" })]).toEqual([
+      {
+        key: "2026-01-05|US|All Genres",
+        day: "2026-01-05",
+        countryCode: "US",
+        genre: "All Genres",
+        kind: "chart",
+      },
+      {
+        key: "2026-01-05|GLOBAL|Pop",
+        day: "2026-01-05",
+        countryCode: "GLOBAL",
+        genre: "Pop",
+        kind: "chart",
+      },
+    ]);
+  });
+
+  it("keys chart days as etl.stream_state has always stored them", () => {
+    const charts = [
+      { country_code: "US", genre: "All Genres" },
+      { country_code: "GB", genre: "Rock" },
+    ];
+    expect([...chartDays(["2026-01-05", "2026-01-06"], charts)].map((p) => p.key)).toEqual([
+      "2026-01-05|US|All Genres",
+      "2026-01-05|GB|Rock",
+      "2026-01-06|US|All Genres",
+      "2026-01-06|GB|Rock",
+    ]);
+    expect([...chartDays([], charts)]).toEqual([]);
   });
 
   it("makes them one at a time", () => {

@@ -1,6 +1,7 @@
 import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
+import { compound, product } from "../dimensions.js";
 import { offsetPaging } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 
@@ -17,19 +18,25 @@ function chartScope({ day, countryCode, genre }: ChartDay) {
   return { chart_date: day, country_code: countryCode, genre };
 }
 
+/** Days × configured charts: "2026-01-05|US|All Genres". */
+export function chartDays(
+  days: readonly string[],
+  configured: readonly { readonly country_code: string; readonly genre: string }[],
+): Iterable<ChartDay> {
+  return product({
+    day: days,
+    chart: compound(
+      configured.map(({ country_code, genre }) => ({ countryCode: country_code, genre })),
+      ({ countryCode, genre }) => `${countryCode}|${genre}`,
+    ),
+  });
+}
+
 export const chartEntries = defineStream<ChartDay, JsonRecord, typeof paging>({
   name: "artist_stats_chart_entries",
   family: "artist_stats",
   paging,
-  partitions: ({ config, days }) =>
-    days.flatMap((day) =>
-      config.charts.map(({ country_code, genre }) => ({
-        key: `${day}|${country_code}|${genre}`,
-        day,
-        countryCode: country_code,
-        genre,
-      })),
-    ),
+  partitions: ({ config, days }) => chartDays(days, config.charts),
   fetch: async (_context, { day, countryCode, genre }, page) => [
     await page.exchange(charts, { country_code: countryCode, genre, date: day }),
   ],

@@ -3,6 +3,7 @@ import { toNumber, field, toBoolean, toDay } from "../../api/read-values.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
+import { product } from "../dimensions.js";
 import { type WindowPartition, windowPaging } from "../paging.js";
 import { defineStream, type PlanContext } from "../stream.js";
 import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
@@ -43,14 +44,14 @@ function seriesWindow(
   };
 }
 
+/** Tracked artists × configured sources ("7|social_1"), each over its window of days. */
 async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]> {
-  const series = (await trackedArtistIds(context.db)).flatMap((artistId) =>
-    context.config.artist_stats.stat_sources.map((source) => ({
-      key: `${artistId}|${source}`,
-      artistId,
-      source,
-    })),
-  );
+  const series = [
+    ...product({
+      artistId: await trackedArtistIds(context.db),
+      source: context.config.artist_stats.stat_sources,
+    }),
+  ];
   const checkpoints = await context.checkpoints(series.map(({ key }) => key));
   return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));
 }
