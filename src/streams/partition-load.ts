@@ -71,7 +71,7 @@ interface OutputState {
   readonly within: Map<string, Row>;
   /** Rows are copied in as new until a stored key proves otherwise. */
   expectNew: boolean;
-  /** The table and its columns, from the first row read (every row of an output has the same). */
+  /** The table and the columns of the rows written so far. */
   target?: TableTarget;
 }
 
@@ -274,9 +274,8 @@ export class PartitionLoad {
   }
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
-    const [first] = state.pending;
-    if (first === undefined) return 0;
-    const target = (state.target ??= targetOf(state.output.target, first));
+    if (state.pending.length === 0) return 0;
+    const target = (state.target = targetOf(state.output.target, state.pending, state.target));
     if (state.expectNew) {
       const copied = await insertNewRows(db, target, state.pending);
       if (copied !== null) return copied;

@@ -15,9 +15,20 @@ export interface TableTarget extends TableKey {
   readonly columns: readonly string[];
 }
 
-/** The target of rows shaped like `row`: its columns are the row's own, less the key. */
-export function targetOf(table: TableKey, row: Row): TableTarget {
-  return { ...table, columns: Object.keys(row).filter((column) => !table.key.includes(column)) };
+/**
+ * The target of `rows`: every column any of them has, less the key, in the order first seen, so
+ * that a column only later rows have is written (null in the others), never dropped. `known`, the
+ * target of earlier rows, is kept when the rows bring no column it lacks: its statements are
+ * built once.
+ */
+export function targetOf(table: TableKey, rows: readonly Row[], known?: TableTarget): TableTarget {
+  const key = new Set(table.key);
+  const columns = new Set(known?.columns);
+  for (const row of rows) {
+    for (const column in row) if (!columns.has(column) && !key.has(column)) columns.add(column);
+  }
+  if (known && columns.size === known.columns.length) return known;
+  return { ...table, columns: [...columns] };
 }
 
 export type Row = Readonly<Record<string, unknown>>;

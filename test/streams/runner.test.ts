@@ -364,6 +364,50 @@ describe("the runner", () => {
     },
   );
 
+  it("writes a column that only a later row of the batch has", async () => {
+    const days = ["2026-08-11", "2026-08-12"];
+    const stream = defineStream<Partition, { day: string; downloads?: number }, typeof TEST_PAGING>(
+      {
+        name: "later-column",
+        family: "trends",
+        paging: TEST_PAGING,
+        partitions: () => [{ key: "later-column" }],
+        fetch: async () => {
+          await Promise.resolve();
+          return answer({
+            records: [{ day: days[0] }, { day: days[1], downloads: 7 }],
+            next: null,
+          });
+        },
+        read: readAnswer,
+        outputs: [
+          {
+            target: { table: "sales.trend_totals", key: ["day", "selection_type"] },
+            mode: "upsert",
+            rows: ({ day, downloads }) => [
+              {
+                day,
+                selection_type: "dsp",
+                ...(downloads === undefined ? {} : { download_count: downloads }),
+                raw: { day },
+              },
+            ],
+          },
+        ],
+      },
+    );
+    const outcome = await runPartition(deps(), stream, { key: "later-column" });
+    expect(outcome.status).toBe("succeeded");
+    const stored = await warehouse.query<{ day: string; download_count: string | null }>(
+      `select day::text, download_count::text from sales.trend_totals
+        where selection_type = 'dsp' and day between '2026-08-11' and '2026-08-12' order by day`,
+    );
+    expect(stored).toEqual([
+      { day: "2026-08-11", download_count: null },
+      { day: "2026-08-12", download_count: "7" },
+    ]);
+  });
+
   it("counts an untyped value read twice from one place (key and column) once", async () => {
     const day = "2026-08-01";
     const stream = defineStream<Partition, { day: string; n: unknown }, typeof TEST_PAGING>({

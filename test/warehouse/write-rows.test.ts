@@ -228,14 +228,28 @@ describe("deleteMissingQuery", () => {
 
 describe("a stream's target", () => {
   it("takes its columns from the rows, in their order, less the key", () => {
-    const target = targetOf(
-      { table: "sales.trend_items", key: ["day", "item_id"] },
+    const target = targetOf({ table: "sales.trend_items", key: ["day", "item_id"] }, [
       { day: "2026-01-05", item_id: "7", item_name: "x", count: 3, raw: {} },
-    );
+    ]);
     expect(target).toEqual({
       table: "sales.trend_items",
       key: ["day", "item_id"],
       columns: ["item_name", "count", "raw"],
     });
+  });
+
+  it("takes every column any row has, and keeps the known target when none is new", () => {
+    const table = { table: "sales.trend_items", key: ["day", "item_id"] };
+    const known = targetOf(table, [{ day: "2026-01-05", item_id: "7", count: 3 }]);
+    const wider = targetOf(
+      table,
+      [
+        { day: "2026-01-05", item_id: "8", count: 4 },
+        { day: "2026-01-05", item_id: "9", percentage: 0.5, raw: {} },
+      ],
+      known,
+    );
+    expect(wider.columns).toEqual(["count", "percentage", "raw"]);
+    expect(targetOf(table, [{ day: "2026-01-06", item_id: "1", raw: {} }], wider)).toBe(wider);
   });
 });
