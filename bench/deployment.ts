@@ -75,6 +75,13 @@ function sumBy(metrics: string, name: string, label: string): Record<string, num
   return sums;
 }
 
+/** The worker's count of stalled jobs; a worker that does not export it is an error, not a 0. */
+function stalledJobs(metrics: string): number {
+  const value = /^etl_jobs_stalled_total (\S+)$/m.exec(metrics)?.[1];
+  if (value === undefined) throw new Error("the worker exports no etl_jobs_stalled_total");
+  return Number(value);
+}
+
 const WAREHOUSE_SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
 
 /**
@@ -173,7 +180,7 @@ export async function deploy(options: {
           },
           // From the worker's own count: a reader of the queue's event stream beside the run
           // would take the machine's time from what it measures.
-          stalled: Number(/^etl_jobs_stalled_total (\S+)$/m.exec(metrics)?.[1] ?? NaN),
+          stalled: stalledJobs(metrics),
           requests: (await requests()) - requestsBefore,
           rowsWritten: (await writtenSince(mark)).rows,
         };

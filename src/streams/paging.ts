@@ -18,7 +18,7 @@ export interface PageRequest<Q extends object> {
 }
 
 /** What a paging style decides of one page: where the next starts, and what is uncertain. */
-export interface PagingStep<C> {
+interface PagingStep<C> {
   readonly next: C | null;
   readonly warnings: readonly PageWarning[];
 }
@@ -59,7 +59,7 @@ const END: PagingStep<never> = { next: null, warnings: [] };
  * Why the body says the list holds more than `read` records, or null: a total above it, a next
  * link, a last page not reached. Asked when paging stops, so a stop is never quietly early.
  */
-export function moreThanRead(list: ListPage, read: number): string | null {
+function moreThanRead(list: ListPage, read: number): string | null {
   if (list.total !== null && list.total > read) {
     return `the response reports ${list.total} records, ${read} were read`;
   }
@@ -84,7 +84,7 @@ export function listWarnings(list: ListPage): PageWarning[] {
 }
 
 /** The end of a list: no next page, and a warning if the body says otherwise. */
-export function stop(list: ListPage, read: number): PagingStep<never> {
+function stop(list: ListPage, read: number): PagingStep<never> {
   const more = moreThanRead(list, read);
   return { next: null, warnings: more ? [{ kind: "truncated", message: more }] : [] };
 }
@@ -209,7 +209,7 @@ export function pageNumberPaging(size: number): Paging<number, PageNumberParams>
 }
 
 /** The cursor of a list paged by its body: a page number to ask for, or a link to follow. */
-export type BodyCursor = { readonly page: number } | { readonly link: string };
+type BodyCursor = { readonly page: number } | { readonly link: string };
 
 /**
  * A list whose body says how it goes on: a next-page link, followed only on the upstream's own

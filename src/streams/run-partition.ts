@@ -228,7 +228,7 @@ async function syncNoting(
       const page = pageAsk(deps.api, context.call, request);
       const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
       const next = await load.page(cursor, exchanges);
-      if (next === null || next === undefined) break;
+      if (next === null) break;
       cursor = next;
     }
     await load.finish({ requests });

@@ -131,8 +131,8 @@ export async function finishSucceededAttempt(
   close: SucceededClose,
 ): Promise<number> {
   let creator: QueryCreator<Database> = db;
-  // Postgres runs every data-modifying CTE of a statement, each on the statement's snapshot: the
-  // deletes see none of the others' effects, and none touches the others' tables.
+  // Postgres runs every data-modifying CTE of a statement, all on the statement's snapshot: what
+  // the transaction wrote before is seen, and no delete sees another's (their scopes are apart).
   for (const [i, statement] of close.deletes.entries()) {
     creator = creator.with(
       `deleted_${i}`,
@@ -153,9 +153,9 @@ export async function finishSucceededAttempt(
           sql` + `,
         )}`;
   const row = await closeRun(creator, runId, end, deleted)
-    .returning(sql<string>`${deleted}`.as("deleted"))
+    .returning("rows_written")
     .executeTakeFirstOrThrow();
-  return Number(row.deleted);
+  return Number(row.rows_written) - end.rowsWritten;
 }
 
 function closeRun(
