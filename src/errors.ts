@@ -173,3 +173,16 @@ export class InvalidJsonError extends UpstreamError {
     });
   }
 }
+
+/**
+ * Whether the upstream answered the request with an HTTP status: any answer but a 401 got past
+ * authentication, so it proves the credential accepted; no answer at all (a reset, a timeout)
+ * proves nothing.
+ */
+export function isUpstreamAnswer(error: unknown): boolean {
+  return (
+    error instanceof UpstreamStatusError ||
+    error instanceof RateLimitedError ||
+    error instanceof InvalidJsonError
+  );
+}

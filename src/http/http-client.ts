@@ -3,6 +3,7 @@ import { Agent, request as undiciRequest } from "undici";
 import {
   AuthError,
   InvalidJsonError,
+  isUpstreamAnswer,
   NetworkError,
   RateLimitedError,
   RateLimitWaitTooLongError,
@@ -185,8 +186,7 @@ export class HttpClient {
       this.#credentialAccepted = true;
       return response;
     } catch (error) {
-      // Any HTTP answer but 401 got past authentication; no answer at all proves nothing.
-      if (error instanceof UpstreamError && !(error instanceof AuthError) && hasStatus(error)) {
+      if (isUpstreamAnswer(error)) {
         this.#credentialAccepted = true;
       }
       throw error;
@@ -336,14 +336,6 @@ export class HttpClient {
 }
 
 const INVALID = Symbol("invalid JSON");
-
-function hasStatus(error: UpstreamError): boolean {
-  return (
-    error instanceof UpstreamStatusError ||
-    error instanceof RateLimitedError ||
-    error instanceof InvalidJsonError
-  );
-}
 
 function parseJson(text: string): unknown {
   if (text.trim() === "") return null;

@@ -1,17 +1,23 @@
 import type { AppContext } from "../app-context.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { AuthError } from "../errors.js";
+import { AuthError, isUpstreamAnswer } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 
 export interface CredentialGateOptions {
   /** One request to the upstream: resolves if the credential is accepted, AuthError if not. */
   readonly check: () => Promise<void>;
-  /** How long to wait between two checks while the credential is refused. */
+  /**
+   * How long to wait between two checks while the credential is refused. Until a first check
+   * gets an answer, the waits start at a second and double up to this.
+   */
   readonly recheckMs: number;
   readonly logger: Logger;
 }
 
 type Listener = () => unknown;
+
+/** The first wait before checking again a credential that could not be checked yet. */
+const FIRST_RECHECK_MS = 1_000;
 
 /** What the worker knows of its credential. */
 type Standing =
@@ -119,7 +125,13 @@ export class CredentialGate {
 
   #schedule(): void {
     if (this.#closed) return;
-    this.#timer = setTimeout(() => void this.#recheck(), this.#options.recheckMs);
+    const { recheckMs } = this.#options;
+    // A worker that started while the upstream was away for a moment should not wait minutes.
+    const waitMs =
+      this.#standing.state === "unchecked"
+        ? Math.min(recheckMs, FIRST_RECHECK_MS * 2 ** this.#checks)
+        : recheckMs;
+    this.#timer = setTimeout(() => void this.#recheck(), waitMs);
     this.#timer.unref();
   }
 
@@ -134,6 +146,8 @@ export class CredentialGate {
       await this.#options.check();
     } catch (error) {
       if (this.#closed) return;
+      // Another answer than a 401 (a 404, a 500 after its retries) got past authentication.
+      if (isUpstreamAnswer(error)) return this.#accept();
       if (error instanceof AuthError) {
         if (this.#standing.state !== "refused") this.#refuse(error);
       } else {
@@ -149,6 +163,10 @@ export class CredentialGate {
       return;
     }
     if (this.#closed) return;
+    this.#accept();
+  }
+
+  #accept(): void {
     this.#options.logger.info(
       { checks: this.#checks },
       this.#standing.state === "refused"
