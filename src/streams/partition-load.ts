@@ -19,7 +19,7 @@ import {
   keyOf,
   type Row,
   type TableTarget,
-  targetOf,
+  rowsByShape,
   upsertRows,
 } from "../warehouse/write-rows.js";
 import type { PageSizes } from "./page-sizes.js";
@@ -71,8 +71,8 @@ interface OutputState {
   readonly within: Map<string, Row>;
   /** Rows are copied in as new until a stored key proves otherwise. */
   expectNew: boolean;
-  /** The table and the columns of the rows written so far. */
-  target?: TableTarget;
+  /** The targets of the row shapes written so far (see rowsByShape). */
+  readonly targets: Map<string, TableTarget>;
 }
 
 /** A rejection whose response is known only once its page is landed. */
@@ -139,6 +139,7 @@ export class PartitionLoad {
       seen: [],
       within: new Map(),
       expectNew: options.expectNew,
+      targets: new Map(),
     }));
   }
 
@@ -274,14 +275,19 @@ export class PartitionLoad {
   }
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
-    if (state.pending.length === 0) return 0;
-    const target = (state.target = targetOf(state.output.target, state.pending, state.target));
-    if (state.expectNew) {
-      const copied = await insertNewRows(db, target, state.pending);
-      if (copied !== null) return copied;
-      state.expectNew = false;
+    let written = 0;
+    for (const { target, rows } of rowsByShape(state.output.target, state.pending, state.targets)) {
+      if (state.expectNew) {
+        const copied = await insertNewRows(db, target, rows);
+        if (copied !== null) {
+          written += copied;
+          continue;
+        }
+        state.expectNew = false;
+      }
+      written += await upsertRows(db, target, rows);
     }
-    return upsertRows(db, target, state.pending);
+    return written;
   }
 
   /** Writes the pending pages and rows; with `closing`, the write also closes the partition. */

@@ -15,23 +15,45 @@ export interface TableTarget extends TableKey {
   readonly columns: readonly string[];
 }
 
-/**
- * The target of `rows`: every column any of them has, less the key, in the order first seen, so
- * that a column only later rows have is written (null in the others), never dropped. `known`, the
- * target of earlier rows, is kept when the rows bring no column it lacks: its statements are
- * built once.
- */
-export function targetOf(table: TableKey, rows: readonly Row[], known?: TableTarget): TableTarget {
-  const key = new Set(table.key);
-  const columns = new Set(known?.columns);
-  for (const row of rows) {
-    for (const column in row) if (!columns.has(column) && !key.has(column)) columns.add(column);
-  }
-  if (known && columns.size === known.columns.length) return known;
-  return { ...table, columns: [...columns] };
+export type Row = Readonly<Record<string, unknown>>;
+
+/** Rows of one shape and the target that writes exactly their columns. */
+export interface ShapedRows {
+  readonly target: TableTarget;
+  readonly rows: Row[];
 }
 
-export type Row = Readonly<Record<string, unknown>>;
+/**
+ * A batch's rows (one per key, the last winning) grouped by the columns they name, each group
+ * with its target: a column only some rows name is written for them, never dropped, and left as
+ * stored for the others (an upsert does not null it, a copy leaves the column's default). A row
+ * names every column it writes. `known` keeps the targets of earlier batches by shape, so each
+ * shape's statements are built once.
+ */
+export function rowsByShape(
+  table: TableKey,
+  rows: readonly Row[],
+  known: Map<string, TableTarget>,
+): ShapedRows[] {
+  const key = new Set(table.key);
+  const groups = new Map<string, ShapedRows>();
+  for (const row of dedupeByKey(rows, table.key)) {
+    const columns = Object.keys(row).filter((column) => !key.has(column));
+    const shape = columns.join("\u0000");
+    let group = groups.get(shape);
+    if (!group) {
+      let target = known.get(shape);
+      if (!target) {
+        target = { ...table, columns };
+        known.set(shape, target);
+      }
+      group = { target, rows: [] };
+      groups.set(shape, group);
+    }
+    group.rows.push(row);
+  }
+  return [...groups.values()];
+}
 
 /** Postgres takes at most 65,535 parameters in one statement. */
 const MAX_PARAMETERS = 65_000;

@@ -364,8 +364,12 @@ describe("the runner", () => {
     },
   );
 
-  it("writes a column that only a later row of the batch has", async () => {
+  it("writes a column that only a later row of the batch has, and nulls none a row lacks", async () => {
     const days = ["2026-08-11", "2026-08-12"];
+    let served: { day: string | undefined; downloads?: number }[] = [
+      { day: days[0] },
+      { day: days[1], downloads: 7 },
+    ];
     const stream = defineStream<Partition, { day: string; downloads?: number }, typeof TEST_PAGING>(
       {
         name: "later-column",
@@ -374,10 +378,7 @@ describe("the runner", () => {
         partitions: () => [{ key: "later-column" }],
         fetch: async () => {
           await Promise.resolve();
-          return answer({
-            records: [{ day: days[0] }, { day: days[1], downloads: 7 }],
-            next: null,
-          });
+          return answer({ records: served, next: null });
         },
         read: readAnswer,
         outputs: [
@@ -406,6 +407,14 @@ describe("the runner", () => {
       { day: "2026-08-11", download_count: null },
       { day: "2026-08-12", download_count: "7" },
     ]);
+    // A later read whose rows do not name the column leaves what was stored in it.
+    served = [{ day: days[1] }];
+    expect((await runPartition(deps(), stream, { key: "later-column" })).status).toBe("succeeded");
+    const [kept] = await warehouse.query<{ download_count: string | null }>(
+      `select download_count::text from sales.trend_totals
+        where selection_type = 'dsp' and day = '2026-08-12'`,
+    );
+    expect(kept?.download_count).toBe("7");
   });
 
   it("counts an untyped value read twice from one place (key and column) once", async () => {

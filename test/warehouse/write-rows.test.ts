@@ -6,7 +6,7 @@ import {
   type Row,
   type TableTarget,
   upsertRows,
-  targetOf,
+  rowsByShape,
 } from "../../src/warehouse/write-rows.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -226,30 +226,36 @@ describe("deleteMissingQuery", () => {
   });
 });
 
-describe("a stream's target", () => {
-  it("takes its columns from the rows, in their order, less the key", () => {
-    const target = targetOf({ table: "sales.trend_items", key: ["day", "item_id"] }, [
-      { day: "2026-01-05", item_id: "7", item_name: "x", count: 3, raw: {} },
-    ]);
-    expect(target).toEqual({
-      table: "sales.trend_items",
-      key: ["day", "item_id"],
-      columns: ["item_name", "count", "raw"],
-    });
+describe("rows by shape", () => {
+  const table = { table: "sales.trend_items", key: ["day", "item_id"] };
+
+  it("takes a shape's columns from its rows, in their order, less the key", () => {
+    const [only, ...others] = rowsByShape(
+      table,
+      [{ day: "2026-01-05", item_id: "7", item_name: "x", count: 3, raw: {} }],
+      new Map(),
+    );
+    expect(others).toEqual([]);
+    expect(only?.target).toEqual({ ...table, columns: ["item_name", "count", "raw"] });
   });
 
-  it("takes every column any row has, and keeps the known target when none is new", () => {
-    const table = { table: "sales.trend_items", key: ["day", "item_id"] };
-    const known = targetOf(table, [{ day: "2026-01-05", item_id: "7", count: 3 }]);
-    const wider = targetOf(
+  it("writes each shape with its own columns, keeps one row per key and its targets", () => {
+    const known = new Map<string, TableTarget>();
+    const shaped = rowsByShape(
       table,
       [
         { day: "2026-01-05", item_id: "8", count: 4 },
         { day: "2026-01-05", item_id: "9", percentage: 0.5, raw: {} },
+        { day: "2026-01-05", item_id: "8", count: 5 },
       ],
       known,
     );
-    expect(wider.columns).toEqual(["count", "percentage", "raw"]);
-    expect(targetOf(table, [{ day: "2026-01-06", item_id: "1", raw: {} }], wider)).toBe(wider);
+    expect(shaped.map(({ target, rows }) => [target.columns, rows.length])).toEqual([
+      [["count"], 1],
+      [["percentage", "raw"], 1],
+    ]);
+    expect(shaped[0]?.rows).toEqual([{ day: "2026-01-05", item_id: "8", count: 5 }]);
+    const [again] = rowsByShape(table, [{ day: "2026-01-06", item_id: "1", count: 1 }], known);
+    expect(again?.target).toBe(shaped[0]?.target);
   });
 });
