@@ -24,20 +24,30 @@ export interface ShapedRows {
 }
 
 /**
- * A batch's rows (one per key, the last winning) grouped by the columns they name, each group
- * with its target: a column only some rows name is written for them, never dropped, and left as
- * stored for the others (an upsert does not null it, a copy leaves the column's default). A row
- * names every column it writes. `known` keeps the targets of earlier batches by shape, so each
- * shape's statements are built once.
+ * A batch's rows grouped by the columns they name, each group with its target: a column only some
+ * rows name is written for them, never dropped, and left as stored for the others (an upsert does
+ * not null it, a copy leaves the column's default). A row names every column it writes. `known`
+ * keeps the targets of earlier batches by shape, so each shape's statements are built once.
  */
 export function rowsByShape(
   table: TableKey,
   rows: readonly Row[],
   known: Map<string, TableTarget>,
 ): ShapedRows[] {
+  const groups = groupByShape(table, rows, known);
+  // One shape, as every stream's rows are today: the writers keep the last row of a key. Across
+  // shapes they could not, so the batch keeps one row per key, the last, before it is grouped.
+  return groups.length <= 1 ? groups : groupByShape(table, dedupeByKey(rows, table.key), known);
+}
+
+function groupByShape(
+  table: TableKey,
+  rows: readonly Row[],
+  known: Map<string, TableTarget>,
+): ShapedRows[] {
   const key = new Set(table.key);
   const groups = new Map<string, ShapedRows>();
-  for (const row of dedupeByKey(rows, table.key)) {
+  for (const row of rows) {
     const columns = Object.keys(row).filter((column) => !key.has(column));
     const shape = columns.join("\u0000");
     let group = groups.get(shape);
