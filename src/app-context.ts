@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
 import { type ApiClient, createApiClient } from "./api/api-client.js";
+import type { EtlConfig } from "./config/etl-config-schema.js";
 import { type AppConfig, requireUpstream } from "./config/load-config.js";
 import { HttpClient, type HttpClientOptions } from "./http/http-client.js";
 import { RequestBudget } from "./http/request-budget.js";
@@ -22,6 +23,24 @@ export interface AppContextOptions {
   readonly http?: Partial<Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt">>;
 }
 
+/** The budget every process using this upstream and key shares through `redis`. */
+export function requestBudget(
+  etl: EtlConfig,
+  upstream: { url: string; key: string },
+  redis: Redis,
+): RequestBudget {
+  return new RequestBudget({
+    redis,
+    keyPrefix: etl.redis_prefix,
+    apiUrl: upstream.url,
+    apiKey: upstream.key,
+    requestsPerSecond: etl.requests_per_second,
+    maxConcurrency: etl.max_concurrency,
+    leaseMs: etl.request_timeout_ms + 5_000,
+    maxPauseMs: etl.max_rate_limit_wait_ms,
+  });
+}
+
 /** Connects to Redis (failing fast with the URL's host named) and assembles the client stack. */
 export async function createAppContext(
   config: AppConfig,
@@ -38,16 +57,7 @@ export async function createAppContext(
   // Without a listener ioredis reports each reconnection failure on stderr by itself.
   redis.on("error", (error) => logger.debug({ err: error.message }, "redis connection error"));
   await redis.connect();
-  const budget = new RequestBudget({
-    redis,
-    keyPrefix: etl.redis_prefix,
-    apiUrl: upstream.url,
-    apiKey: upstream.key,
-    requestsPerSecond: etl.requests_per_second,
-    maxConcurrency: etl.max_concurrency,
-    leaseMs: etl.request_timeout_ms + 5_000,
-    maxPauseMs: etl.max_rate_limit_wait_ms,
-  });
+  const budget = requestBudget(etl, upstream, redis);
   const http = new HttpClient({
     baseUrl: upstream.url,
     apiKey: upstream.key,

@@ -4,6 +4,7 @@ import {
   lastSuccesses,
   succeededCheckpoints,
 } from "../warehouse/stream-state.js";
+import { trackedArtistIds } from "../warehouse/tracked-artists.js";
 import type { RunnerDeps } from "./run-partition.js";
 import type { Partition, Stream } from "./stream.js";
 
@@ -17,6 +18,8 @@ export interface DayRange {
 export interface PlanOptions {
   /** Only the partitions whose last attempt failed, within the range (`etl retry-failed`). */
   readonly failedOnly?: boolean;
+  /** The artists per-artist streams are planned for (default: artist_stats.artists). */
+  readonly trackedArtistIds?: () => Promise<readonly number[]>;
 }
 
 /** Partitions planned at a time: what a run holds of a stream's plan. */
@@ -50,6 +53,7 @@ export async function* planPartitions(
     today,
     days: daysBetween(range.from ?? config.start_date, range.to ?? yesterday),
     checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
+    trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
   });
   const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
     if (failed) return slice.filter((p) => failed.has(p.key));

@@ -1,4 +1,6 @@
 import { requestHistory } from "../warehouse/sync-runs.js";
+import { artists } from "./artist-stats/artists.js";
+import { type ArtistProjection, projectTrackedArtists } from "./artist-stats/projected-artists.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
 import type { RunnerDeps } from "./run-partition.js";
 import type { Stream } from "./stream.js";
@@ -25,41 +27,69 @@ export interface StreamRequestPlan {
   readonly unsyncedSources: readonly string[];
 }
 
+export interface RequestPlan {
+  readonly streams: readonly StreamRequestPlan[];
+  /**
+   * The artists the per-artist streams are planned for, when one of them is in the plan, and the
+   * requests each one adds: what a catalogue not synced yet may add to the plan, per artist.
+   */
+  readonly artists: (ArtistProjection & { readonly requestsEach: number }) | null;
+}
+
+const perArtist = (stream: Stream) => stream.after?.includes(artists.name) ?? false;
+
 /**
  * What a run of `streams` over `range` would fetch, planned exactly as the run plans it (same
- * partitions, same lookback), without a request to the upstream.
+ * partitions, same lookback), without a request to the upstream. Per-artist streams are planned
+ * for the artists the run would track (projected: the run finds them before it plans them).
  */
 export async function planRequests(
   deps: Pick<RunnerDeps, "db" | "config" | "today">,
   streams: readonly Stream[],
   range: DayRange,
-): Promise<StreamRequestPlan[]> {
+): Promise<RequestPlan> {
   const names = streams.flatMap((s) => [s.name, ...(s.after ?? [])]);
-  const history = await requestHistory(deps.db, [...new Set(names)]);
+  const history = await requestHistory(deps.db, [...new Set([...names, ...(artists.after ?? [])])]);
+  const projection = streams.some(perArtist)
+    ? await projectTrackedArtists(deps.db, deps.config, new Set(history.keys()))
+    : null;
   const plans: StreamRequestPlan[] = [];
+  let perArtistRequests = 0;
   for (const stream of streams) {
-    let partitions = 0;
-    let exact = 0;
-    for await (const slice of planPartitions(deps, stream, range)) {
-      partitions += slice.length;
-      if (stream.requests) for (const partition of slice) exact += stream.requests(partition);
-    }
     const seen = history.get(stream.name);
     const basis: RequestBasis = stream.requests
       ? { kind: "exact" }
       : seen && seen.attempts > 0
         ? { kind: "history", attempts: seen.attempts, perPartition: seen.requests / seen.attempts }
         : { kind: "none" };
-    plans.push({
-      stream: stream.name,
-      partitions,
-      requests:
+    const count = async (artistIds?: readonly number[]) => {
+      const trackedArtistIds = artistIds && (() => Promise.resolve(artistIds));
+      let partitions = 0;
+      let exact = 0;
+      for await (const slice of planPartitions(deps, stream, range, { trackedArtistIds })) {
+        partitions += slice.length;
+        if (stream.requests) for (const partition of slice) exact += stream.requests(partition);
+      }
+      const requests =
         basis.kind === "exact"
           ? exact
-          : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1)),
+          : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1));
+      return { partitions, requests };
+    };
+    if (projection && perArtist(stream)) perArtistRequests += (await count([-1])).requests;
+    // The tracked artists are projected, not read: what may add to them is what they come from.
+    const sources = (stream.after ?? []).flatMap((source) =>
+      source === artists.name ? (projection?.sources ?? []) : history.has(source) ? [] : [source],
+    );
+    plans.push({
+      stream: stream.name,
+      ...(await count(projection?.ids)),
       basis,
-      unsyncedSources: (stream.after ?? []).filter((source) => !history.has(source)),
+      unsyncedSources: sources,
     });
   }
-  return plans;
+  return {
+    streams: plans,
+    artists: projection && { ...projection, requestsEach: perArtistRequests },
+  };
 }

@@ -29,6 +29,11 @@ export interface PlanContext {
   readonly days: readonly string[];
   /** Checkpoints of those of the given partitions that succeeded before, by partition key. */
   checkpoints(keys: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
+  /**
+   * The social ids the per-artist streams fetch, ascending: artist_stats.artists in a run, what
+   * a run would track in `etl plan` (which must not wait for the stream that writes them).
+   */
+  trackedArtistIds(): Promise<readonly number[]>;
 }
 
 /**

@@ -23,3 +23,11 @@ export async function catalogueArtistLinks(db: Warehouse): Promise<CatalogueArti
     socialArtistId: Number(row.social_artist_id),
   }));
 }
+
+/** The social id each streaming id in artist_stats.artists resolved to, by streaming id. */
+export async function resolvedStreamingIds(db: Warehouse): Promise<Map<string, number>> {
+  const { rows } = await sql<{ streaming_id: string; artist_id: string }>`
+    select unnest(streaming_artist_ids) as streaming_id, artist_id::text
+    from artist_stats.artists`.execute(db);
+  return new Map(rows.map((row) => [row.streaming_id, Number(row.artist_id)]));
+}

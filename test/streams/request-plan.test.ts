@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requestBudget } from "../../src/app-context.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { STREAMS } from "../../src/streams/registry.js";
-import { planRequests, type StreamRequestPlan } from "../../src/streams/request-plan.js";
+import { planRequests } from "../../src/streams/request-plan.js";
 import { runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { REDIS_URL } from "../helpers/redis.js";
@@ -18,9 +19,6 @@ const dir = makeTempDir("request-plan");
 const served = () => harness.upstream.sandbox.stats().requests;
 
 const planDeps = () => ({ db: harness.warehouse.db, config: harness.config, today: TODAY });
-
-const requestsBy = (plans: readonly StreamRequestPlan[]) =>
-  plans.reduce((n, p) => n + p.requests, 0);
 
 beforeAll(async () => {
   const tracking = await demoTracking(TODAY);
@@ -39,13 +37,11 @@ afterAll(async () => {
 });
 
 describe("the request plan", () => {
-  let beforeFirstSync: StreamRequestPlan[];
-
   it("knows, before any run, the exact streams' requests and the least of the others", async () => {
     const before = served();
-    beforeFirstSync = await planRequests(planDeps(), STREAMS, {});
+    const beforeFirstSync = await planRequests(planDeps(), STREAMS, {});
     expect(served()).toBe(before);
-    const byName = new Map(beforeFirstSync.map((p) => [p.stream, p]));
+    const byName = new Map(beforeFirstSync.streams.map((p) => [p.stream, p]));
     // 4 days × 5 selection types, one unpaged request each.
     expect(byName.get("trend_totals")).toMatchObject({
       partitions: 20,
@@ -53,11 +49,30 @@ describe("the request plan", () => {
       basis: { kind: "exact" },
     });
     expect(byName.get("trend_items")?.basis).toEqual({ kind: "none" });
-    // Planned from the tracked artists, which no run has written yet.
-    expect(byName.get("artist_stats_urls")).toMatchObject({
-      partitions: 0,
-      unsyncedSources: ["artist_stats_artists"],
+    // No run has written the tracked artists: the one configured, and the streaming id that
+    // may resolve to another; the catalogue, which links more, has not synced either.
+    expect(beforeFirstSync.artists).toMatchObject({
+      configured: 1,
+      linked: 0,
+      resolved: 0,
+      unresolved: 1,
+      sources: ["artists"],
     });
+    expect(byName.get("artist_stats_urls")).toMatchObject({
+      partitions: 2,
+      requests: 2,
+      unsyncedSources: ["artists"],
+    });
+    // What each artist the catalogue may link adds: no stream plans an artist apart.
+    const tracked = new Set(
+      STREAMS.filter((s) => s.after?.includes("artist_stats_artists")).map((s) => s.name),
+    );
+    const perArtist = beforeFirstSync.streams.filter((p) => tracked.has(p.stream));
+    const artistCount = beforeFirstSync.artists?.ids.length ?? 0;
+    expect(beforeFirstSync.artists?.requestsEach).toBeGreaterThan(0);
+    expect(perArtist.reduce((n, p) => n + p.requests, 0)).toBe(
+      (beforeFirstSync.artists?.requestsEach ?? 0) * artistCount,
+    );
   });
 
   it("estimates a backfill within 10 % of the requests it then makes, sending none itself", async () => {
@@ -65,8 +80,15 @@ describe("the request plan", () => {
     expect(first.flatMap((s) => s.failed)).toEqual([]);
 
     const before = served();
-    const plans = await planRequests(planDeps(), STREAMS, BACKFILL);
+    const { streams: plans, artists } = await planRequests(planDeps(), STREAMS, BACKFILL);
     expect(served()).toBe(before);
+    // The artists the run will track are those the last one wrote: the same config, the same
+    // catalogue.
+    const tracked = await harness.warehouse.query<{ id: number }>(
+      "select artist_id::int as id from artist_stats.artists order by artist_id",
+    );
+    expect(artists?.ids).toEqual(tracked.map((r) => r.id));
+    expect(artists).toMatchObject({ unresolved: 0, sources: [] });
     expect(plans.every((p) => p.unsyncedSources.length === 0)).toBe(true);
     expect(plans.filter((p) => p.basis.kind === "none").map((p) => p.stream)).toEqual([]);
 
@@ -81,7 +103,7 @@ describe("the request plan", () => {
     expect(progress).toMatchObject({ state: "completed", failed: 0 });
     const made = served() - before;
 
-    const planned = requestsBy(plans);
+    const planned = plans.reduce((n, p) => n + p.requests, 0);
     expect(Math.abs(planned - made) / made).toBeLessThanOrEqual(0.1);
     // The exact streams' counts are what the attempts of this backfill sent.
     const rows = await harness.warehouse.query<{ stream: string; requests: number }>(
@@ -112,5 +134,52 @@ describe("the request plan", () => {
     const total = /^total\s+\d+\s+(\d+)/m.exec(result.stdout);
     expect(Number(total?.[1])).toBeGreaterThan(0);
     expect(result.stdout).toContain(`${total?.[1]} requests at 2 req/s`);
+    expect(result.stdout).toMatch(
+      /^per-artist streams planned for \d+ tracked artists \(1 configured, /m,
+    );
+  });
+
+  it('times the plan at the rate "auto" learned, which the workers share', async () => {
+    dir.write("etl.config.json", { ...harness.config, requests_per_second: "auto" });
+    const before = served();
+    const env = {
+      DATABASE_URL: harness.warehouse.url,
+      REDIS_URL,
+      LOG_LEVEL: "silent",
+      MUSIC_API_URL: harness.upstream.sandbox.url,
+      MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
+    };
+    const plan = async () => {
+      const result = await runCli(["plan", "--only", "trend_totals"], { cwd: dir.path, env });
+      expect(result.code).toBe(0);
+      return result.stdout;
+    };
+    expect(await plan()).toMatch(/ requests at 2 req\/s \(where "auto" starts/);
+    const budget = requestBudget(
+      { ...harness.config, requests_per_second: "auto" },
+      { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY },
+      harness.upstream.context.redis,
+    );
+    await budget.setLimit(7);
+    expect(await plan()).toMatch(/ requests at 7 req\/s \(the limit the upstream states/);
+    expect(served()).toBe(before);
+  });
+
+  it("projects the tracked artists where no run has written them: a first backfill", async () => {
+    const byOtherWays = await harness.warehouse.query<{ id: number }>(
+      `select artist_id::int as id from artist_stats.artists
+       where found_via <> '{streaming_id}' order by artist_id`,
+    );
+    const resolvedOnly = await harness.warehouse.query<{ id: number }>(
+      "select artist_id::int as id from artist_stats.artists where found_via = '{streaming_id}'",
+    );
+    await harness.warehouse.query("truncate artist_stats.artists");
+    const { streams: plans, artists } = await planRequests(planDeps(), STREAMS, BACKFILL);
+    // The streaming id resolves to nothing stored now: one stand-in, counted as an artist.
+    expect(artists?.ids).toEqual([-1, ...byOtherWays.map((r) => r.id)]);
+    expect(artists).toMatchObject({ unresolved: 1, resolved: 0, sources: [] });
+    expect(resolvedOnly.length).toBeLessThanOrEqual(1);
+    const urls = plans.find((p) => p.stream === "artist_stats_urls");
+    expect(urls).toMatchObject({ partitions: byOtherWays.length + 1, unsyncedSources: [] });
   });
 });

@@ -1,5 +1,10 @@
+import { Redis } from "ioredis";
+import { requestBudget } from "../../app-context.js";
+import type { EnvConfig } from "../../config/env-schema.js";
+import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { loadConfig } from "../../config/load-config.js";
-import { AUTO_START_RATE } from "../../http/auto-rate.js";
+import { AUTO_START_RATE, type CurrentRate } from "../../http/auto-rate.js";
+import type { ArtistProjection } from "../../streams/artist-stats/projected-artists.js";
 import { selectStreams } from "../../streams/registry.js";
 import { planRequests, type StreamRequestPlan } from "../../streams/request-plan.js";
 import { utcToday } from "../../time/calendar.js";
@@ -28,6 +33,72 @@ function basisText({ basis, unsyncedSources }: StreamRequestPlan): string {
   return parts.join("; ");
 }
 
+/** Where the per-artist streams' artists come from, and whether more may come. */
+function artistsText(projection: ArtistProjection & { requestsEach: number }): string {
+  const parts = [
+    `${projection.configured} configured`,
+    `${projection.linked} linked in the catalogue`,
+    `${projection.resolved} resolved from streaming ids`,
+  ];
+  if (projection.unresolved > 0) {
+    parts.push(
+      `${projection.unresolved} streaming ids not resolved yet, each counted as an artist`,
+    );
+  }
+  const total = projection.ids.length;
+  const more =
+    projection.sources.length > 0
+      ? `; ${projection.sources.join(", ")} not synced yet: more to come`
+      : "";
+  return (
+    `per-artist streams planned for ${total} tracked artists (${parts.join(", ")})${more}; ` +
+    `each artist is ${projection.requestsEach} requests of this plan`
+  );
+}
+
+/**
+ * With "auto", the rate the workers learned and share (kept in Redis while the upstream keeps
+ * confirming it); null where there is none, or no upstream or Redis to ask.
+ */
+async function learnedRate(env: EnvConfig, etl: EtlConfig): Promise<CurrentRate | null> {
+  if (etl.requests_per_second !== "auto" || !env.MUSIC_API_URL || !env.MUSIC_API_KEY) return null;
+  const redis = new Redis(env.REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 2_000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on("error", () => undefined);
+  try {
+    await redis.connect();
+    const upstream = { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY };
+    const rate = await requestBudget(etl, upstream, redis).currentRate();
+    return rate.source === "start" ? null : rate;
+  } catch {
+    return null;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+function rateText(total: number, etl: EtlConfig, learned: CurrentRate | null): string {
+  const at = (rate: number, why: string) =>
+    `${total} requests at ${rate} req/s (${why}): ${duration(total / rate)}`;
+  if (etl.requests_per_second !== "auto") {
+    return at(etl.requests_per_second, "requests_per_second, shared by every worker");
+  }
+  if (learned?.source === "limit") {
+    return at(learned.requestsPerSecond, 'the limit the upstream states, learned by "auto"');
+  }
+  if (learned?.source === "backoff") {
+    return at(learned.requestsPerSecond, '"auto", lowered by 429s: the upstream states no limit');
+  }
+  return at(
+    AUTO_START_RATE,
+    'where "auto" starts; the upstream\'s stated limit, once read, decides',
+  );
+}
+
 /** "26 h 05 min", "4 min 10 s", "12 s". */
 export function duration(seconds: number): string {
   const s = Math.ceil(seconds);
@@ -40,7 +111,8 @@ export function duration(seconds: number): string {
 
 /**
  * What a sync (no range) or a backfill (--from/--to) would fetch, per stream, and how long that
- * takes at the configured rate. Reads the warehouse only: no request reaches the upstream.
+ * takes at the configured (or learned) rate. No request reaches the upstream: it reads the
+ * warehouse (creating and migrating it if need be, as every command does) and the learned rate.
  */
 export async function planCommand(options: PlanOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
@@ -51,7 +123,11 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
   try {
     await migrateToLatest(db);
     const today = utcToday();
-    const plans = await planRequests({ db, config: etl, today }, streams, range);
+    const { streams: plans, artists } = await planRequests(
+      { db, config: etl, today },
+      streams,
+      range,
+    );
     const explicit = range.from !== undefined || range.to !== undefined;
     out.line(
       explicit
@@ -73,12 +149,8 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     ])) {
       out.line(line);
     }
-    const rate = etl.requests_per_second;
-    out.line(
-      rate === "auto"
-        ? `${total} requests at ${AUTO_START_RATE} req/s, where requests_per_second "auto" starts (the upstream's stated limit, once read, decides): ${duration(total / AUTO_START_RATE)}`
-        : `${total} requests at ${rate} req/s (requests_per_second, shared by every worker): ${duration(total / rate)}`,
-    );
+    if (artists) out.line(artistsText(artists));
+    out.line(rateText(total, etl, await learnedRate(env, etl)));
     return ExitCode.ok;
   } finally {
     await db.destroy();

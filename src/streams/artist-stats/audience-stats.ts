@@ -7,7 +7,6 @@ import {
 } from "../../api/operations/artist-stats.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
-import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 import { readSnapshot } from "./snapshot-records.js";
@@ -38,7 +37,7 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
   paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
   partitions: async (context) =>
-    product({ artistId: await trackedArtistIds(context.db), domain: AUDIENCE_DOMAINS }),
+    product({ artistId: await context.trackedArtistIds(), domain: AUDIENCE_DOMAINS }),
   requests: ONE_REQUEST,
   fetch: async (_context, { artistId, domain }, page) => [
     await page.exchange(audienceOperation(domain), { artist_id: artistId }),

@@ -6,7 +6,6 @@ import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
 import { product } from "../dimensions.js";
 import { type WindowPartition, windowPaging } from "../paging.js";
 import { defineStream, type PlanContext } from "../stream.js";
-import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
 /** The upstream refuses a /stat window longer than 365 days: longer ones go in several requests. */
@@ -48,7 +47,7 @@ function seriesWindow(
 async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]> {
   const series = [
     ...product({
-      artistId: await trackedArtistIds(context.db),
+      artistId: await context.trackedArtistIds(),
       source: context.config.artist_stats.stat_sources,
     }),
   ];

@@ -4,7 +4,6 @@ import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { offsetPaging, pagingByPartition } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
@@ -54,7 +53,7 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, t
   partitions: async (context) => {
     const { editorial_platforms, curator_platforms, statuses } =
       context.config.artist_stats.playlists;
-    const artistId = await trackedArtistIds(context.db);
+    const artistId = await context.trackedArtistIds();
     return [
       ...product({
         artistId,

@@ -4,7 +4,6 @@ import { socialAudienceStats as listOperation } from "../../api/operations/artis
 import { listRead, single } from "../list-read.js";
 import { offsetPaging } from "../paging.js";
 import { defineStream } from "../stream.js";
-import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
@@ -29,7 +28,7 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, 
   partitions: async (context) => {
     const { domains, audience_types, stats_types } = context.config.artist_stats.social_audience;
     return product({
-      artistId: await trackedArtistIds(context.db),
+      artistId: await context.trackedArtistIds(),
       domain: domains,
       audienceType: audience_types,
       statsType: stats_types,

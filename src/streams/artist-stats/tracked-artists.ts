@@ -1,5 +1,4 @@
 import { addDays } from "../../time/calendar.js";
-import { trackedArtistIds } from "../../warehouse/tracked-artists.js";
 import { product } from "../dimensions.js";
 import type { Partition, PlanContext } from "../stream.js";
 
@@ -13,7 +12,7 @@ export interface ArtistPartition extends Partition {
 
 /** One partition per tracked artist, keyed by its id. */
 export async function artistPartitions(context: PlanContext): Promise<Iterable<ArtistPartition>> {
-  return product({ artistId: await trackedArtistIds(context.db) });
+  return product({ artistId: await context.trackedArtistIds() });
 }
 
 /** The rows of one artist: what replace and snapshot modes scope their deletions to. */
@@ -37,7 +36,7 @@ export async function artistDayPartitions(
   const first = historyDays === null ? "" : addDays(context.today, -historyDays);
   return product({
     day: context.days.filter((day) => day >= first),
-    artistId: await trackedArtistIds(context.db),
+    artistId: await context.trackedArtistIds(),
   });
 }
 
