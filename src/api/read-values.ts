@@ -1,4 +1,4 @@
-import { isCalendarDate } from "../time/calendar.js";
+import { isCalendarDate, utcDayOf } from "../time/calendar.js";
 import { untyped } from "./untyped-values.js";
 
 /**
@@ -65,6 +65,20 @@ export function toMoney(value: unknown): string | null {
 const ISO =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
+/** An array as it came, else null; notes nothing (a list kept whole in a jsonb column). */
+export function asList(value: unknown): unknown[] | null {
+  return Array.isArray(value) ? (value as unknown[]) : null;
+}
+
+/**
+ * The items of a value the upstream sends as one item or a list of them: a list as it came, null
+ * as none, anything else as a list of that one. Notes nothing: the caller decides what an item
+ * that is not a record becomes.
+ */
+export function oneOrMany(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : value === null ? [] : [value];
+}
+
 /** The field at `path` of a record ("playlist", "id"), or undefined. */
 export function field(record: unknown, ...path: string[]): unknown {
   let value: unknown = record;
@@ -85,6 +99,23 @@ export function toKeyTexts(value: unknown): string | string[] | null {
 export function toDay(value: unknown): string | null {
   const match = ISO.exec(parseText(value)?.trim() ?? "");
   return match && isCalendarDate(match[1] as string) ? (match[1] as string) : untyped("day", value);
+}
+
+/**
+ * The calendar day of a series point's time: an ISO date or instant, or epoch seconds or
+ * milliseconds (as a number or 9 to 13 digits of text). Null when it is none of them. Wider than
+ * toDay because the spec does not show how /stat points give their time, and pairs of
+ * `[time, value]` plausibly give it as a number.
+ */
+export function dayOfTime(time: unknown): string | null {
+  const numeric =
+    typeof time === "number" ? time : /^\d{9,13}$/.test(String(time)) ? Number(time) : NaN;
+  if (Number.isFinite(numeric)) {
+    const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
+    return Number.isNaN(date.getTime()) ? null : utcDayOf(date);
+  }
+  const text = toText(time);
+  return text && /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
 }
 
 /**

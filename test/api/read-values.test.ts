@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { toInteger, toMoney, toNumber, toText } from "../../src/api/read-values.js";
+import {
+  asList,
+  dayOfTime,
+  oneOrMany,
+  toInteger,
+  toMoney,
+  toNumber,
+  toText,
+} from "../../src/api/read-values.js";
 import { readListPage, recordsOf, unwrapObject } from "../../src/api/list-page.js";
 
 const findList = (body: unknown) => {
@@ -101,5 +109,43 @@ describe("scalar readers", () => {
     expect(unwrapObject({ data: { a: 1 }, total: 3 })).toEqual({ data: { a: 1 }, total: 3 });
     expect(unwrapObject({ a: 1 })).toEqual({ a: 1 });
     expect(unwrapObject([1])).toEqual([1]);
+  });
+});
+
+describe("the day of a series point's time", () => {
+  it("reads ISO dates and instants, and epoch seconds or milliseconds as numbers or digits", () => {
+    expect(dayOfTime("2026-01-05")).toBe("2026-01-05");
+    expect(dayOfTime("2026-01-05T23:59:59.000Z")).toBe("2026-01-05");
+    // 2026-01-05T12:00:00Z: seconds below 10^11, milliseconds above.
+    expect(dayOfTime(1_767_614_400)).toBe("2026-01-05");
+    expect(dayOfTime(1_767_614_400_000)).toBe("2026-01-05");
+    expect(dayOfTime("1767614400")).toBe("2026-01-05");
+    expect(dayOfTime("1767614400000")).toBe("2026-01-05");
+  });
+
+  it("gives null for a time it cannot place on a day", () => {
+    expect(dayOfTime("21/01/2026")).toBeNull();
+    expect(dayOfTime("12345678")).toBeNull();
+    expect(dayOfTime(Number.NaN)).toBeNull();
+    expect(dayOfTime(1e20)).toBeNull();
+    expect(dayOfTime(undefined)).toBeNull();
+    expect(dayOfTime({ date: "2026-01-05" })).toBeNull();
+  });
+});
+
+describe("lists sent in more than one form", () => {
+  it("takes one item or a list of them, and null as none", () => {
+    expect(oneOrMany([{ a: 1 }, 2])).toEqual([{ a: 1 }, 2]);
+    expect(oneOrMany({ a: 1 })).toEqual([{ a: 1 }]);
+    expect(oneOrMany("x")).toEqual(["x"]);
+    expect(oneOrMany(null)).toEqual([]);
+  });
+
+  it("keeps a list whole, and anything else as null", () => {
+    expect(asList([{ dsp: "A" }])).toEqual([{ dsp: "A" }]);
+    expect(asList([])).toEqual([]);
+    expect(asList({ dsp: "A" })).toBeNull();
+    expect(asList("[]")).toBeNull();
+    expect(asList(undefined)).toBeNull();
   });
 });

@@ -8,7 +8,7 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import { asRecord, toInteger, toNumber, toText } from "../read-values.js";
+import { asRecord, dayOfTime, oneOrMany, toInteger, toNumber, toText } from "../read-values.js";
 import { readListPage, unwrapObject } from "../list-page.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {
@@ -21,7 +21,6 @@ import {
   positiveInt,
 } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
-import { utcDayOf } from "../../time/calendar.js";
 
 const BASE = `${API_PREFIX}/artist-stats`;
 
@@ -52,8 +51,7 @@ export interface StatSeries {
 /** `{obj: [{cm_artist, ...}]}` or `{obj: {cm_artist, ...}}`; `id` is accepted as a fallback. */
 function toArtistIdLookup(body: unknown): ArtistIdLookup {
   const inner = unwrapObject(body);
-  const candidates = Array.isArray(inner) ? inner : [inner];
-  for (const candidate of candidates) {
+  for (const candidate of oneOrMany(inner)) {
     const record = asRecord(candidate);
     const id = record ? toInteger(record.cm_artist ?? record.id) : null;
     if (id !== null) return { socialArtistId: id, raw: body };
@@ -63,21 +61,6 @@ function toArtistIdLookup(body: unknown): ArtistIdLookup {
 
 const TIME_FIELDS = ["timestp", "timestamp", "date", "day", "time", "ts"];
 const METRIC_FIELDS = ["metric", "name", "type", "stat"];
-
-/**
- * The calendar day of a point's time: an ISO date or instant, or epoch seconds or milliseconds
- * (as a number or numeric text). Null when it is none of them.
- */
-function dayOfTime(time: unknown): string | null {
-  const numeric =
-    typeof time === "number" ? time : /^\d{9,13}$/.test(String(time)) ? Number(time) : NaN;
-  if (Number.isFinite(numeric)) {
-    const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
-    return Number.isNaN(date.getTime()) ? null : utcDayOf(date);
-  }
-  const text = toText(time);
-  return text && /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
-}
 
 /** A point: `{value, timestp|timestamp|date...}` or a `[time, value]` pair; null for anything else. */
 function toStatPoint(metric: string, item: unknown): StatPoint | null {

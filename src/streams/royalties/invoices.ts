@@ -1,4 +1,11 @@
-import { type JsonRecord, toMoney, toText, toInstant } from "../../api/read-values.js";
+import {
+  asList,
+  type JsonRecord,
+  oneOrMany,
+  toInstant,
+  toMoney,
+  toText,
+} from "../../api/read-values.js";
 import { getInvoice } from "../../api/operations/royalties.js";
 import { splitItems, toSnapshot } from "../../api/results.js";
 import { notRecords, single } from "../list-read.js";
@@ -14,7 +21,7 @@ export function invoiceKey(invoice: JsonRecord): string {
 
 /** The invoice object(s) of the body (one object, or a list of them), and what is neither. */
 function invoicesOf(data: unknown): { records: JsonRecord[]; others: unknown[] } {
-  return splitItems(Array.isArray(data) ? (data as unknown[]) : data === null ? [] : [data]);
+  return splitItems(oneOrMany(data));
 }
 
 /** The current invoice, kept as a daily snapshot (the upstream only shows "now"). */
@@ -46,7 +53,7 @@ export const invoices = defineStream<Partition, JsonRecord>({
           issued_at: toInstant(invoice.issued_at),
           currency: toText(invoice.currency),
           total: toMoney(invoice.total),
-          lines: Array.isArray(invoice.lines) ? invoice.lines : null,
+          lines: asList(invoice.lines),
           raw: invoice,
         },
       ],
