@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chartDays } from "../../src/streams/artist-stats/chart-entries.js";
+import { lookupPartitions } from "../../src/streams/catalogue/lookups.js";
 import { compound, product } from "../../src/streams/dimensions.js";
 
 describe("partitions as a product of named dimensions", () => {
@@ -59,6 +60,18 @@ describe("partitions as a product of named dimensions", () => {
       "2026-01-06|GB|Rock",
     ]);
     expect([...chartDays([], charts)]).toEqual([]);
+  });
+
+  it("keys look-ups as etl.stream_state has always stored them: <prefix>:<value>", () => {
+    expect([...lookupPartitions("upc", ["0600", "12|3", "a:b"])]).toEqual([
+      { key: "upc:0600", value: "0600" },
+      { key: "upc:12|3", value: "12|3" },
+      { key: "upc:a:b", value: "a:b" },
+    ]);
+    expect([...lookupPartitions("name", ["O'Connor"])].map((p) => p.key)).toEqual([
+      "name:O'Connor",
+    ]);
+    expect([...lookupPartitions("key", [])]).toEqual([]);
   });
 
   it("makes them one at a time", () => {

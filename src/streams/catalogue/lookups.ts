@@ -1,3 +1,4 @@
+import { compound, product } from "../dimensions.js";
 import { pageNumberPaging } from "../paging.js";
 import type { Partition } from "../stream.js";
 
@@ -9,7 +10,19 @@ export interface LookupPartition extends Partition {
   readonly value: string;
 }
 
-/** One partition per configured value, keyed `<prefix>:<value>` ("upc:0600", "name:a"). */
-export function lookupPartitions(prefix: string, values: readonly string[]): LookupPartition[] {
-  return values.map((value) => ({ key: `${prefix}:${value}`, value }));
+/**
+ * One partition per configured value, keyed `<prefix>:<value>` ("upc:0600", "name:a"). A compound
+ * dimension writes that key: etl.stream_state and etl.sync_runs hold look-ups under it, and a
+ * plain dimension's key (the value alone) would orphan their state.
+ */
+export function lookupPartitions(
+  prefix: string,
+  values: readonly string[],
+): Iterable<LookupPartition> {
+  return product({
+    lookup: compound(
+      values.map((value) => ({ value })),
+      ({ value }) => `${prefix}:${value}`,
+    ),
+  });
 }
