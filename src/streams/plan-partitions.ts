@@ -1,3 +1,4 @@
+import { subHours } from "date-fns/subHours";
 import { addDays, daysBetween } from "../time/calendar.js";
 import {
   failedPartitions,
@@ -46,7 +47,7 @@ export async function* planPartitions(
   const explicit = range.from !== undefined || range.to !== undefined;
   const lookback = config.lookback[stream.family];
   const lookbackStart = addDays(yesterday, 1 - lookback.days);
-  const refetchBefore = Date.now() - lookback.refetch_after_hours * 3_600_000;
+  const refetchBefore = subHours(Date.now(), lookback.refetch_after_hours).getTime();
   const candidates = await stream.partitions({
     db,
     config,
