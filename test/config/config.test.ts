@@ -245,6 +245,20 @@ describe("loadConfig", () => {
     expect(etlConfigSchema.parse(narrow)).toEqual(narrow);
   });
 
+  it("gives every family lookback_days, trends included, where lookback names no days", () => {
+    dir.write("lookback-days.json", { start_date: "2026-01-01", lookback_days: 3 });
+    const { lookback } = loadConfig({
+      cwd: dir.path,
+      env: { ...validEnv, ETL_CONFIG: "lookback-days.json" },
+    }).etl;
+    expect(lookback).toEqual({
+      catalogue: { days: 3, refetch_after_hours: 0 },
+      trends: { days: 3, refetch_after_hours: 23 },
+      artist_stats: { days: 3, refetch_after_hours: 0 },
+      royalties: { days: 3, refetch_after_hours: 0 },
+    });
+  });
+
   it("derives worker_concurrency from max_concurrency unless it is given", () => {
     dir.write("slots.json", { start_date: "2026-01-01", max_concurrency: 3 });
     dir.write("given.json", {
