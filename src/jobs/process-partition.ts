@@ -55,6 +55,7 @@ async function runLocked(
       signal: deps.shutdown,
       // Holding the lock, no other attempt of this partition can be alive.
       closeAbandoned: true,
+      jobId: job.id,
     },
     stream,
     job.data.partition,

@@ -7,6 +7,7 @@ import { runGraph } from "../streams/stream-dependencies.js";
 import { utcToday } from "../time/calendar.js";
 import { pruneResponses } from "../warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
+import { jobFinished } from "./job-finished.js";
 import { jobStream } from "./job-stream.js";
 import {
   PARTITION_JOB,
@@ -14,6 +15,7 @@ import {
   type RunJobData,
   type RunResult,
 } from "./job-types.js";
+import { settleRetries } from "./settle-retries.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**
@@ -39,8 +41,7 @@ export function partitionJobId(runId: string, stream: string, partition: Partiti
 /** Whether every one of these jobs has finished: completed, failed for good, or removed. */
 async function allFinished(queue: Queue, jobIds: readonly string[]): Promise<boolean> {
   for (const id of jobIds) {
-    const state = await queue.getJobState(id);
-    if (state !== "completed" && state !== "failed" && state !== "unknown") return false;
+    if (!(await jobFinished(queue, id))) return false;
   }
   return true;
 }
@@ -77,6 +78,12 @@ export async function processRun(
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
   const streams = job.data.streams.map(jobStream);
   const { order, after, awaited } = runGraph(streams);
+  if ((job.data.streamsPlanned ?? 0) === 0) {
+    // Once, before planning: a retry plans what failed for good, which a mark left by a crash
+    // would hide; and every run keeps what `etl status`, the metrics and
+    // analytics.stream_freshness count as failed true to the queue.
+    await settleRetries(deps.runner.db, deps.queue);
+  }
   for (let done = job.data.streamsPlanned ?? 0; done < order.length;) {
     const stream = order[done];
     if (!stream) break;

@@ -3,7 +3,8 @@ import { type Job, Worker } from "bullmq";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import { bullConnection, bullPrefix, QUEUE_NAME } from "./etl-queue.js";
-import { type PartitionJobData, RUN_JOB, type RunJobData } from "./job-types.js";
+import { clearRetryMarks } from "../warehouse/stream-state.js";
+import { PARTITION_JOB, type PartitionJobData, RUN_JOB, type RunJobData } from "./job-types.js";
 import { processPartition } from "./process-partition.js";
 import { processRun } from "./process-run.js";
 import type { WorkerDeps } from "./worker-deps.js";
@@ -47,6 +48,8 @@ export function startEtlWorker(options: {
       autorun: false,
     },
   );
+  // Clears of retry marks still writing: a stopping worker waits for them.
+  const clearing = new Set<Promise<void>>();
   worker.on("failed", (job, error) => {
     const data = job?.data as Partial<PartitionJobData> | undefined;
     logger.warn(
@@ -60,6 +63,21 @@ export function startEtlWorker(options: {
       },
       "job failed",
     );
+    // finishedOn: BullMQ has moved the job to failed, with no attempt left. Its last attempt named
+    // it in etl.stream_state as the job that may try again: it will not, the failure is final.
+    // Cleared only now, so a crash before the move leaves the mark (settleRetries finds it).
+    if (job?.name !== PARTITION_JOB || job.finishedOn === undefined || !job.id) return;
+    if (!data?.stream || !data.partition) return;
+    const mark = { stream: data.stream, partition: data.partition.key, jobId: job.id };
+    const cleared = clearRetryMarks(deps.runner.db, [mark])
+      .catch((err: unknown) =>
+        logger.warn(
+          { ...mark, err: err instanceof Error ? err.message : String(err) },
+          "could not record the partition as failed for good; the next run or status will",
+        ),
+      )
+      .finally(() => clearing.delete(cleared));
+    clearing.add(cleared);
   });
   worker.on("stalled", (jobId) => {
     logger.warn({ jobId }, "job stalled (its lock expired while active): handed back to the queue");
@@ -83,6 +101,7 @@ export function startEtlWorker(options: {
       }, graceMs);
       try {
         await worker.close();
+        await Promise.all(clearing);
       } finally {
         clearTimeout(timer);
       }

@@ -19,7 +19,7 @@ export interface StreamSample {
   readonly lastSuccessAt: Date | null;
   /** The latest day (YYYY-MM-DD) a daily partition of the stream synced; null when not daily. */
   readonly lastDay: string | null;
-  /** Partitions whose last attempt failed. */
+  /** Partitions that failed for good: last attempt failed, and no job will try again. */
   readonly failedPartitions: number;
 }
 
@@ -238,7 +238,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   );
   streamGauge(
     "etl_stream_failed_partitions",
-    "Partitions of the stream whose last attempt failed (etl.stream_state)",
+    "Partitions of the stream that failed for good, their last attempt failed with no job left to try again (etl.stream_state)",
     (s) => s.failedPartitions,
   );
 

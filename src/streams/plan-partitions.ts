@@ -17,7 +17,10 @@ export interface DayRange {
 }
 
 export interface PlanOptions {
-  /** Only the partitions whose last attempt failed, within the range (`etl retry-failed`). */
+  /**
+   * Only the partitions that failed for good (no job will attempt them again), within the range
+   * (`etl retry-failed`).
+   */
   readonly failedOnly?: boolean;
   /** The artists per-artist streams are planned for (default: artist_stats.artists). */
   readonly trackedArtistIds?: () => Promise<readonly number[]>;

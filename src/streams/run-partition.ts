@@ -30,6 +30,12 @@ export interface RunnerDeps {
    * process that died, and are closed as abandoned when this one opens.
    */
   readonly closeAbandoned?: boolean;
+  /**
+   * The queue job this attempt is one of (a worker's). A failure names it in etl.stream_state:
+   * whether another attempt comes is then for the job's state in the queue to say, not a guess
+   * made before the job has moved. Without one (a one-shot sync), a failure is final.
+   */
+  readonly jobId?: string;
 }
 
 /**
@@ -75,7 +81,7 @@ function endsAsInterrupted(error: unknown, signal: AbortSignal | undefined): boo
  * the database allows; a replay leaves the partition's state as its sync set it.
  */
 async function unopened(
-  deps: Pick<RunnerDeps, "db" | "logger" | "signal">,
+  deps: Pick<RunnerDeps, "db" | "logger" | "signal" | "jobId">,
   kind: "sync" | "replay",
   stream: Stream,
   partition: Partition,
@@ -87,7 +93,7 @@ async function unopened(
   log.error({ err: describe(error) }, "partition attempt could not be recorded");
   if (!interrupted && kind === "sync") {
     await recordSafely(log, () =>
-      markPartitionFailed(deps.db, stream.name, partition.key, describe(error)),
+      markPartitionFailed(deps.db, stream.name, partition.key, describe(error), deps.jobId),
     );
   }
   return {
@@ -243,7 +249,7 @@ async function syncNoting(
     log.error({ err: message, requests }, "partition failed");
     await recordSafely(log, () =>
       db.transaction().execute(async (trx) => {
-        await markPartitionFailed(trx, stream.name, partition.key, message);
+        await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
         await finishSyncRun(trx, runId, end("failed", message));
       }),
     );

@@ -37,6 +37,7 @@ export interface StreamStateTable {
   last_status: "succeeded" | "failed";
   last_error: string | null;
   warnings: ColumnType<unknown, string | null | undefined, string | null>;
+  retry_job_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ResponsesTable {

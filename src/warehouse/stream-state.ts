@@ -39,30 +39,80 @@ export async function lastSuccesses(
   );
 }
 
-/** The keys of the stream's partitions whose last attempt failed. */
+/**
+ * The keys of the stream's partitions that failed for good: their last attempt failed and names
+ * no queue job that may attempt them again (see retry_job_id).
+ */
 export async function failedPartitions(db: Db, stream: string): Promise<Set<string>> {
   const rows = await db
     .selectFrom("etl.stream_state")
     .select("partition")
     .where("stream", "=", stream)
     .where("last_status", "=", "failed")
+    .where("retry_job_id", "is", null)
     .execute();
   return new Set(rows.map((row) => row.partition));
 }
 
-/** How many partitions of each of the streams last failed; streams with none are left out. */
-export async function failedPartitionCounts(
+/** A stream's failed partitions: those failed for good, and those whose job will try again. */
+export interface FailureCounts {
+  readonly failed: number;
+  readonly retrying: number;
+}
+
+/** Failed partitions of each of the streams; streams with none are left out. */
+export async function failureCounts(
   db: Db,
   streams: readonly string[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, FailureCounts>> {
   const rows = await db
     .selectFrom("etl.stream_state")
-    .select(["stream", sql<number>`count(*)::int`.as("failed")])
+    .select([
+      "stream",
+      sql<number>`count(*) filter (where retry_job_id is null)::int`.as("failed"),
+      sql<number>`count(*) filter (where retry_job_id is not null)::int`.as("retrying"),
+    ])
     .where(sql<boolean>`stream = any(${streams})`)
     .where("last_status", "=", "failed")
     .groupBy("stream")
     .execute();
-  return new Map(rows.map((row) => [row.stream, row.failed]));
+  return new Map(rows.map(({ stream, failed, retrying }) => [stream, { failed, retrying }]));
+}
+
+/** A partition whose last record names the queue job that may attempt it again. */
+export interface RetryMark {
+  readonly stream: string;
+  readonly partition: string;
+  readonly jobId: string;
+}
+
+/** Every partition whose record names a job that may attempt it again. */
+export async function retryMarks(db: Db): Promise<RetryMark[]> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select(["stream", "partition", "retry_job_id"])
+    .where("retry_job_id", "is not", null)
+    .execute();
+  return rows.map((row) => ({
+    stream: row.stream,
+    partition: row.partition,
+    jobId: row.retry_job_id ?? "",
+  }));
+}
+
+/**
+ * Forgets the marks of jobs that will attempt nothing more: a failure they leave is for good. A
+ * mark some later attempt has replaced (another job, a success) is left as it is.
+ */
+export async function clearRetryMarks(db: Db, marks: readonly RetryMark[]): Promise<void> {
+  if (marks.length === 0) return;
+  await sql`
+    update etl.stream_state s set retry_job_id = null
+      from unnest(${marks.map((m) => m.stream)}::text[], ${marks.map((m) => m.partition)}::text[],
+                  ${marks.map((m) => m.jobId)}::text[]) as m(stream, partition, job_id)
+     where s.stream = m.stream and s.partition = m.partition and s.retry_job_id = m.job_id`.execute(
+    db,
+  );
 }
 
 /** A partition's success: its new checkpoint and what it left uncertain. */
@@ -85,6 +135,7 @@ export function partitionSucceeded(db: Pick<Db, "insertInto">, success: Partitio
     checkpoint: JSON.stringify(checkpoint ?? {}),
     last_status: "succeeded" as const,
     warnings: warnings.length > 0 ? JSON.stringify(warnings) : null,
+    retry_job_id: null,
   };
   return db
     .insertInto("etl.stream_state")
@@ -99,22 +150,24 @@ export function partitionSucceeded(db: Pick<Db, "insertInto">, success: Partitio
     );
 }
 
-/** Records a failure; the checkpoint and last success of an earlier run are kept. */
+/**
+ * Records a failure; the checkpoint and last success of an earlier run are kept. `retryJobId`:
+ * the queue job whose attempt this was, which may attempt the partition again; null when no
+ * further attempt can come (a one-shot sync), which makes the failure final.
+ */
 export async function markPartitionFailed(
   db: Db,
   stream: string,
   partition: string,
   error: string,
+  retryJobId: string | null = null,
 ): Promise<void> {
+  const values = { last_status: "failed" as const, last_error: error, retry_job_id: retryJobId };
   await db
     .insertInto("etl.stream_state")
-    .values({ stream, partition, last_status: "failed", last_error: error, checkpoint: "{}" })
+    .values({ stream, partition, ...values, checkpoint: "{}" })
     .onConflict((oc) =>
-      oc.columns(["stream", "partition"]).doUpdateSet({
-        last_status: "failed",
-        last_error: error,
-        last_attempt_at: new Date(),
-      }),
+      oc.columns(["stream", "partition"]).doUpdateSet({ ...values, last_attempt_at: new Date() }),
     )
     .execute();
 }

@@ -9,14 +9,20 @@ export interface StreamStatus {
   readonly lastSuccessAt: Date | null;
   /** The latest day a daily partition of the stream synced, when the stream is daily. */
   readonly lastDay: string | null;
+  /** Partitions that failed for good: their last attempt failed, and no job will try again. */
   readonly failed: readonly { partition: string; error: string | null; at: Date }[];
+  /** Partitions whose last attempt failed while their job has attempts left. */
+  readonly retrying: number;
   /** Records of the stream in quarantine (etl.rejected_records). */
   readonly rejected: number;
   /** Partitions whose last success left something uncertain (a list possibly truncated...). */
   readonly warned: readonly string[];
 }
 
-/** Where every stream stands, from etl.stream_state. */
+/**
+ * Where every stream stands, from etl.stream_state as recorded: a retry mark whose job has since
+ * finished or gone counts as retrying until settleRetries (src/jobs) clears it.
+ */
 export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus[]> {
   const rows = await db
     .selectFrom("etl.stream_state")
@@ -27,6 +33,9 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
       sql<string | null>`max(checkpoint->>'day') filter (where last_status = 'succeeded')`.as(
         "last_day",
       ),
+      sql<number>`count(*) filter (where last_status = 'failed' and retry_job_id is not null)::int`.as(
+        "retrying",
+      ),
     ])
     .groupBy("stream")
     .orderBy("stream")
@@ -35,6 +44,7 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     .selectFrom("etl.stream_state")
     .select(["stream", "partition", "last_error", "last_attempt_at"])
     .where("last_status", "=", "failed")
+    .where("retry_job_id", "is", null)
     .orderBy("stream")
     .orderBy("partition")
     .execute();
@@ -55,6 +65,7 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     failed: failures
       .filter((f) => f.stream === row.stream)
       .map((f) => ({ partition: f.partition, error: f.last_error, at: f.last_attempt_at })),
+    retrying: row.retrying,
     rejected: rejected.get(row.stream) ?? 0,
     warned: warned.filter((w) => w.stream === row.stream).map((w) => w.partition),
   }));

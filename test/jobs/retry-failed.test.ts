@@ -1,6 +1,10 @@
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
+import { PARTITION_JOB, type PartitionJobData } from "../../src/jobs/job-types.js";
+import { planPartitions } from "../../src/streams/plan-partitions.js";
+import { selectStreams } from "../../src/streams/registry.js";
+import type { Partition } from "../../src/streams/stream.js";
 import { runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";
@@ -31,8 +35,8 @@ afterAll(async () => {
   dir.remove();
 });
 
-function retryFailed(...args: string[]) {
-  return runCli(["retry-failed", ...args], {
+function etl(...args: string[]) {
+  return runCli(args, {
     cwd: dir.path,
     env: {
       DATABASE_URL: harness.warehouse.url,
@@ -41,6 +45,10 @@ function retryFailed(...args: string[]) {
       LOG_LEVEL: "silent",
     },
   });
+}
+
+function retryFailed(...args: string[]) {
+  return etl("retry-failed", ...args);
 }
 
 async function backfill(day: string, streams: readonly string[] = ["trend_items"]) {
@@ -89,8 +97,9 @@ describe("etl retry-failed", () => {
 
     const result = await retryFailed("--from", "2026-01-04", "--to", "2026-01-06", "--wait");
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain("20 failed partitions (trend_items 20)");
-    expect(result.stdout).toContain("10 failed partitions were not retried");
+    // What is queued, not every failure: those of 01-07 are outside the range.
+    expect(result.stdout).toContain("queued: 10 failed partitions (trend_items 10)");
+    expect(result.stdout).toContain("10 other partitions failed for good and are not queued");
 
     // 01-05 again, succeeded; 01-06 (succeeded) and 01-07 (outside the range) not touched.
     expect(await attemptsByDay()).toEqual({
@@ -114,7 +123,7 @@ describe("etl retry-failed", () => {
     const result = await retryFailed("--only", "trends", "--wait");
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain("10 failed partitions (trend_items 10)");
-    expect(result.stdout).not.toContain("not retried");
+    expect(result.stdout).not.toContain("not queued");
     expect((await attemptsByDay())["2026-01-07 succeeded"]).toBe(10);
     expect(
       await trendItemDifferences(harness.warehouse, harness.upstream.sandbox, ["2026-01-07"]),
@@ -143,5 +152,131 @@ describe("etl retry-failed", () => {
         where last_status = 'failed' group by stream order by stream`,
     );
     expect(failedNow).toEqual([{ stream: "trend_items", n: 10 }]);
+  });
+
+  it("leaves a partition whose job has attempts left to that job, and queues it once none are", async () => {
+    const [stream] = selectStreams(["trend_totals"]);
+    if (!stream) throw new Error("no trend_totals stream");
+    const partitions: Partition[] = [];
+    for await (const slice of planPartitions(
+      { db: harness.warehouse.db, config: harness.config, today: "2026-01-31" },
+      stream,
+      { from: "2026-01-09", to: "2026-01-09" },
+    )) {
+      partitions.push(...slice);
+    }
+    const [exhausted, lost] = partitions;
+    if (!exhausted || !lost) throw new Error("trend_totals plans fewer than two partitions a day");
+    // Jobs of two attempts whose second would come an hour after the first fails.
+    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    const jobs = await Promise.all(
+      [exhausted, lost].map((partition, i) =>
+        queues.queue.add(
+          PARTITION_JOB,
+          { stream: stream.name, partition } satisfies PartitionJobData,
+          {
+            jobId: `two-attempts-${i}`,
+            attempts: 2,
+            backoff: { type: "fixed", delay: 3_600_000 },
+          },
+        ),
+      ),
+    );
+    const marks = async () =>
+      Object.fromEntries(
+        (
+          await harness.warehouse.query<{ partition: string; retry_job_id: string | null }>(
+            `select partition, retry_job_id from etl.stream_state
+              where stream = 'trend_totals' and last_status = 'failed'`,
+          )
+        ).map((row) => [row.partition, row.retry_job_id]),
+      );
+    await vi.waitFor(
+      async () => {
+        expect(await Promise.all(jobs.map((job) => job.getState()))).toEqual([
+          "delayed",
+          "delayed",
+        ]);
+        expect(await marks()).toEqual({
+          [exhausted.key]: "two-attempts-0",
+          [lost.key]: "two-attempts-1",
+        });
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+
+    // Failed once, with an attempt to come: not failed for good, and not queued a second time.
+    const early = await retryFailed("--only", "trend_totals", "--wait");
+    expect(early.code, early.stdout + early.stderr).toBe(0);
+    expect(early.stdout).toContain("no partition failed for good: nothing to retry");
+    expect(early.stdout).toContain("2 partitions failed an attempt and are not queued");
+    const status = await etl("status");
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toMatch(/^trend_totals .*\s0\s+2 partitions retrying$/m);
+    expect(
+      await harness.warehouse.query(
+        `select failed_partitions, retrying_partitions from analytics.stream_freshness
+          where stream = 'trend_totals'`,
+      ),
+    ).toEqual([{ failed_partitions: 0, retrying_partitions: 2 }]);
+
+    // One job spends its last attempt: the worker records the failure as final once BullMQ has
+    // failed the job. The other job is lost (removed, as when Redis is flushed): no attempt comes.
+    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    await jobs[0]?.promote();
+    await vi.waitFor(
+      async () => {
+        expect(await jobs[0]?.getState()).toBe("failed");
+        expect((await marks())[exhausted.key]).toBeNull();
+      },
+      { timeout: 30_000, interval: 100 },
+    );
+    harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+    await jobs[1]?.remove();
+    const settled = await etl("status");
+    expect(settled.stdout).toMatch(/^trend_totals .*\s2\s+2026-01-09\|\w+, 2026-01-09\|\w+\s*$/m);
+
+    const result = await retryFailed("--only", "trend_totals", "--wait");
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain("queued: 2 failed partitions (trend_totals 2)");
+    expect(result.stdout).not.toContain("not queued");
+    expect(await marks()).toEqual({});
+    const attempts = await harness.warehouse.query<{
+      partition: string;
+      status: string;
+      n: number;
+    }>(
+      `select partition, status, count(*)::int as n from etl.sync_runs
+        where stream = 'trend_totals' and partition = any($1) group by 1, 2 order by 1, 2`,
+      [[exhausted.key, lost.key]],
+    );
+    expect(attempts).toEqual([
+      ...[exhausted.key, lost.key].sort().flatMap((partition) => [
+        { partition, status: "failed", n: partition === exhausted.key ? 2 : 1 },
+        { partition, status: "succeeded", n: 1 },
+      ]),
+    ]);
+  });
+
+  it("settles, as a run starts, a failure whose job is gone: metrics and the view count it", async () => {
+    const [partition] = (
+      await harness.warehouse.query<{ partition: string }>(
+        `select partition from etl.stream_state where stream = 'trend_totals' limit 1`,
+      )
+    ).map((row) => row.partition);
+    if (!partition) throw new Error("the tests before left no trend_totals partition");
+    await harness.warehouse.query(
+      `update etl.stream_state set last_status = 'failed', retry_job_id = 'no-such-job'
+        where stream = 'trend_totals' and partition = $1`,
+      [partition],
+    );
+    expect(await backfill("2026-01-10", ["trend_totals"])).toMatchObject({ failed: 0 });
+    expect(
+      await harness.warehouse.query(
+        `select failed_partitions, retrying_partitions from analytics.stream_freshness
+          where stream = 'trend_totals'`,
+      ),
+    ).toEqual([{ failed_partitions: 1, retrying_partitions: 0 }]);
   });
 });

@@ -334,6 +334,7 @@ describe("the analytics views", () => {
       last_day: s.lastDay,
       days_behind: daysBehind(s, today),
       failed_partitions: s.failed.length,
+      retrying_partitions: s.retrying,
     }));
     const rows = await query<{
       stream: string;
@@ -342,8 +343,10 @@ describe("the analytics views", () => {
       last_day: string | null;
       days_behind: number | null;
       failed_partitions: number;
+      retrying_partitions: number;
     }>(
-      `select stream, partitions, last_success_at, last_day::text, days_behind, failed_partitions
+      `select stream, partitions, last_success_at, last_day::text, days_behind, failed_partitions,
+              retrying_partitions
          from analytics.stream_freshness order by stream`,
     );
     expect(

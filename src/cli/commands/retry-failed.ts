@@ -1,10 +1,14 @@
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
-import { readRunProgress } from "../../jobs/run-progress.js";
+import { settleRetries } from "../../jobs/settle-retries.js";
 import { loadConfig } from "../../config/load-config.js";
+import type { EtlConfig } from "../../config/etl-config-schema.js";
+import { type DayRange, planPartitions } from "../../streams/plan-partitions.js";
 import { selectStreams } from "../../streams/registry.js";
-import { createWarehouse } from "../../warehouse/database.js";
-import { failedPartitionCounts } from "../../warehouse/stream-state.js";
+import type { Stream } from "../../streams/stream.js";
+import { utcToday } from "../../time/calendar.js";
+import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
+import { failureCounts } from "../../warehouse/stream-state.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
@@ -15,11 +19,26 @@ export interface RetryFailedOptions extends DayRangeOptions {
   readonly wait?: boolean;
 }
 
+/** How many partitions a retry run of the stream plans now: those failed for good, in range. */
+async function plannedRetries(
+  deps: { db: Warehouse; config: EtlConfig; today: string },
+  stream: Stream,
+  range: DayRange,
+): Promise<number> {
+  let planned = 0;
+  for await (const slice of planPartitions(deps, stream, range, { failedOnly: true })) {
+    planned += slice.length;
+  }
+  return planned;
+}
+
 /**
- * Queues for the workers the partitions whose last attempt failed (of every stream or those
- * named; daily ones within --from/--to when given). The run plans each stream as usual and keeps
- * only those partitions, so a retried partition is the one the stream would plan today. With
- * --wait, follows it as a backfill and says how many failures it could not plan again.
+ * Queues for the workers the partitions that failed for good (of every stream or those named;
+ * daily ones within --from/--to when given). A partition whose last attempt failed while its job
+ * still has attempts left is not one: that job tries it again. The run plans each stream as usual
+ * and keeps only those partitions, so a retried partition is the one the stream would plan today;
+ * the command plans them the same way first, so the count it prints is what the run queues, and
+ * it says how many failures it leaves and why. With --wait, follows the run as a backfill.
  */
 export async function retryFailedCommand(
   options: RetryFailedOptions,
@@ -27,37 +46,55 @@ export async function retryFailedCommand(
 ): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
   const range = parseDayRange(options);
-  const selected = selectStreams(parseList(options.only)).map((s) => s.name);
+  const selected = selectStreams(parseList(options.only));
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
-  const failed = await failedPartitionCounts(db, selected).finally(() => db.destroy());
-  const streams = selected.filter((stream) => failed.has(stream));
-  if (streams.length === 0) {
-    out.line("no partition's last attempt failed: nothing to retry");
-    return ExitCode.ok;
-  }
-  const total = [...failed.values()].reduce((a, b) => a + b, 0);
-  const within =
-    range.from || range.to
-      ? `, daily ones within ${range.from ?? "start_date"}..${range.to ?? "yesterday"}`
-      : "";
   const queue = createEtlQueue(env.REDIS_URL, etl);
   try {
-    const { runId, added } = await enqueueRun(queue, { kind: "retry", streams, range });
-    out.line(
-      added
-        ? `retry ${runId} queued: ${total} failed partitions (${streams.map((s) => `${s} ${failed.get(s)}`).join(", ")})${within}`
-        : `the same retry is already queued or running as ${runId}: nothing added`,
+    await settleRetries(db, queue);
+    const counts = await failureCounts(
+      db,
+      selected.map((s) => s.name),
     );
-    if (!options.wait) return ExitCode.ok;
-    const outcome = await waitForRun(queue, runId, streams, env.DATABASE_URL, out);
-    const planned = (await readRunProgress(queue, runId))?.planned ?? 0;
-    if (added && planned < total) {
+    const deps = { db, config: etl, today: utcToday() };
+    const planned = new Map<string, number>();
+    for (const stream of selected) {
+      if ((counts.get(stream.name)?.failed ?? 0) === 0) continue;
+      const n = await plannedRetries(deps, stream, range);
+      if (n > 0) planned.set(stream.name, n);
+    }
+    const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
+    const queued = sum(planned.values());
+    const failed = sum([...counts.values()].map((c) => c.failed));
+    const retrying = sum([...counts.values()].map((c) => c.retrying));
+    const within =
+      range.from || range.to
+        ? `, daily ones within ${range.from ?? "start_date"}..${range.to ?? "yesterday"}`
+        : "";
+    const streams = [...planned.keys()];
+    const run =
+      streams.length === 0 ? null : await enqueueRun(queue, { kind: "retry", streams, range });
+    if (!run) {
+      out.line(`no partition failed for good${within}: nothing to retry`);
+    } else if (run.added) {
+      const perStream = [...planned].map(([stream, n]) => `${stream} ${n}`).join(", ");
+      out.line(`retry ${run.runId} queued: ${queued} failed partitions (${perStream})${within}`);
+    } else {
+      out.line(`the same retry is already queued or running as ${run.runId}: nothing added`);
+    }
+    if (failed > queued) {
       out.line(
-        `${total - planned} failed partitions were not retried: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them`,
+        `${failed - queued} other partitions failed for good and are not queued: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them`,
       );
     }
-    return outcome;
+    if (retrying > 0) {
+      out.line(
+        `${retrying} partitions failed an attempt and are not queued: their job has attempts left (job_attempts) and tries them again`,
+      );
+    }
+    if (!run || !options.wait) return ExitCode.ok;
+    return await waitForRun(queue, run.runId, streams, env.DATABASE_URL, out);
   } finally {
+    await db.destroy();
     await queue.close();
   }
 }

@@ -1,5 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { loadConfig } from "../../config/load-config.js";
+import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { settleRetries } from "../../jobs/settle-retries.js";
 import { STREAMS } from "../../streams/registry.js";
 import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
@@ -19,9 +21,13 @@ export interface StatusOptions {
 /** Days of attempts the page shows, today included. */
 const HISTORY_DAYS = 7;
 
-/** What a stream that synced still needs looked at: quarantined records, uncertain partitions. */
+/**
+ * What a stream that synced still needs looked at: partitions whose job will try again,
+ * quarantined records, uncertain partitions.
+ */
 function attention(status: StreamStatus): string {
   const needs: string[] = [];
+  if (status.retrying > 0) needs.push(`${status.retrying} partitions retrying`);
   if (status.rejected > 0) needs.push(`${status.rejected} records quarantined`);
   if (status.warned.length > 0) {
     needs.push(
@@ -50,14 +56,19 @@ function streamLine(
 
 /**
  * Per stream: the last success, how many days behind it is (daily streams: since the last day
- * synced, which is yesterday when current; others: since the last success), failed partitions;
- * then the queue. With --html, the same as a page, with each stream's attempts of the last days.
+ * synced, which is yesterday when current; others: since the last success), the partitions that
+ * failed for good (what `etl retry-failed` queues), and under attention those whose last attempt
+ * failed while their job has attempts left ("retrying"); then the queue. With --html, the same as
+ * a page, with each stream's attempts of the last days.
  */
 export async function statusCommand(options: StatusOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
+  const queue = createEtlQueue(env.REDIS_URL, etl);
   try {
     await migrateToLatest(db);
+    // The queue says which failures are final: a job that finished or is gone tries no more.
+    await settleRetries(db, queue);
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
     const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
@@ -75,8 +86,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       out.line(line);
     }
     out.line("");
-    const queue = await queueStatus(env.REDIS_URL, etl);
-    for (const line of queue) out.line(line);
+    const queueLines = await queueStatus(queue);
+    for (const line of queueLines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
       const report: StatusReport = {
@@ -84,7 +95,7 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
         days,
         streams: lines,
         attempts: await attemptsByDay(db, days[0] ?? today),
-        queue,
+        queue: queueLines,
       };
       await writeFile(options.html, statusHtml(report));
       out.line("");
@@ -93,5 +104,6 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     return ExitCode.ok;
   } finally {
     await db.destroy();
+    await queue.close();
   }
 }
