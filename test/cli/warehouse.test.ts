@@ -129,6 +129,13 @@ describe("etl sync and status", () => {
     );
   });
 
+  it("shows the warehouse when Redis is unreachable, says so, and exits 1", async () => {
+    const result = await etl(["status"], { REDIS_URL: "redis://127.0.0.1:1" });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^trend_totals\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+\d+\s+0$/m);
+    expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
+  });
+
   it("exits 1 naming the failed partitions when the upstream fails, and status lists them", async () => {
     sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
     try {

@@ -1,4 +1,6 @@
 import { writeFile } from "node:fs/promises";
+import { withTimeout } from "../../async/with-timeout.js";
+import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
@@ -16,6 +18,19 @@ import { type StatusReport, type StreamLine, statusHtml } from "../status-html.j
 export interface StatusOptions {
   /** Also write the report as a page to this file. */
   readonly html?: string;
+}
+
+/** How long status waits for Redis before it says the queue is unreachable. */
+const QUEUE_WAIT_MS = 5_000;
+
+const QUEUE_PROBLEM = "queue: Redis unreachable";
+
+const RETRYING_UNSETTLED =
+  "(partitions retrying are as the workers last recorded them: the queue could not say which jobs are done)";
+
+function queueProblem(redisUrl: string, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  return `${QUEUE_PROBLEM} at ${displayUrl(redisUrl)} (${reason})`;
 }
 
 /** Days of attempts the page shows, today included. */
@@ -68,7 +83,11 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
   try {
     await migrateToLatest(db);
     // The queue says which failures are final: a job that finished or is gone tries no more.
-    await settleRetries(db, queue);
+    // Without Redis the warehouse's picture still prints, the queue said to be unreachable.
+    const unreachable = await withTimeout(() => settleRetries(db, queue), QUEUE_WAIT_MS).then(
+      () => null,
+      (error: unknown) => error,
+    );
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
     const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
@@ -86,7 +105,12 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       out.line(line);
     }
     out.line("");
-    const queueLines = await queueStatus(queue);
+    const queueLines =
+      unreachable === null
+        ? await withTimeout(() => queueStatus(queue), QUEUE_WAIT_MS).catch((error: unknown) => [
+            queueProblem(env.REDIS_URL, error),
+          ])
+        : [queueProblem(env.REDIS_URL, unreachable), RETRYING_UNSETTLED];
     for (const line of queueLines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
@@ -101,7 +125,9 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       out.line("");
       out.line(`wrote ${options.html}`);
     }
-    return ExitCode.ok;
+    return queueLines.some((line) => line.startsWith(QUEUE_PROBLEM))
+      ? ExitCode.failure
+      : ExitCode.ok;
   } finally {
     await db.destroy();
     await queue.close();
