@@ -1,5 +1,8 @@
 import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
+import { withTimeout } from "../async/with-timeout.js";
+import { displayUrl } from "../config/display-url.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
+import { UnreachableError } from "../errors.js";
 
 export const QUEUE_NAME = "etl";
 
@@ -32,6 +35,25 @@ export function createEtlQueue(
   });
   queue.on("error", onError);
   return queue;
+}
+
+/** How long a command waits for Redis before it gives up with a clear message. */
+export const QUEUE_CONNECT_MS = 5_000;
+
+/**
+ * The queue once Redis answers: a command that queues work says Redis is unreachable instead of
+ * waiting forever (the connection retries for as long as BullMQ's blocking commands need).
+ */
+export async function openEtlQueue(redisUrl: string, config: EtlConfig): Promise<Queue> {
+  const queue = createEtlQueue(redisUrl, config);
+  try {
+    await withTimeout(() => queue.waitUntilReady(), QUEUE_CONNECT_MS);
+    return queue;
+  } catch (error) {
+    await queue.close();
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new UnreachableError("Redis", displayUrl(redisUrl), reason);
+  }
 }
 
 /**

@@ -136,6 +136,17 @@ describe("etl sync and status", () => {
     expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
   });
 
+  it.each([["backfill", "--from", "2026-01-05", "--to", "2026-01-05"], ["retry-failed"]])(
+    "%s: says Redis is unreachable and exits 1 instead of waiting for it",
+    async (...args) => {
+      const result = await etl(args, { REDIS_URL: "redis://127.0.0.1:1" });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        /^error: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(.*\): nothing was done$/m,
+      );
+    },
+  );
+
   it("exits 1 naming the failed partitions when the upstream fails, and status lists them", async () => {
     sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
     try {

@@ -1,4 +1,4 @@
-import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
@@ -26,7 +26,7 @@ export async function backfillCommand(
   if (!options.from || !options.to) throw new UsageError("backfill needs --from and --to");
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only)).map((s) => s.name);
-  const queue = createEtlQueue(env.REDIS_URL, etl);
+  const queue = await openEtlQueue(env.REDIS_URL, etl);
   try {
     const { runId, added } = await enqueueRun(queue, { kind: "backfill", streams, range });
     out.line(

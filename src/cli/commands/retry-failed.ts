@@ -1,4 +1,4 @@
-import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
 import { loadConfig } from "../../config/load-config.js";
@@ -47,8 +47,8 @@ export async function retryFailedCommand(
   const { env, etl } = loadConfig({ upstream: false });
   const range = parseDayRange(options);
   const selected = selectStreams(parseList(options.only));
+  const queue = await openEtlQueue(env.REDIS_URL, etl);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
-  const queue = createEtlQueue(env.REDIS_URL, etl);
   try {
     await settleRetries(db, queue);
     const counts = await failureCounts(
