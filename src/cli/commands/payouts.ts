@@ -1,4 +1,3 @@
-import type { Command } from "commander";
 import type { CallOptions } from "../../api/api-client.js";
 import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
@@ -27,39 +26,6 @@ export interface PayoutAmountOptions {
 
 export interface ConfirmOptions {
   readonly yes?: boolean;
-}
-
-/** main.ts's wrapper that turns a command's outcome, or its error, into the exit code. */
-type Action = <A extends unknown[]>(
-  run: (...args: A) => Promise<ExitCode>,
-) => (...args: A) => Promise<void>;
-
-/** The `payouts` group: the spec's write operations on the account's royalties. */
-export function registerPayoutsCommand(program: Command, action: Action, out: Output): void {
-  const payouts = program
-    .command("payouts")
-    .description(
-      "royalties: request a payout, set the payout threshold, switch to monthly payouts (each asks for confirmation)",
-    );
-  payouts
-    .command("request")
-    .description(
-      "request a payout; recorded in royalties.payout_requests before it is sent, so a re-run after a timeout or a crash resumes it with the same idempotency key",
-    )
-    .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 150.00")
-    .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(action((options: PayoutAmountOptions) => requestPayoutCommand(options, out)));
-  payouts
-    .command("threshold")
-    .description("set the payout threshold")
-    .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 200.00")
-    .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(action((options: PayoutAmountOptions) => setThresholdCommand(options, out)));
-  payouts
-    .command("monthly")
-    .description("switch the account to monthly payouts (payouts on request are then refused)")
-    .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(action((options: ConfirmOptions) => setMonthlyTypeCommand(options, out)));
 }
 
 const YES_FLAG = "--yes";

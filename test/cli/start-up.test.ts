@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const MAIN = resolve(import.meta.dirname, "../../src/cli/main.ts");
+
+/** Value imports (not `import type`) of a module: relative files and packages. */
+function valueImports(file: string): { files: string[]; packages: string[] } {
+  const source = readFileSync(file, "utf8");
+  const specifiers = [
+    ...source.matchAll(/^import\s+(?!type\b)(?:[^;]*?\s+from\s+)?"([^"]+)";/gms),
+  ].map((match) => match[1] ?? "");
+  return {
+    files: specifiers
+      .filter((s) => s.startsWith("."))
+      .map((s) => resolve(dirname(file), s.replace(/\.js$/, ".ts"))),
+    packages: specifiers.filter((s) => !s.startsWith(".") && !s.startsWith("node:")),
+  };
+}
+
+/** Every module the CLI loads before it knows which command runs, and the packages they use. */
+function startUpGraph(): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const imports = valueImports(file);
+    for (const name of imports.packages) packages.add(name);
+    for (const next of imports.files) visit(next);
+  };
+  visit(MAIN);
+  return { files, packages };
+}
+
+describe("the CLI's start-up", () => {
+  it("loads no command's module and none of the clients: each command loads its own", () => {
+    const { files, packages } = startUpGraph();
+    const commands = [...files].filter((f) => f.includes("/src/cli/commands/"));
+    expect(commands).toEqual([]);
+    expect([...packages].sort()).toEqual(["commander"]);
+  });
+});
