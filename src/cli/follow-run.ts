@@ -30,6 +30,23 @@ const ENDING_MS = 5_000;
 const PLAIN_EVERY_MS = 5_000;
 
 /**
+ * The wait before the next look at a run: `pollMs`, or, once every partition is planned (`total`),
+ * about when the last of them should be done at the pace so far, if sooner: a full poll's wait
+ * after the last one would idle for a good part of a short run. Never less than ENDING_POLL_MS.
+ */
+export function nextPollMs(run: {
+  pollMs: number;
+  elapsedMs: number;
+  done: number;
+  total: number | null;
+}): number {
+  const { pollMs, elapsedMs, done, total } = run;
+  if (total === null || done === 0) return pollMs;
+  const expectedMs = ((total - done) * elapsedMs) / done;
+  return Math.max(ENDING_POLL_MS, Math.min(pollMs, expectedMs));
+}
+
+/**
  * Follows a run to its end with a progress line (rewritten in place in a terminal, every few
  * seconds elsewhere). True when it completed with no failed partition.
  */
@@ -72,9 +89,18 @@ export async function followRun(
       }
       return progress.state === "completed" && progress.failed === 0;
     }
-    const ending = progress.streamsPlanned === progress.streams.length && done >= progress.planned;
+    const planned = progress.streamsPlanned === progress.streams.length;
+    const ending = planned && done >= progress.planned;
     endingSince = ending ? (endingSince ?? Date.now()) : null;
     const quick = endingSince !== null && Date.now() - endingSince < ENDING_MS;
-    await new Promise((resolve) => setTimeout(resolve, quick ? ENDING_POLL_MS : pollMs));
+    const wait = quick
+      ? ENDING_POLL_MS
+      : nextPollMs({
+          pollMs,
+          elapsedMs: Date.now() - started,
+          done,
+          total: planned ? progress.planned : null,
+        });
+    await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

@@ -1,6 +1,6 @@
 import { Queue, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { followRun, type ProgressOutput } from "../../src/cli/follow-run.js";
+import { followRun, nextPollMs, type ProgressOutput } from "../../src/cli/follow-run.js";
 import { bullConnection } from "../../src/jobs/etl-queue.js";
 import type { RunJobData } from "../../src/jobs/job-types.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
@@ -53,4 +53,21 @@ describe("following a run", () => {
     },
     30_000,
   );
+});
+
+describe("the wait between looks at a run", () => {
+  const POLL = 200;
+
+  it("is the poll interval while partitions are still being planned, or none is done", () => {
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 900, total: null })).toBe(POLL);
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 0, total: 1_000 })).toBe(POLL);
+  });
+
+  it("shortens to when the last partitions should be done, at the pace so far", () => {
+    // 1,000 done in 5 s: 200 per second, so the last 10 in 50 ms.
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_010 })).toBe(50);
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 500, total: 1_000 })).toBe(POLL);
+    // Never busier than the end's own quick polls.
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_001 })).toBe(20);
+  });
 });
