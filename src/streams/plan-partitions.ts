@@ -5,7 +5,7 @@ import {
   lastSuccesses,
   succeededCheckpoints,
 } from "../warehouse/stream-state.js";
-import { trackedArtistIds } from "../warehouse/tracked-artists.js";
+import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/tracked-artists.js";
 import type { RunnerDeps } from "./run-partition.js";
 import type { Partition, Stream } from "./stream.js";
 
@@ -58,6 +58,7 @@ export async function* planPartitions(
     days: daysBetween(range.from ?? config.start_date, range.to ?? yesterday),
     checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
     trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
+    catalogueArtistLinks: () => catalogueArtistLinks(db),
   });
   const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
     if (failed) return slice.filter((p) => failed.has(p.key));

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { CatalogueArtistLink } from "../warehouse/tracked-artists.js";
 import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { ListPage } from "../api/list-page.js";
 import type { Operation } from "../api/operation.js";
@@ -34,6 +35,12 @@ export interface PlanContext {
    * a run would track in `etl plan` (which must not wait for the stream that writes them).
    */
   trackedArtistIds(): Promise<readonly number[]>;
+  /**
+   * Catalogue artists linked to a social artist, by catalogue id. Read through the context, as
+   * the tracked artists are: a stream module loads no database client, so a command that only
+   * names streams (`backfill`) starts without one.
+   */
+  catalogueArtistLinks(): Promise<readonly CatalogueArtistLink[]>;
 }
 
 /**

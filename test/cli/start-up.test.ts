@@ -18,8 +18,8 @@ function valueImports(file: string): { files: string[]; packages: string[] } {
   };
 }
 
-/** Every module the CLI loads before it knows which command runs, and the packages they use. */
-function startUpGraph(): { files: Set<string>; packages: Set<string> } {
+/** Every module `entry` loads before it runs, and the packages they use. */
+function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
   const files = new Set<string>();
   const packages = new Set<string>();
   const visit = (file: string) => {
@@ -29,15 +29,23 @@ function startUpGraph(): { files: Set<string>; packages: Set<string> } {
     for (const name of imports.packages) packages.add(name);
     for (const next of imports.files) visit(next);
   };
-  visit(MAIN);
+  visit(entry);
   return { files, packages };
 }
 
 describe("the CLI's start-up", () => {
   it("loads no command's module and none of the clients: each command loads its own", () => {
-    const { files, packages } = startUpGraph();
+    const { files, packages } = staticGraph(MAIN);
     const commands = [...files].filter((f) => f.includes("/src/cli/commands/"));
     expect(commands).toEqual([]);
     expect([...packages].sort()).toEqual(["commander"]);
+  });
+
+  it("queues a backfill before it loads the warehouse's client, which only following it needs", () => {
+    const { packages } = staticGraph(
+      resolve(import.meta.dirname, "../../src/cli/commands/backfill.ts"),
+    );
+    expect([...packages].filter((name) => ["kysely", "pg"].includes(name))).toEqual([]);
+    expect(packages.has("bullmq")).toBe(true);
   });
 });

@@ -6,7 +6,6 @@ import { selectStreams } from "../../streams/registry.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
-import { waitForRun } from "../wait-for-run.js";
 
 export interface BackfillOptions extends DayRangeOptions {
   readonly only?: string;
@@ -28,14 +27,16 @@ export async function backfillCommand(
   const streams = selectStreams(parseList(options.only)).map((s) => s.name);
   const queue = await openEtlQueue(env.REDIS_URL, etl);
   try {
+    // Following the run needs the warehouse's client: it loads while the run starts, not before.
+    const following = options.wait ? import("../wait-for-run.js") : undefined;
     const { runId, added } = await enqueueRun(queue, { kind: "backfill", streams, range });
     out.line(
       added
         ? `backfill ${runId} queued: ${streams.length} streams, ${range.from}..${range.to}`
         : `the same backfill is already queued or running as ${runId}: nothing added`,
     );
-    return options.wait
-      ? await waitForRun(queue, runId, streams, env.DATABASE_URL, out)
+    return following
+      ? await (await following).waitForRun(queue, runId, streams, env.DATABASE_URL, out)
       : ExitCode.ok;
   } finally {
     await queue.close();

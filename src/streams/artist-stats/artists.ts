@@ -2,7 +2,7 @@ import { artistId } from "../../api/operations/artist-stats.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream, type Partition } from "../stream.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
-import { type CatalogueArtistLink, catalogueArtistLinks } from "../../warehouse/tracked-artists.js";
+import type { CatalogueArtistLink } from "../../warehouse/tracked-artists.js";
 
 /** How an artist was found, in the order found_via lists them. */
 const WAYS = ["config", "streaming_id", "catalogue_artist"] as const;
@@ -43,7 +43,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       socialArtistIds: context.config.social_artist_ids,
       streamingArtistIds: context.config.streaming_artist_ids,
       // Linked by the catalogue family, written earlier in the sync.
-      catalogue: await catalogueArtistLinks(context.db),
+      catalogue: await context.catalogueArtistLinks(),
     },
   ],
   requests: ({ streamingArtistIds }) => streamingArtistIds.length,
