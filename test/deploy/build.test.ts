@@ -82,10 +82,12 @@ describe("the build", () => {
     expect(stdout.trim()).toBe(manifest.version);
   });
 
-  it("runs the worker with `npm start`", async () => {
+  it("runs the worker with `npm start`, built first from the sources as they are", async () => {
     const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
-      scripts: { start: string };
+      scripts: { prestart?: string; start: string };
     };
+    // A fresh checkout has no dist/, and an edited one a stale one: start builds.
+    expect(manifest.scripts.prestart).toBe("npm run build");
     const [command, script, ...args] = manifest.scripts.start.split(" ");
     expect(command).toBe("node");
     const { stdout } = await node(relative("dist", script ?? ""), [...args, "--help"]);
