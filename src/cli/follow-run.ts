@@ -41,7 +41,8 @@ export function nextPollMs(run: {
   total: number | null;
 }): number {
   const { pollMs, elapsedMs, done, total } = run;
-  if (total === null || done === 0) return pollMs;
+  // All done and the run still open: its end is the quick polls' to catch, for a while only.
+  if (total === null || done === 0 || done >= total) return pollMs;
   const expectedMs = ((total - done) * elapsedMs) / done;
   return Math.max(ENDING_POLL_MS, Math.min(pollMs, expectedMs));
 }

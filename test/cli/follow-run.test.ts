@@ -67,6 +67,8 @@ describe("the wait between looks at a run", () => {
     // 1,000 done in 5 s: 200 per second, so the last 10 in 50 ms.
     expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_010 })).toBe(50);
     expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 500, total: 1_000 })).toBe(POLL);
+    // All done but the run still open (a worker that died as it ended): the usual pace.
+    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_000 })).toBe(POLL);
     // Never busier than the end's own quick polls.
     expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_001 })).toBe(20);
   });
