@@ -54,7 +54,6 @@ export class ReplayIncompleteError extends EtlError {
   }
 }
 
-/** A command-line argument is invalid; nothing was done. */
 /** A service the command needs (Redis) did not answer in time: nothing was done. */
 export class UnreachableError extends EtlError {
   constructor(service: string, url: string, reason: string) {
@@ -62,6 +61,7 @@ export class UnreachableError extends EtlError {
   }
 }
 
+/** A command-line argument is invalid; nothing was done. */
 export class UsageError extends EtlError {}
 
 /** A parameter given to an API operation is invalid; nothing was sent. */

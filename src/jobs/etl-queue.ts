@@ -40,20 +40,39 @@ export function createEtlQueue(
 /** How long a command waits for Redis before it gives up with a clear message. */
 export const QUEUE_CONNECT_MS = 5_000;
 
+/** Whether Redis answered within QUEUE_CONNECT_MS; otherwise why not. */
+export async function queueReady(
+  queue: Queue,
+): Promise<{ ready: true } | { ready: false; reason: string }> {
+  try {
+    await withTimeout(() => queue.waitUntilReady(), QUEUE_CONNECT_MS);
+    return { ready: true };
+  } catch (error) {
+    return { ready: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
 /**
  * The queue once Redis answers: a command that queues work says Redis is unreachable instead of
  * waiting forever (the connection retries for as long as BullMQ's blocking commands need).
  */
 export async function openEtlQueue(redisUrl: string, config: EtlConfig): Promise<Queue> {
   const queue = createEtlQueue(redisUrl, config);
-  try {
-    await withTimeout(() => queue.waitUntilReady(), QUEUE_CONNECT_MS);
-    return queue;
-  } catch (error) {
-    await queue.close();
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new UnreachableError("Redis", displayUrl(redisUrl), reason);
-  }
+  const ready = await queueReady(queue);
+  if (ready.ready) return queue;
+  await closeEtlQueue(queue);
+  throw new UnreachableError("Redis", displayUrl(redisUrl), ready.reason);
+}
+
+/** How long a command waits for the queue's connection to close before it drops it. */
+const QUEUE_CLOSE_MS = 1_000;
+
+/**
+ * Closes a command's queue: a Redis that stopped answering would keep a polite close (QUIT,
+ * behind the pending commands) waiting for ever, and the command with it.
+ */
+export async function closeEtlQueue(queue: Queue): Promise<void> {
+  await withTimeout(() => queue.close(), QUEUE_CLOSE_MS).catch(() => queue.disconnect());
 }
 
 /**

@@ -1,4 +1,4 @@
-import { openEtlQueue } from "../../jobs/etl-queue.js";
+import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
@@ -29,6 +29,8 @@ export async function backfillCommand(
   try {
     // Following the run needs the warehouse's client: it loads while the run starts, not before.
     const following = options.wait ? import("../wait-for-run.js") : undefined;
+    // Awaited below; a failure to queue must not leave it rejected and unheard.
+    following?.catch(() => undefined);
     const { runId, added } = await enqueueRun(queue, { kind: "backfill", streams, range });
     out.line(
       added
@@ -39,6 +41,6 @@ export async function backfillCommand(
       ? await (await following).waitForRun(queue, runId, streams, env.DATABASE_URL, out)
       : ExitCode.ok;
   } finally {
-    await queue.close();
+    await closeEtlQueue(queue);
   }
 }

@@ -1,4 +1,4 @@
-import { openEtlQueue } from "../../jobs/etl-queue.js";
+import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
 import { loadConfig } from "../../config/load-config.js";
@@ -95,6 +95,6 @@ export async function retryFailedCommand(
     return await waitForRun(queue, run.runId, streams, env.DATABASE_URL, out);
   } finally {
     await db.destroy();
-    await queue.close();
+    await closeEtlQueue(queue);
   }
 }

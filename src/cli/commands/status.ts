@@ -2,7 +2,12 @@ import { writeFile } from "node:fs/promises";
 import { withTimeout } from "../../async/with-timeout.js";
 import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
-import { createEtlQueue } from "../../jobs/etl-queue.js";
+import {
+  closeEtlQueue,
+  createEtlQueue,
+  QUEUE_CONNECT_MS,
+  queueReady,
+} from "../../jobs/etl-queue.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
 import { STREAMS } from "../../streams/registry.js";
 import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar.js";
@@ -20,16 +25,12 @@ export interface StatusOptions {
   readonly html?: string;
 }
 
-/** How long status waits for Redis before it says the queue is unreachable. */
-const QUEUE_WAIT_MS = 5_000;
-
 const QUEUE_PROBLEM = "queue: Redis unreachable";
 
 const RETRYING_UNSETTLED =
   "(partitions retrying are as the workers last recorded them: the queue could not say which jobs are done)";
 
-function queueProblem(redisUrl: string, error: unknown): string {
-  const reason = error instanceof Error ? error.message : String(error);
+function queueProblem(redisUrl: string, reason: string): string {
   return `${QUEUE_PROBLEM} at ${displayUrl(redisUrl)} (${reason})`;
 }
 
@@ -84,10 +85,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     await migrateToLatest(db);
     // The queue says which failures are final: a job that finished or is gone tries no more.
     // Without Redis the warehouse's picture still prints, the queue said to be unreachable.
-    const unreachable = await withTimeout(() => settleRetries(db, queue), QUEUE_WAIT_MS).then(
-      () => null,
-      (error: unknown) => error,
-    );
+    const ready = await queueReady(queue);
+    if (ready.ready) await settleRetries(db, queue);
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
     const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
@@ -105,12 +104,11 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       out.line(line);
     }
     out.line("");
-    const queueLines =
-      unreachable === null
-        ? await withTimeout(() => queueStatus(queue), QUEUE_WAIT_MS).catch((error: unknown) => [
-            queueProblem(env.REDIS_URL, error),
-          ])
-        : [queueProblem(env.REDIS_URL, unreachable), RETRYING_UNSETTLED];
+    const queueLines = ready.ready
+      ? await withTimeout(() => queueStatus(queue), QUEUE_CONNECT_MS).catch((error: unknown) => [
+          queueProblem(env.REDIS_URL, error instanceof Error ? error.message : String(error)),
+        ])
+      : [queueProblem(env.REDIS_URL, ready.reason), RETRYING_UNSETTLED];
     for (const line of queueLines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
@@ -130,6 +128,6 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       : ExitCode.ok;
   } finally {
     await db.destroy();
-    await queue.close();
+    await closeEtlQueue(queue);
   }
 }
