@@ -30,8 +30,9 @@ export interface StreamRequestPlan {
 export interface RequestPlan {
   readonly streams: readonly StreamRequestPlan[];
   /**
-   * The artists the per-artist streams are planned for, when one of them is in the plan, and the
-   * requests each one adds: what a catalogue not synced yet may add to the plan, per artist.
+   * The artists the per-artist streams are planned for, where the run would find them first, and
+   * the requests an artist not tracked yet adds: what each artist a catalogue not synced yet
+   * links will add.
    */
   readonly artists: (ArtistProjection & { readonly requestsEach: number }) | null;
 }
@@ -50,9 +51,12 @@ export async function planRequests(
 ): Promise<RequestPlan> {
   const names = streams.flatMap((s) => [s.name, ...(s.after ?? [])]);
   const history = await requestHistory(deps.db, [...new Set([...names, ...(artists.after ?? [])])]);
-  const projection = streams.some(perArtist)
-    ? await projectTrackedArtists(deps.db, deps.config, new Set(history.keys()))
-    : null;
+  // A run finds the tracked artists before it plans them only when it syncs the stream that
+  // finds them; otherwise (`--only` a per-artist stream) it plans from the table as it is.
+  const projection =
+    streams.some(perArtist) && streams.some((s) => s.name === artists.name)
+      ? await projectTrackedArtists(deps.db, deps.config, new Set(history.keys()))
+      : null;
   const plans: StreamRequestPlan[] = [];
   let perArtistRequests = 0;
   for (const stream of streams) {
@@ -79,7 +83,11 @@ export async function planRequests(
     if (projection && perArtist(stream)) perArtistRequests += (await count([-1])).requests;
     // The tracked artists are projected, not read: what may add to them is what they come from.
     const sources = (stream.after ?? []).flatMap((source) =>
-      source === artists.name ? (projection?.sources ?? []) : history.has(source) ? [] : [source],
+      source === artists.name && projection
+        ? projection.sources
+        : history.has(source)
+          ? []
+          : [source],
     );
     plans.push({
       stream: stream.name,

@@ -4,11 +4,11 @@ import { describe, expect, it } from "vitest";
 
 const MAIN = resolve(import.meta.dirname, "../../src/cli/main.ts");
 
-/** Value imports (not `import type`) of a module: relative files and packages. */
+/** Value imports and re-exports (not `import type`) of a module: relative files and packages. */
 function valueImports(file: string): { files: string[]; packages: string[] } {
   const source = readFileSync(file, "utf8");
   const specifiers = [
-    ...source.matchAll(/^import\s+(?!type\b)(?:[^;]*?\s+from\s+)?"([^"]+)";/gms),
+    ...source.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;]*?\s+from\s+)?"([^"]+)";/gms),
   ].map((match) => match[1] ?? "");
   return {
     files: specifiers

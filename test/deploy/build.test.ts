@@ -82,7 +82,7 @@ describe("the build", () => {
     expect(stdout.trim()).toBe(manifest.version);
   });
 
-  it("runs the worker with `npm start`, built first from the sources as they are", async () => {
+  it("builds before `npm start`, which runs the worker's command", async () => {
     const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
       scripts: { prestart?: string; start: string };
     };

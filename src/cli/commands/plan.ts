@@ -1,4 +1,5 @@
 import { Redis } from "ioredis";
+import { withTimeout } from "../../async/with-timeout.js";
 import { requestBudget } from "../../app-context.js";
 import type { EnvConfig } from "../../config/env-schema.js";
 import type { EtlConfig } from "../../config/etl-config-schema.js";
@@ -42,7 +43,7 @@ function artistsText(projection: ArtistProjection & { requestsEach: number }): s
   ];
   if (projection.unresolved > 0) {
     parts.push(
-      `${projection.unresolved} streaming ids not resolved yet, each counted as an artist`,
+      `${projection.unresolved} streaming ids no run resolved, each counted as an artist (the most they add)`,
     );
   }
   const total = projection.ids.length;
@@ -52,9 +53,12 @@ function artistsText(projection: ArtistProjection & { requestsEach: number }): s
       : "";
   return (
     `per-artist streams planned for ${total} tracked artists (${parts.join(", ")})${more}; ` +
-    `each artist is ${projection.requestsEach} requests of this plan`
+    `each artist not tracked yet adds ${projection.requestsEach} requests`
   );
 }
+
+/** How long the plan waits for Redis's learned rate before it goes without. */
+const LEARNED_RATE_WAIT_MS = 2_000;
 
 /**
  * With "auto", the rate the workers learned and share (kept in Redis while the upstream keeps
@@ -64,15 +68,18 @@ async function learnedRate(env: EnvConfig, etl: EtlConfig): Promise<CurrentRate 
   if (etl.requests_per_second !== "auto" || !env.MUSIC_API_URL || !env.MUSIC_API_KEY) return null;
   const redis = new Redis(env.REDIS_URL, {
     lazyConnect: true,
-    connectTimeout: 2_000,
+    connectTimeout: LEARNED_RATE_WAIT_MS,
+    commandTimeout: LEARNED_RATE_WAIT_MS,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
   redis.on("error", () => undefined);
   try {
-    await redis.connect();
     const upstream = { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY };
-    const rate = await requestBudget(etl, upstream, redis).currentRate();
+    const rate = await withTimeout(async () => {
+      await redis.connect();
+      return requestBudget(etl, upstream, redis).currentRate();
+    }, LEARNED_RATE_WAIT_MS);
     return rate.source === "start" ? null : rate;
   } catch {
     return null;
