@@ -44,7 +44,7 @@ describe("the statements of one partition", () => {
     for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
       'select "operation", "cap",': 1,
-      'with "earlier" as': 10,
+      "with earlier as": 10,
       begin: 10,
       'insert into "etl"."responses"': 10,
       'insert into "sales"."trend_chart_points"': 10,
