@@ -6,6 +6,11 @@
 
 export type ErrorContext = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
+/** What a thrown value says: an Error's message, anything else as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export class EtlError extends Error {
   readonly context: ErrorContext;
 

@@ -1,6 +1,7 @@
 import type { StreamSummary } from "../streams/run-sync.js";
 import { ExitCode } from "./exit-codes.js";
 import { type Output, table } from "./output.js";
+import { errorMessage } from "../errors.js";
 
 function summaryRow(
   s: Pick<
@@ -103,9 +104,7 @@ export function printSummaries(
     out.line("");
     out.line(`${failed.length} partitions failed:`);
     for (const f of failed) {
-      out.line(
-        `  ${f.stream} ${f.partition}: ${f.error instanceof Error ? f.error.message : String(f.error)}`,
-      );
+      out.line(`  ${f.stream} ${f.partition}: ${errorMessage(f.error)}`);
     }
   }
   if (interrupted > 0) return ExitCode.interrupted;

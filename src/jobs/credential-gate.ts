@@ -1,6 +1,6 @@
 import type { AppContext } from "../app-context.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { AuthError, isUpstreamAnswer } from "../errors.js";
+import { AuthError, errorMessage, isUpstreamAnswer } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 
 export interface CredentialGateOptions {
@@ -116,7 +116,7 @@ export class CredentialGate {
         .then(listener)
         .catch((error: unknown) =>
           this.#options.logger.error(
-            { err: error instanceof Error ? error.message : String(error) },
+            { err: errorMessage(error) },
             "a credential gate listener failed",
           ),
         );
@@ -152,7 +152,7 @@ export class CredentialGate {
         if (this.#standing.state !== "refused") this.#refuse(error);
       } else {
         // No answer at all proves nothing: what was known stays known until the next check.
-        const problem = error instanceof Error ? error.message : String(error);
+        const problem = errorMessage(error);
         if (this.#standing.state === "unchecked") this.#standing = { state: "unchecked", problem };
         this.#options.logger.warn(
           { err: problem },

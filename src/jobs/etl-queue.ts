@@ -2,7 +2,7 @@ import { type ConnectionOptions, type JobsOptions, Queue } from "bullmq";
 import { withTimeout } from "../async/with-timeout.js";
 import { displayUrl } from "../config/display-url.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { UnreachableError } from "../errors.js";
+import { errorMessage, UnreachableError } from "../errors.js";
 
 export const QUEUE_NAME = "etl";
 
@@ -48,7 +48,7 @@ export async function queueReady(
     await withTimeout(() => queue.waitUntilReady(), QUEUE_CONNECT_MS);
     return { ready: true };
   } catch (error) {
-    return { ready: false, reason: error instanceof Error ? error.message : String(error) };
+    return { ready: false, reason: errorMessage(error) };
   }
 }
 

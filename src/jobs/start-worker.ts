@@ -8,6 +8,7 @@ import { PARTITION_JOB, type PartitionJobData, RUN_JOB, type RunJobData } from "
 import { processPartition } from "./process-partition.js";
 import { processRun } from "./process-run.js";
 import type { WorkerDeps } from "./worker-deps.js";
+import { errorMessage } from "../errors.js";
 
 export interface EtlWorker {
   readonly worker: Worker;
@@ -72,7 +73,7 @@ export function startEtlWorker(options: {
     const cleared = clearRetryMarks(deps.runner.db, [mark])
       .catch((err: unknown) =>
         logger.warn(
-          { ...mark, err: err instanceof Error ? err.message : String(err) },
+          { ...mark, err: errorMessage(err) },
           "could not record the partition as failed for good; the next run or status will",
         ),
       )

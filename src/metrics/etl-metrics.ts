@@ -7,6 +7,7 @@ import { withTimeout } from "../async/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
 import type { PageWarning } from "../streams/stream.js";
 import { packageVersion } from "../package-version.js";
+import { errorMessage } from "../errors.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;
@@ -290,7 +291,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       return await withTimeout(source, sourceTimeoutMs);
     } catch (error) {
       options.logger?.warn(
-        { source: name, err: error instanceof Error ? error.message : String(error) },
+        { source: name, err: errorMessage(error) },
         "metrics source failed; its metric is left out of this scrape",
       );
       return undefined;

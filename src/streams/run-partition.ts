@@ -8,7 +8,7 @@ import { collectUntyped, type UntypedField, type UntypedValue } from "../api/unt
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
-import { AuthError, ReplayIncompleteError } from "../errors.js";
+import { AuthError, errorMessage, ReplayIncompleteError } from "../errors.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
@@ -63,10 +63,6 @@ export interface PartitionOutcome {
   readonly error?: unknown;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Whether an error ends the attempt as interrupted rather than failed: the run was told to stop
  * (its signal), or the upstream refused the credential, which no partition can do anything about.
@@ -90,10 +86,10 @@ async function unopened(
 ): Promise<PartitionOutcome> {
   const interrupted = endsAsInterrupted(error, deps.signal);
   const log = deps.logger.child({ stream: stream.name, partition: partition.key });
-  log.error({ err: describe(error) }, "partition attempt could not be recorded");
+  log.error({ err: errorMessage(error) }, "partition attempt could not be recorded");
   if (!interrupted && kind === "sync") {
     await recordSafely(log, () =>
-      markPartitionFailed(deps.db, stream.name, partition.key, describe(error), deps.jobId),
+      markPartitionFailed(deps.db, stream.name, partition.key, errorMessage(error), deps.jobId),
     );
   }
   return {
@@ -119,7 +115,7 @@ async function recordSafely(log: Logger, record: () => Promise<void>): Promise<v
   try {
     await record();
   } catch (error) {
-    log.error({ err: describe(error) }, "the attempt's end could not be recorded");
+    log.error({ err: errorMessage(error) }, "the attempt's end could not be recorded");
   }
 }
 
@@ -240,7 +236,7 @@ async function syncNoting(
     await load.finish({ requests });
     return outcome("succeeded");
   } catch (error) {
-    const message = describe(error);
+    const message = errorMessage(error);
     if (endsAsInterrupted(error, deps.signal)) {
       log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
       await recordSafely(log, () => finishSyncRun(db, runId, end("interrupted", message)));
@@ -345,7 +341,7 @@ export async function replayPartition(
       await load.finish({ requests: 0 });
       return load.outcome("succeeded", 0, performance.now() - started);
     } catch (error) {
-      const message = describe(error);
+      const message = errorMessage(error);
       const status = deps.signal?.aborted ? "interrupted" : "failed";
       await recordSafely(deps.logger.child({ stream: stream.name, partition: partition.key }), () =>
         finishSyncRun(deps.db, runId, {

@@ -19,6 +19,7 @@ import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
 import { type Output, table } from "../output.js";
 import { type StatusReport, type StreamLine, statusHtml } from "../status-html.js";
+import { errorMessage } from "../../errors.js";
 
 export interface StatusOptions {
   /** Also write the report as a page to this file. */
@@ -106,7 +107,7 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     out.line("");
     const queueLines = ready.ready
       ? await withTimeout(() => queueStatus(queue), QUEUE_CONNECT_MS).catch((error: unknown) => [
-          queueProblem(env.REDIS_URL, error instanceof Error ? error.message : String(error)),
+          queueProblem(env.REDIS_URL, errorMessage(error)),
         ])
       : [queueProblem(env.REDIS_URL, ready.reason), RETRYING_UNSETTLED];
     for (const line of queueLines) out.line(line);
