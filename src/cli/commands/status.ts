@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import type { Queue } from "bullmq";
 import { withTimeout } from "../../async/with-timeout.js";
 import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
@@ -26,13 +27,26 @@ export interface StatusOptions {
   readonly html?: string;
 }
 
-const QUEUE_PROBLEM = "queue: Redis unreachable";
-
 const RETRYING_UNSETTLED =
   "(partitions retrying are as the workers last recorded them: the queue could not say which jobs are done)";
 
-function queueProblem(redisUrl: string, reason: string): string {
-  return `${QUEUE_PROBLEM} at ${displayUrl(redisUrl)} (${reason})`;
+/** The queue's lines, or why Redis could not give them (then `reachable` is false). */
+async function queueSection(
+  queue: Queue,
+  ready: Awaited<ReturnType<typeof queueReady>>,
+  redisUrl: string,
+): Promise<{ lines: string[]; reachable: boolean }> {
+  const problem = (reason: string) =>
+    `queue: Redis unreachable at ${displayUrl(redisUrl)} (${reason})`;
+  if (!ready.ready) return { lines: [problem(ready.reason), RETRYING_UNSETTLED], reachable: false };
+  try {
+    return {
+      lines: await withTimeout(() => queueStatus(queue), QUEUE_CONNECT_MS),
+      reachable: true,
+    };
+  } catch (error) {
+    return { lines: [problem(errorMessage(error))], reachable: false };
+  }
 }
 
 /** Days of attempts the page shows, today included. */
@@ -105,12 +119,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       out.line(line);
     }
     out.line("");
-    const queueLines = ready.ready
-      ? await withTimeout(() => queueStatus(queue), QUEUE_CONNECT_MS).catch((error: unknown) => [
-          queueProblem(env.REDIS_URL, errorMessage(error)),
-        ])
-      : [queueProblem(env.REDIS_URL, ready.reason), RETRYING_UNSETTLED];
-    for (const line of queueLines) out.line(line);
+    const section = await queueSection(queue, ready, env.REDIS_URL);
+    for (const line of section.lines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
       const report: StatusReport = {
@@ -118,15 +128,13 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
         days,
         streams: lines,
         attempts: await attemptsByDay(db, days[0] ?? today),
-        queue: queueLines,
+        queue: section.lines,
       };
       await writeFile(options.html, statusHtml(report));
       out.line("");
       out.line(`wrote ${options.html}`);
     }
-    return queueLines.some((line) => line.startsWith(QUEUE_PROBLEM))
-      ? ExitCode.failure
-      : ExitCode.ok;
+    return section.reachable ? ExitCode.ok : ExitCode.failure;
   } finally {
     await db.destroy();
     await closeEtlQueue(queue);
