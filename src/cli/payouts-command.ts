@@ -14,8 +14,14 @@ type Action = <A extends unknown[]>(
  */
 const payoutsModule = () => import("./commands/payouts.js");
 
+type PayoutsModule = Awaited<ReturnType<typeof payoutsModule>>;
+
 /** The `payouts` group: the spec's write operations on the account's royalties. */
 export function registerPayoutsCommand(program: Command, action: Action, out: Output): void {
+  // A subcommand's action: its command, taken from the module once it is loaded.
+  const run = <O>(
+    command: (module: PayoutsModule) => (options: O, out: Output) => Promise<ExitCode>,
+  ) => action(async (options: O) => command(await payoutsModule())(options, out));
   const payouts = program
     .command("payouts")
     .description(
@@ -28,28 +34,16 @@ export function registerPayoutsCommand(program: Command, action: Action, out: Ou
     )
     .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 150.00")
     .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(
-      action(async (options: PayoutAmountOptions) =>
-        (await payoutsModule()).requestPayoutCommand(options, out),
-      ),
-    );
+    .action(run<PayoutAmountOptions>((m) => m.requestPayoutCommand));
   payouts
     .command("threshold")
     .description("set the payout threshold")
     .requiredOption("--amount <amount>", "at least 100, at most two decimals, e.g. 200.00")
     .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(
-      action(async (options: PayoutAmountOptions) =>
-        (await payoutsModule()).setThresholdCommand(options, out),
-      ),
-    );
+    .action(run<PayoutAmountOptions>((m) => m.setThresholdCommand));
   payouts
     .command("monthly")
     .description("switch the account to monthly payouts (payouts on request are then refused)")
     .option("--yes", "do not ask for confirmation (required without a terminal)")
-    .action(
-      action(async (options: ConfirmOptions) =>
-        (await payoutsModule()).setMonthlyTypeCommand(options, out),
-      ),
-    );
+    .action(run<ConfirmOptions>((m) => m.setMonthlyTypeCommand));
 }
