@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { jobOptions } from "../../src/jobs/etl-queue.js";
 import { PARTITION_JOB, RUN_JOB } from "../../src/jobs/job-types.js";
-import { lockPartition } from "../../src/jobs/partition-lock.js";
+import { lockPartition, type PartitionLock } from "../../src/jobs/partition-lock.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { streamSpans } from "../helpers/stream-spans.js";
 import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -24,6 +24,19 @@ afterAll(async () => {
   await queues.close();
   await harness.close();
 });
+
+/** Takes a partition's lock as another run's job would: no job of this file's worker runs it. */
+async function holdPartition(stream: string, partition: string): Promise<PartitionLock> {
+  const held = await lockPartition(
+    harness.upstream.context.redis,
+    harness.config.redis_prefix,
+    stream,
+    partition,
+    10_000,
+  );
+  if (!held) throw new Error(`could not take the lock of ${stream} ${partition}`);
+  return held;
+}
 
 describe("a backfill through the queue", () => {
   it("fans out into partition jobs and lands exactly what the sandbox serves", async () => {
@@ -83,6 +96,58 @@ describe("a backfill through the queue", () => {
     expect(row?.partitions).toBe(row?.tracked);
   });
 
+  it("plans independent streams without waiting: later ones run while an earlier one's partition cannot", async () => {
+    // trend_totals, listed first of streams that wait for nothing, is planned first; one of its
+    // partitions cannot finish while the test holds its lock. A run that waited for a stream's
+    // partitions before planning the next would plan nothing more, and the other streams'
+    // attempts below would never come.
+    const held = await holdPartition("trend_totals", "2026-01-09|dsp");
+    const attempts = async () =>
+      await harness.warehouse.query<{ stream: string; n: number }>(
+        `select stream, count(*)::int as n from etl.sync_runs
+          where partition like '2026-01-09|%' and status = 'succeeded' group by 1 order by 1`,
+      );
+    // Every partition of the streams planned after it, 5 selection types × 2 sale types each,
+    // and the other four of trend_totals.
+    const whileHeld = [
+      { stream: "trend_chart_points", n: 10 },
+      { stream: "trend_items", n: 10 },
+      { stream: "trend_totals", n: 4 },
+    ];
+    let observed: { runId: string; seen: typeof whileHeld; heldStarted: unknown[] };
+    try {
+      const { runId } = await enqueueRun(queues.queue, {
+        kind: "backfill",
+        streams: ["trend_totals", "trend_items", "trend_chart_points"],
+        range: { from: "2026-01-09", to: "2026-01-09" },
+      });
+      const deadline = Date.now() + 20_000;
+      let seen = await attempts();
+      while (JSON.stringify(seen) !== JSON.stringify(whileHeld) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        seen = await attempts();
+      }
+      const heldStarted = await harness.warehouse.query(
+        "select 1 from etl.sync_runs where stream = 'trend_totals' and partition = '2026-01-09|dsp'",
+      );
+      observed = { runId, seen, heldStarted };
+    } finally {
+      await held.release();
+    }
+    // Finished before anything is asserted, so that a failure leaves no run to the next test.
+    const progress = await queues.waitForRun(observed.runId);
+    expect(observed.seen).toEqual(whileHeld);
+    expect(observed.heldStarted).toEqual([]);
+    expect(progress).toMatchObject({
+      state: "completed",
+      streamsPlanned: 3,
+      planned: 5 + 10 + 10,
+      succeeded: 25,
+      failed: 0,
+    });
+    expect(await attempts()).toContainEqual({ stream: "trend_totals", n: 5 });
+  }, 60_000);
+
   it("retries a failing partition job with backoff, then keeps it visible as failed with its error", async () => {
     harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
     try {
@@ -105,14 +170,7 @@ describe("a backfill through the queue", () => {
   });
 
   it("never processes a partition another job holds: it waits for the lock, then runs", async () => {
-    const held = await lockPartition(
-      harness.upstream.context.redis,
-      harness.config.redis_prefix,
-      "trend_totals",
-      "2026-01-06|dsp",
-      10_000,
-    );
-    if (!held) throw new Error("could not take the lock");
+    const held = await holdPartition("trend_totals", "2026-01-06|dsp");
     const { runId } = await enqueueRun(queues.queue, {
       kind: "backfill",
       streams: ["trend_totals"],
