@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { PLAN_SLICE, planPartitions } from "../../src/streams/plan-partitions.js";
+import { platformStats } from "../../src/streams/artist-stats/platform-stats.js";
+import { PLAN_SLICE, type PlanOptions, planPartitions } from "../../src/streams/plan-partitions.js";
 import { NO_PAGING } from "../../src/streams/paging.js";
 import { defineStream, type Partition, type Stream } from "../../src/streams/stream.js";
 import { addDays, daysBetween } from "../../src/time/calendar.js";
@@ -82,20 +83,35 @@ describe("planning a run", () => {
     return synced;
   }
 
-  async function plannedKeys(stream: Stream, config: EtlConfig): Promise<string[]> {
-    const planned: string[] = [];
+  async function planned(
+    stream: Stream,
+    config: EtlConfig,
+    options?: PlanOptions,
+  ): Promise<Partition[]> {
+    const partitions: Partition[] = [];
     for await (const slice of planPartitions(
       { db: warehouse.db, config, today: TODAY },
       stream,
       {},
+      options,
     )) {
-      planned.push(...slice.map((p) => p.key));
+      partitions.push(...slice);
     }
-    return planned;
+    return partitions;
   }
+
+  const plannedKeys = async (stream: Stream, config: EtlConfig) =>
+    (await planned(stream, config)).map((p) => p.key);
 
   const dayKeys = (days: readonly string[]) =>
     days.flatMap((day) => Array.from({ length: HOURS }, (_, hour) => `${day}|${hour}`));
+
+  /** The days an incremental run plans: those never synced, and the last `lookbackDays` again. */
+  function dueDays(synced: readonly string[], lookbackDays: number): string[] {
+    const days = daysBetween("2026-01-01", addDays(TODAY, -1));
+    const lookback = days.slice(-lookbackDays);
+    return days.filter((day) => !synced.includes(day) || lookback.includes(day));
+  }
 
   it("re-reads a trends lookback day once its last success is refetch_after_hours old", async () => {
     const { stream } = hourlyStream("hourly_trends", "trends");
@@ -121,11 +137,53 @@ describe("planning a run", () => {
 
   it("plans, when incremental, what never succeeded, the lookback days and what has no day", async () => {
     const { stream } = hourlyStream("incremental");
-    const days = daysBetween("2026-01-01", addDays(TODAY, -1));
     const synced = await syncEveryOtherDay("incremental");
     const planned = await plannedKeys(stream, deps("2026-01-01").config);
-    const lookback = days.slice(-3);
-    const dueDays = days.filter((day) => !synced.includes(day) || lookback.includes(day));
-    expect(planned).toEqual([...dayKeys(dueDays), "cursor"]);
+    expect(planned).toEqual([...dayKeys(dueDays(synced, 3)), "cursor"]);
+  });
+
+  describe("with a lookback of a family's own, other than lookback_days", () => {
+    // Each family's days differ from lookback_days: a plan that read lookback_days instead
+    // would re-read other days than these tests expect.
+    const config = etlConfigSchema.parse({
+      start_date: "2026-01-01",
+      lookback_days: 3,
+      lookback: { trends: { days: 5, refetch_after_hours: 0 }, artist_stats: { days: 1 } },
+      artist_stats: { stat_sources: ["social_1", "social_2"] },
+    });
+
+    it("re-reads each family's own number of days", async () => {
+      const trends = hourlyStream("family_trends", "trends").stream;
+      const artistStats = hourlyStream("family_artist_stats", "artist_stats").stream;
+      const trendsSynced = await syncEveryOtherDay(trends.name);
+      const artistStatsSynced = await syncEveryOtherDay(artistStats.name);
+      // Synced days in the lookback: 02-24, 02-26 and 02-28 for trends, 02-28 alone for
+      // artist_stats, where lookback_days would give both 02-26 and 02-28.
+      expect(await plannedKeys(trends, config)).toEqual([
+        ...dayKeys(dueDays(trendsSynced, 5)),
+        "cursor",
+      ]);
+      expect(await plannedKeys(artistStats, config)).toEqual([
+        ...dayKeys(dueDays(artistStatsSynced, 1)),
+        "cursor",
+      ]);
+    });
+
+    it("starts a series' window artist_stats' lookback days before its checkpoint", async () => {
+      await markPartitionSucceeded(warehouse.db, {
+        stream: platformStats.name,
+        partition: "7|social_1",
+        checkpoint: { until: "2026-02-20" },
+      });
+      const series = await planned(platformStats, config, {
+        trackedArtistIds: () => Promise.resolve([7]),
+      });
+      // One day before the checkpoint's until (lookback_days would say 2026-02-17); a series
+      // never synced starts at start_date.
+      expect(series).toMatchObject([
+        { key: "7|social_1", since: "2026-02-19", until: "2026-02-28" },
+        { key: "7|social_2", since: "2026-01-01", until: "2026-02-28" },
+      ]);
+    });
   });
 });
