@@ -72,9 +72,34 @@ const cases: BadCase[] = [
     file: { ...validFile, lookback: { sales: { days: 2 } } },
   },
   {
+    name: "negative lookback of a family",
+    field: "lookback.artist_stats.days",
+    file: { ...validFile, lookback: { artist_stats: { days: -1 } } },
+  },
+  {
+    name: "fractional lookback of a family",
+    field: "lookback.catalogue.days",
+    file: { ...validFile, lookback: { catalogue: { days: 1.5 } } },
+  },
+  {
+    name: "lookback of a family given as a number of days",
+    field: "lookback.royalties",
+    file: { ...validFile, lookback: { royalties: 3 } },
+  },
+  {
+    name: "unknown key in a family's lookback",
+    field: "lookback.trends.hours",
+    file: { ...validFile, lookback: { trends: { hours: 23 } } },
+  },
+  {
     name: "negative refetch interval",
     field: "lookback.trends.refetch_after_hours",
     file: { ...validFile, lookback: { trends: { refetch_after_hours: -1 } } },
+  },
+  {
+    name: "refetch interval as text",
+    field: "lookback.trends.refetch_after_hours",
+    file: { ...validFile, lookback: { trends: { refetch_after_hours: "23" } } },
   },
   {
     name: "stat source the spec does not list",
@@ -200,7 +225,11 @@ describe("loadConfig", () => {
     dir.write("plan-narrow.json", {
       start_date: "2026-01-01",
       lookback_days: 5,
-      lookback: { trends: { days: 2 }, royalties: { refetch_after_hours: 6 } },
+      lookback: {
+        trends: { days: 2 },
+        royalties: { refetch_after_hours: 6 },
+        catalogue: { refetch_after_hours: 0.5 },
+      },
       artist_stats: {
         stat_sources: ["social_2", "music_streaming_1", "social_2"],
         social_audience: { stats_types: ["country"] },
@@ -236,7 +265,7 @@ describe("loadConfig", () => {
     });
     expect(narrow.artist_stats.radio_history_days).toBe(30);
     expect(narrow.lookback).toEqual({
-      catalogue: { days: 5, refetch_after_hours: 0 },
+      catalogue: { days: 5, refetch_after_hours: 0.5 },
       trends: { days: 2, refetch_after_hours: 23 },
       artist_stats: { days: 5, refetch_after_hours: 0 },
       royalties: { days: 5, refetch_after_hours: 6 },
