@@ -2,6 +2,18 @@ import { createHash } from "node:crypto";
 import type { Redis } from "ioredis";
 
 /**
+ * The window of a `rate` (requests per second) with `margin` ms added: `perWindow` sends in any
+ * `window` ms. sustainedRequestsPerSecond (request-budget.ts) does the same arithmetic for what a
+ * plan takes, and its test runs these lines against it: they change together.
+ */
+export const WINDOW_TEXT = `
+-- Below 1 req/s the window stretches (0.5 req/s: one per 2 s); above, a fraction is dropped,
+-- since any second must hold at most R whole requests.
+local perWindow = math.max(1, math.floor(rate))
+local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + margin
+`;
+
+/**
  * Lua run atomically by Redis, on Redis's clock, so every process sharing the budget agrees on
  * time and no two can take the same slot.
  *
@@ -23,10 +35,8 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {0, -1} end
 local rate = tonumber(ARGV[1])
 if ARGV[2] == '1' then rate = tonumber(redis.call('HGET', KEYS[4], 'rate') or ARGV[1]) end
--- Below 1 req/s the window stretches (0.5 req/s: one per 2 s); above, a fraction is dropped,
--- since any second must hold at most R whole requests.
-local perWindow = math.max(1, math.floor(rate))
-local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + tonumber(ARGV[3])
+local margin = tonumber(ARGV[3])
+${WINDOW_TEXT}
 local spacing = math.floor(1000 / rate)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
 local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')

@@ -50,12 +50,26 @@ export interface Lease {
  * The upstream counts per second on its own clock and receives our requests a little after we
  * take a slot; a window slightly longer than a second keeps any one of its seconds within R.
  */
-const WINDOW_MARGIN_MS = 50;
+export const WINDOW_MARGIN_MS = 50;
 /**
  * Poll interval while every concurrency slot is taken, for slots held by other processes: a lease
  * released by this process wakes its waiter at once.
  */
 const LEASE_POLL_MS = 10;
+
+/**
+ * The requests per second the budget sustains at `requestsPerSecond`, the pace a long run keeps:
+ * floor(R) sends per window of 1000 ms + WINDOW_MARGIN_MS (R ≥ 1), or one per ceil(1000/R) ms +
+ * WINDOW_MARGIN_MS (R < 1); about R / 1.05. The arithmetic of WINDOW_TEXT (budget-scripts.ts), the
+ * window the budget enforces in Redis: they change together. The spacing of sends (1/R) never
+ * slows it further: a window's sends, 1/R apart, fit in less than the window.
+ */
+export function sustainedRequestsPerSecond(requestsPerSecond: number): number {
+  const perWindow = Math.max(1, Math.floor(requestsPerSecond));
+  const windowMs =
+    (requestsPerSecond < 1 ? Math.ceil(1000 / requestsPerSecond) : 1000) + WINDOW_MARGIN_MS;
+  return (perWindow * 1000) / windowMs;
+}
 
 /**
  * A request budget shared through Redis by every process using the same upstream and key: at most

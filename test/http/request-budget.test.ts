@@ -2,10 +2,13 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimitWaitTooLongError } from "../../src/errors.js";
 import { AUTO_MIN_RATE, LEARNED_RATE_TTL_MS } from "../../src/http/auto-rate.js";
+import { WINDOW_TEXT } from "../../src/http/budget-scripts.js";
 import {
   type Lease,
   RequestBudget,
   type RequestBudgetOptions,
+  sustainedRequestsPerSecond,
+  WINDOW_MARGIN_MS,
 } from "../../src/http/request-budget.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 
@@ -171,5 +174,33 @@ describe("RequestBudget", () => {
     const keys = await redis.keys(`${prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join(" ")).not.toMatch(/credential|key/);
+  });
+});
+
+describe("sustainedRequestsPerSecond", () => {
+  /** The pace of the window the budget's Lua computes, run by Redis as the budget runs it. */
+  async function paceInRedis(rate: number): Promise<number> {
+    const script = `local rate, margin = tonumber(ARGV[1]), tonumber(ARGV[2])
+${WINDOW_TEXT}
+return {perWindow, window}`;
+    const [perWindow, windowMs] = (await redis.eval(script, 0, rate, WINDOW_MARGIN_MS)) as [
+      number,
+      number,
+    ];
+    return (perWindow * 1000) / windowMs;
+  }
+
+  it.each([
+    // One request per 1000/R ms, rounded up, and the margin.
+    [0.3, 1000 / 3384],
+    [0.5, 1000 / 2050],
+    // floor(R) requests per 1050 ms: a fraction of a request per second is never sent.
+    [1, 1000 / 1050],
+    [2, 2000 / 1050],
+    [2.5, 2000 / 1050],
+    [30, 30_000 / 1050],
+  ])("at %s req/s is %f, the pace of the budget's window", async (rate, pace) => {
+    expect(sustainedRequestsPerSecond(rate)).toBeCloseTo(pace, 12);
+    expect(await paceInRedis(rate)).toBeCloseTo(pace, 12);
   });
 });

@@ -117,7 +117,7 @@ describe("the request plan", () => {
     );
   });
 
-  it("is printed by `etl plan` for every stream, with the time at the configured rate", async () => {
+  it("is printed by `etl plan` for every stream, timed at the budget's pace of the rate", async () => {
     dir.write("etl.config.json", { ...harness.config, requests_per_second: 2 });
     const before = served();
     const result = await runCli(["plan", "--from", BACKFILL.from, "--to", BACKFILL.to], {
@@ -131,9 +131,19 @@ describe("the request plan", () => {
     for (const stream of STREAMS) {
       expect(lines.some((line) => line.startsWith(`${stream.name} `))).toBe(true);
     }
-    const total = /^total\s+\d+\s+(\d+)/m.exec(result.stdout);
-    expect(Number(total?.[1])).toBeGreaterThan(0);
-    expect(result.stdout).toContain(`${total?.[1]} requests at 2 req/s`);
+    const total = Number(/^total\s+\d+\s+(\d+)/m.exec(result.stdout)?.[1]);
+    expect(total).toBeGreaterThan(0);
+    // The budget sends 2 requests per 1,050 ms, not per second: the time is that pace's, rounded
+    // up to a second.
+    const timeLine = new RegExp(
+      `^${total} requests at 2 req/s \\(.*\\): (?:(\\d+) min )?(\\d+) s, at the 1\\.90 req/s the budget sustains$`,
+      "m",
+    );
+    expect(result.stdout).toMatch(timeLine);
+    const time = timeLine.exec(result.stdout);
+    const seconds = Number(time?.[1] ?? 0) * 60 + Number(time?.[2]);
+    expect(seconds).toBeGreaterThanOrEqual((total * 1050) / 2000);
+    expect(seconds).toBeLessThanOrEqual((total * 1050) / 2000 + 1);
     expect(result.stdout).toMatch(
       /^per-artist streams planned for \d+ tracked artists \(1 configured, /m,
     );
