@@ -3,6 +3,7 @@ import { requestBudget } from "../../src/app-context.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import { planRequests } from "../../src/streams/request-plan.js";
+import { addDays, utcToday } from "../../src/time/calendar.js";
 import { runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { REDIS_URL } from "../helpers/redis.js";
@@ -17,6 +18,15 @@ const dir = makeTempDir("request-plan");
 
 /** Requests the sandbox has answered so far, whatever their outcome. */
 const served = () => harness.upstream.sandbox.stats().requests;
+
+/** The environment of a command run against the harness's warehouse, Redis and sandbox. */
+const cliEnv = () => ({
+  DATABASE_URL: harness.warehouse.url,
+  REDIS_URL,
+  LOG_LEVEL: "silent",
+  MUSIC_API_URL: harness.upstream.sandbox.url,
+  MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
+});
 
 const planDeps = () => ({ db: harness.warehouse.db, config: harness.config, today: TODAY });
 
@@ -152,13 +162,7 @@ describe("the request plan", () => {
   it('times the plan at the rate "auto" learned, which the workers share', async () => {
     dir.write("etl.config.json", { ...harness.config, requests_per_second: "auto" });
     const before = served();
-    const env = {
-      DATABASE_URL: harness.warehouse.url,
-      REDIS_URL,
-      LOG_LEVEL: "silent",
-      MUSIC_API_URL: harness.upstream.sandbox.url,
-      MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
-    };
+    const env = cliEnv();
     const plan = async () => {
       const result = await runCli(["plan", "--only", "trend_totals"], { cwd: dir.path, env });
       expect(result.code).toBe(0);
@@ -173,6 +177,34 @@ describe("the request plan", () => {
     await budget.setLimit(7);
     expect(await plan()).toMatch(/ requests at 7 req\/s \(the limit the upstream states/);
     expect(served()).toBe(before);
+  });
+
+  it("says which days of the range radio_history_days leaves out, in `plan`, `sync` and `backfill`", async () => {
+    // The command's today is the clock's: 3 days kept start long after every day of BACKFILL.
+    dir.write("etl.config.json", { ...harness.config, artist_stats: { radio_history_days: 3 } });
+    const env = cliEnv();
+    const note =
+      "artist_stats_radio_airplays, artist_stats_radio: 2026-01-20..2026-01-26 left out (7 days): " +
+      `artist_stats.radio_history_days keeps 3 days, from ${addDays(utcToday(), -3)}`;
+    const range = ["--from", BACKFILL.from, "--to", BACKFILL.to];
+    const plan = await runCli(["plan", ...range], { cwd: dir.path, env });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout.split("\n")).toContain(note);
+    expect(plan.stdout).toMatch(/^artist_stats_radio +0 +0 /m);
+    const before = served();
+    const radioOnly = "artist_stats_radio_airplays,artist_stats_radio";
+    const sync = await runCli(["sync", "--only", radioOnly, ...range], { cwd: dir.path, env });
+    expect(sync.code).toBe(0);
+    expect(sync.stdout.split("\n")).toContain(note);
+    expect(served()).toBe(before);
+    // Worked off by the harness's workers, whose config keeps every day: waited for, so that
+    // its requests end before the next test.
+    const backfill = await runCli(["backfill", "--only", radioOnly, ...range, "--wait"], {
+      cwd: dir.path,
+      env,
+    });
+    expect(backfill.code).toBe(0);
+    expect(backfill.stdout.split("\n")).toContain(note);
   });
 
   it("projects the tracked artists where no run has written them: a first backfill", async () => {

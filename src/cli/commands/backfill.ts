@@ -6,6 +6,8 @@ import { selectStreams } from "../../streams/registry.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
+import { radioHistoryNote } from "../radio-history-note.js";
+import { utcToday } from "../../time/calendar.js";
 
 export interface BackfillOptions extends DayRangeOptions {
   readonly only?: string;
@@ -24,7 +26,8 @@ export async function backfillCommand(
   const { env, etl } = loadConfig({ upstream: false });
   if (!options.from || !options.to) throw new UsageError("backfill needs --from and --to");
   const range = parseDayRange(options);
-  const streams = selectStreams(parseList(options.only)).map((s) => s.name);
+  const selected = selectStreams(parseList(options.only));
+  const streams = selected.map((s) => s.name);
   const queue = await openEtlQueue(env.REDIS_URL, etl);
   try {
     // Following the run needs the warehouse's client: it loads while the run starts, not before.
@@ -37,6 +40,8 @@ export async function backfillCommand(
         ? `backfill ${runId} queued: ${streams.length} streams, ${range.from}..${range.to}`
         : `the same backfill is already queued or running as ${runId}: nothing added`,
     );
+    const radio = radioHistoryNote(etl, selected, range, utcToday());
+    if (radio) out.line(radio);
     return following
       ? await (await following).waitForRun(queue, runId, streams, env.DATABASE_URL, out)
       : ExitCode.ok;

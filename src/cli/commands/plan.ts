@@ -16,6 +16,7 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import { type Output, table } from "../output.js";
+import { radioHistoryNote } from "../radio-history-note.js";
 
 export interface PlanOptions extends DayRangeOptions {
   readonly only?: string;
@@ -168,6 +169,8 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
       out.line(line);
     }
     if (artists) out.line(artistsText(artists));
+    const radio = radioHistoryNote(etl, streams, range, today);
+    if (radio) out.line(radio);
     out.line(rateText(total, etl, await learnedRate(env, etl)));
     return ExitCode.ok;
   } finally {

@@ -11,6 +11,7 @@ import { pruneResponses } from "../../warehouse/responses.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
+import { radioHistoryNote } from "../radio-history-note.js";
 import { printSummaries } from "../run-summary.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -43,6 +44,8 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       today: utcToday(),
       signal: stop.signal,
     };
+    const radio = radioHistoryNote(config.etl, streams, range, deps.today);
+    if (radio) out.line(radio);
     let summaries: StreamSummary[];
     try {
       summaries = await runSync(deps, streams, range);

@@ -1,3 +1,4 @@
+import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { addDays } from "../../time/calendar.js";
 import { product } from "../dimensions.js";
 import type { Partition, PlanContext } from "../stream.js";
@@ -25,6 +26,12 @@ export interface ArtistDayPartition extends ArtistPartition {
   readonly day: string;
 }
 
+/** The first day `radio_history_days` keeps on `today` (null: it keeps every day). */
+export function radioHistoryStart(config: EtlConfig, today: string): string | null {
+  const historyDays = config.artist_stats.radio_history_days;
+  return historyDays === null ? null : addDays(today, -historyDays);
+}
+
 /**
  * Made one at a time: a year of 2,000 artists is 730,000 of them. With `radio_history_days`, only
  * the days of the range within that many days before today.
@@ -32,8 +39,7 @@ export interface ArtistDayPartition extends ArtistPartition {
 export async function artistDayPartitions(
   context: PlanContext,
 ): Promise<Iterable<ArtistDayPartition>> {
-  const historyDays = context.config.artist_stats.radio_history_days;
-  const first = historyDays === null ? "" : addDays(context.today, -historyDays);
+  const first = radioHistoryStart(context.config, context.today) ?? "";
   return product({
     day: context.days.filter((day) => day >= first),
     artistId: await context.trackedArtistIds(),
