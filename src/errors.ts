@@ -59,6 +59,16 @@ export class ReplayIncompleteError extends EtlError {
   }
 }
 
+/** A replay cannot read a sync's pages as it read them: its stored responses fit none of them. */
+export class ReplayPagesError extends EtlError {
+  constructor(stream: string, partition: string) {
+    super(
+      `${stream} ${partition}: the stored responses this sync read do not fit the pages it recorded; not replayed`,
+      { stream, partition },
+    );
+  }
+}
+
 /** A service the command needs (Redis) did not answer in time: nothing was done. */
 export class UnreachableError extends EtlError {
   constructor(service: string, url: string, reason: string) {

@@ -1,6 +1,6 @@
 import type { ListPage } from "../api/list-page.js";
 import { addDays } from "../time/calendar.js";
-import type { PageWarning, Partition, ReadContext } from "./stream.js";
+import type { Cursor, PageWarning, Partition, ReadContext } from "./stream.js";
 
 /**
  * none (one request), offset/limit or offset/size (artist statistics, trends), page number (the
@@ -9,6 +9,18 @@ import type { PageWarning, Partition, ReadContext } from "./stream.js";
  */
 export type PagingStyle =
   "none" | "offset/limit" | "offset/size" | "page number" | "next link" | "windows";
+
+/**
+ * A page's cursor as stored with its responses and with the attempt that read it: JSON text
+ * ("null" for the first page). Whether an offset page was asked as a probe depends on what the
+ * run had learned, not on the page: it is left out, so the same request is the same page in
+ * every run.
+ */
+export function pageKey(cursor: Cursor): string {
+  return JSON.stringify(cursor ?? null, (key, value: unknown) =>
+    key === "probe" ? undefined : value,
+  );
+}
 
 /** What the request of one page carries besides the stream's own parameters. */
 export interface PageRequest<Q extends object> {

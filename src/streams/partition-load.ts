@@ -23,6 +23,7 @@ import {
   upsertRows,
 } from "../warehouse/write-rows.js";
 import type { PageSizes } from "./page-sizes.js";
+import { pageKey } from "./paging.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { PartitionOutcome, PartitionStatus } from "./run-partition.js";
 import type { Cursor, Output, PageWarning, Partition, Stream } from "./stream.js";
@@ -126,6 +127,8 @@ export class PartitionLoad {
   #pendingRejections: PendingRejection[] = [];
   readonly #rejectedHashes: Buffer[] = [];
   readonly #responseIds: string[] = [];
+  /** Every page read, responses or none: a replay must read the same ones before it deletes. */
+  readonly #pages: string[] = [];
   #pendingBytes = 0;
   #position = 0;
   /** The previous page's records, to catch an upstream that serves the same page again. */
@@ -174,6 +177,7 @@ export class PartitionLoad {
       this.#pendingBytes += text.length;
       const pageIndex = this.#pendingPages.length;
       this.#pendingPages.push({ cursor, exchanges });
+      this.#pages.push(pageKey(cursor));
       for (const warning of [...(page.warnings ?? []), ...step.warnings]) this.warn(warning);
       const table = stream.outputs[0]?.target.table ?? stream.name;
       for (const { item, reason } of page.rejected ?? []) {
@@ -322,6 +326,7 @@ export class PartitionLoad {
           rowsRejected: this.rowsRejected,
           warnings: this.warnings,
           responseIds: this.#responseIds,
+          pages: this.#pages,
         };
         // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
         const success = this.#options.checkpoint

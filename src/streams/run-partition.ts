@@ -8,11 +8,11 @@ import { collectUntyped, type UntypedField, type UntypedValue } from "../api/unt
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
-import { AuthError, errorMessage, ReplayIncompleteError } from "../errors.js";
+import { AuthError, errorMessage, ReplayIncompleteError, ReplayPagesError } from "../errors.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
-import type { PageRequest } from "./paging.js";
+import { type PageRequest, pageKey } from "./paging.js";
 import type { Cursor, PageAsk, PageWarning, Partition, Stream } from "./stream.js";
 
 export interface RunnerDeps {
@@ -117,17 +117,6 @@ async function recordSafely(log: Logger, record: () => Promise<void>): Promise<v
   } catch (error) {
     log.error({ err: errorMessage(error) }, "the attempt's end could not be recorded");
   }
-}
-
-/**
- * A page's cursor as stored with its responses: JSON text ("null" for the first page). Whether
- * an offset page was asked as a probe depends on what the run had learned, not on the page: it
- * is left out, so the same request is the same page in every run.
- */
-export function pageKey(cursor: Cursor): string {
-  return JSON.stringify(cursor ?? null, (key, value: unknown) =>
-    key === "probe" ? undefined : value,
-  );
 }
 
 /** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
@@ -279,6 +268,8 @@ export interface ReplaySource {
   readonly responses: readonly StoredResponse[];
   /** Responses the sync read that are no longer stored (pruned): the replay cannot be whole. */
   readonly missingResponses: number;
+  /** The keys of the pages the sync read, in order; null if it ran before they were recorded. */
+  readonly pages: readonly string[] | null;
   /** Whether this load derives the partition's whole state again (its first in a replay). */
   readonly releaseQuarantine: boolean;
 }
@@ -286,7 +277,9 @@ export interface ReplaySource {
 /**
  * Loads one earlier sync of a partition again from its stored responses: the load stage alone,
  * with no request, in the same partition transactions and with an audit row of kind replay.
- * The partition's checkpoint is left as the sync set it.
+ * The partition's checkpoint is left as the sync set it. It reads exactly the pages the sync
+ * read, a page that needed no request included (its rows come from the partition alone), or it
+ * deletes nothing: a replay must never remove what it cannot derive again.
  */
 export async function replayPartition(
   deps: Omit<RunnerDeps, "api"> & { readonly ownsLink: (link: string) => boolean },
@@ -329,7 +322,17 @@ export async function replayPartition(
       if (source.missingResponses > 0) {
         throw new ReplayIncompleteError(stream.name, partition.key, source.missingResponses);
       }
-      for (const page of groupPages(source.responses, ids)) {
+      const keys = pagesRead(source);
+      if (keys === null) {
+        load.warn({
+          kind: "truncated",
+          message:
+            "the sync recorded no pages and no response: which pages it read is unknown, so the replay deletes nothing",
+        });
+      }
+      const pages = groupPages(source.responses, keys ?? [], ids);
+      if (pages === null) throw new ReplayPagesError(stream.name, partition.key);
+      for (const page of pages) {
         const next = await load.page(page.cursor, page.exchanges);
         if (page.last && next !== null && next !== undefined) {
           load.warn({
@@ -361,31 +364,48 @@ export async function replayPartition(
   });
 }
 
-/** Stored responses as the pages they were, in order. */
+/**
+ * The keys of the pages a sync read. Recorded with it since migration 2026-11-25-015; before
+ * that, its responses show them (a page begins at its part 0), since no earlier release read a
+ * page without asking for it but the tracked artists with no streaming id, which asked nothing
+ * at all. A sync with neither may have read a page or none: null, unknown.
+ */
+function pagesRead(source: ReplaySource): readonly string[] | null {
+  if (source.pages !== null) return source.pages;
+  if (source.responses.length === 0) return null;
+  return source.responses.filter(({ part }) => part === 0).map(({ page }) => page);
+}
+
+/**
+ * The pages of `keys` in order, each with its stored responses: consecutive, of that page, parts
+ * numbered from 0; a page read with no request has none. Null when responses are left that fit
+ * no page: the sync cannot be read again as it was.
+ */
 function groupPages(
   responses: readonly StoredResponse[],
+  keys: readonly string[],
   ids: Map<Exchange, string>,
-): { cursor: Cursor; exchanges: Exchange[]; last: boolean }[] {
-  const pages: { key: string; cursor: Cursor; exchanges: Exchange[]; last: boolean }[] = [];
-  for (const response of responses) {
-    let page = pages.at(-1);
-    if (!page || page.key !== response.page) {
-      page = { key: response.page, cursor: JSON.parse(response.page), exchanges: [], last: false };
-      pages.push(page);
+): { cursor: Cursor; exchanges: Exchange[]; last: boolean }[] | null {
+  let at = 0;
+  const pages = keys.map((key, i) => {
+    const exchanges: Exchange[] = [];
+    let response = responses[at];
+    while (response?.page === key && response.part === exchanges.length) {
+      const exchange: Exchange = {
+        operation: response.operation,
+        params: response.params,
+        status: response.status,
+        body: parseBody(response.text),
+        text: response.text,
+      };
+      ids.set(exchange, response.responseId);
+      exchanges.push(exchange);
+      at += 1;
+      response = responses[at];
     }
-    const exchange: Exchange = {
-      operation: response.operation,
-      params: response.params,
-      status: response.status,
-      body: parseBody(response.text),
-      text: response.text,
-    };
-    ids.set(exchange, response.responseId);
-    page.exchanges.push(exchange);
-  }
-  const last = pages.at(-1);
-  if (last) last.last = true;
-  return pages;
+    return { cursor: JSON.parse(key) as Cursor, exchanges, last: i === keys.length - 1 };
+  });
+  return at === responses.length ? pages : null;
 }
 
 function parseBody(text: string): unknown {

@@ -62,6 +62,7 @@ export async function runReplay(
                   extractedOn: row.extractedOn,
                   responses,
                   missingResponses: row.responseIds.length - responses.length,
+                  pages: row.pages,
                   releaseQuarantine: first,
                 }),
               );

@@ -8,6 +8,8 @@ export interface ReplaySourceRow {
   readonly partitionData: unknown;
   readonly extractedOn: string;
   readonly responseIds: readonly string[];
+  /** The keys of the pages the sync read, in order; null if it ran before they were recorded. */
+  readonly pages: readonly string[] | null;
 }
 
 /** Syncs read at a time: what a replay holds of its plan. */
@@ -45,10 +47,11 @@ export async function* replaySources(
       partition_data: unknown;
       extracted_on: string;
       response_ids: string[];
+      pages: string[] | null;
     }>`
       with chosen as (
         select ${group} run_id, partition, partition_data, extracted_on::text as extracted_on,
-               response_ids
+               response_ids, pages
           from etl.sync_runs
          where stream = ${stream} and kind = 'sync' and status = 'succeeded'
            and response_ids is not null
@@ -64,6 +67,7 @@ export async function* replaySources(
       partitionData: row.partition_data,
       extractedOn: row.extracted_on,
       responseIds: row.response_ids,
+      pages: row.pages,
     }));
     after = rows.at(-1)?.run_id ?? after;
     if (rows.length < SLICE) return;

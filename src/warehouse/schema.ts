@@ -21,6 +21,7 @@ export interface SyncRunsTable {
   rows_rejected: ColumnType<number, never, number>;
   warnings: ColumnType<unknown, never, string | null>;
   response_ids: ColumnType<string[] | null, never, string[] | null>;
+  pages: ColumnType<string[] | null, never, string[] | null>;
   partition_data: ColumnType<unknown, string | undefined, never>;
   extracted_on: ColumnType<string | null, string | undefined, never>;
   replay_of: ColumnType<string | null, string | undefined, never>;

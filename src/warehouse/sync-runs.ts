@@ -94,6 +94,8 @@ export interface SyncRunEnd {
   readonly warnings?: readonly { readonly kind: string; readonly message: string }[];
   /** The stored responses the attempt read, in page order. */
   readonly responseIds?: readonly string[];
+  /** The keys of the pages the attempt read, in order (see pageKey), those with no response too. */
+  readonly pages?: readonly string[];
 }
 
 export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Promise<void> {
@@ -165,6 +167,7 @@ function closeRun(
       rows_rejected: end.rowsRejected ?? 0,
       warnings: end.warnings?.length ? JSON.stringify(end.warnings) : null,
       response_ids: end.responseIds ? [...end.responseIds] : null,
+      pages: end.pages ? [...end.pages] : null,
     })
     .where("run_id", "=", runId);
 }

@@ -1,8 +1,9 @@
 import type { EtlConfig } from "../../src/config/etl-config-schema.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { selectStreams } from "../../src/streams/registry.js";
+import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { Stream } from "../../src/streams/stream.js";
 import type { RunnerDeps } from "../../src/streams/run-partition.js";
+import { runReplay } from "../../src/streams/run-replay.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
@@ -18,6 +19,8 @@ export interface SyncHarness {
   sync(
     options?: DayRange & { only?: string[]; streams?: readonly Stream[] },
   ): Promise<StreamSummary[]>;
+  /** Replays `streams` (default: the registry's) from the stored responses, with no request. */
+  replay(streams?: readonly Stream[], range?: DayRange): Promise<StreamSummary[]>;
   close(): Promise<void>;
 }
 
@@ -56,6 +59,8 @@ export async function startSyncHarness(
     warehouse,
     config,
     sync: (options = {}) => runSync(deps, options.streams ?? selectStreams(options.only), options),
+    replay: (streams = STREAMS, range = {}) =>
+      runReplay({ ...deps, ownsLink: () => true }, streams, range),
     async close() {
       await warehouse.drop();
       await upstream.close();

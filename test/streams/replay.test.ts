@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { startSandbox } from "../../sandbox/index.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
-import { runReplay } from "../../src/streams/run-replay.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import type { Output, Partition, Stream } from "../../src/streams/stream.js";
 import { trendItems } from "../../src/streams/trends/trend-items.js";
@@ -34,20 +33,6 @@ const shoutingItems = withRows(trendItems, (record, partition, position) =>
 const blindUrls = withRows(urls, (record, partition, position) =>
   (urls.outputs[0]?.rows(record, partition, position) ?? []).map((row) => ({ ...row, url: null })),
 );
-
-function replay(streams: readonly Stream[], range = {}): Promise<StreamSummary[]> {
-  return runReplay(
-    {
-      db: harness.warehouse.db,
-      logger: harness.upstream.context.logger,
-      config: harness.config,
-      today: TODAY,
-      ownsLink: () => true,
-    },
-    streams,
-    range,
-  );
-}
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {
   const [row] = await harness.warehouse.query<{ n: number }>(sql, params);
@@ -116,7 +101,7 @@ describe("replay", () => {
   it("derives the same rows again with no upstream request", async () => {
     const before = await fingerprints(harness.warehouse);
     const requests = harness.upstream.sandbox.stats().requests;
-    const summaries = await replay(STREAMS);
+    const summaries = await harness.replay(STREAMS);
     expect(failures(summaries)).toEqual([]);
     expect(harness.upstream.sandbox.stats().requests).toBe(requests);
     expect(written(summaries)).toBe(0);
@@ -136,7 +121,7 @@ describe("replay", () => {
 
   it("after a reader changed, gives row for row what a fresh sync with that reader gives", async () => {
     const requests = harness.upstream.sandbox.stats().requests;
-    const replayed = await replay([shoutingItems]);
+    const replayed = await harness.replay([shoutingItems]);
     expect(failures(replayed)).toEqual([]);
     expect(harness.upstream.sandbox.stats().requests).toBe(requests);
     expect(
@@ -155,11 +140,11 @@ describe("replay", () => {
     } finally {
       await fresh.close();
     }
-    await replay([trendItems]);
+    await harness.replay([trendItems]);
   });
 
   it("keeps to --from/--to: daily partitions by their day", async () => {
-    const summaries = await replay([trendItems], { from: "2026-01-02", to: "2026-01-02" });
+    const summaries = await harness.replay([trendItems], { from: "2026-01-02", to: "2026-01-02" });
     // One day: 5 selection types × 2 sale types.
     expect(summaries[0]?.partitions).toBe(10);
   });
@@ -187,7 +172,7 @@ describe("quarantine", () => {
     ).toBe(stored);
 
     const requests = harness.upstream.sandbox.stats().requests;
-    const fixed = await replay([urls]);
+    const fixed = await harness.replay([urls]);
     expect(failures(fixed)).toEqual([]);
     expect(harness.upstream.sandbox.stats().requests).toBe(requests);
     expect(fixed[0]?.rowsRejected).toBe(0);
