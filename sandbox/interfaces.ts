@@ -74,6 +74,34 @@ export interface ShapeKnobs {
   statPoints: "timestp" | "date-field" | "pairs" | "metric-rows";
   /** Late data and restatements: at 1 or more the dataset serves changed values. */
   revision: number;
+  /**
+   * 0..1 share of GET /api/v1 answers replaced by 200 with a failure body (`{status: false,
+   * message}`, `{error}`…), drawn like faults: another attempt of the same request may succeed.
+   */
+  failureEnvelopeRate: number;
+  /**
+   * Decimals of every money amount. 4 changes the dataset's values (amounts gain two digits) and
+   * serves about half of them as JSON numbers, half as strings ("12.3400").
+   */
+  moneyDecimals: 2 | 4;
+  /** Booleans as JSON booleans, or "mixed": 1/0, "1"/"0" and "true"/"false", as PHP code sends them. */
+  booleans: "json" | "mixed";
+  /** Instants as ISO 8601, or "sql": `YYYY-MM-DD hh:mm:ss[.SSS]`, no zone (meaning UTC). */
+  datetimes: "iso" | "sql";
+  /**
+   * Single objects and royalties lists under a key named for them (`{status: true, invoice}`,
+   * `{status: true, payouts}`), and charts and the trends list in nested paging envelopes.
+   */
+  namedObjects: boolean;
+  /** Snapshots as lists: video-market-coverage its markets, cm-stats and audience stats `[object]`. */
+  listSnapshots: boolean;
+  /** Every empty object served as `[]`, as PHP's json_encode writes an empty array. */
+  phpEmpty: boolean;
+  /**
+   * The dataset holds empty cases: an artist photo with no fields, a payout whose metadata has
+   * no key, an audience domain with no data, and only one pending payout (none from revision 1).
+   */
+  emptyCases: boolean;
 }
 
 export interface SandboxKnobs {
@@ -133,6 +161,8 @@ export interface SandboxStats {
   maxPerSecond: number;
   /** TCP connections opened by clients: a client that keeps its connections alive opens few. */
   connections: number;
+  /** 200 answers whose body declared failure (shapes.failureEnvelopeRate). */
+  failureEnvelopes: number;
 }
 
 export interface Sandbox {

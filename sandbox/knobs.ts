@@ -30,6 +30,14 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     incomesWithoutIds: false,
     statPoints: "timestp",
     revision: 0,
+    failureEnvelopeRate: 0,
+    moneyDecimals: 2,
+    booleans: "json",
+    datetimes: "iso",
+    namedObjects: false,
+    listSnapshots: false,
+    phpEmpty: false,
+    emptyCases: false,
   },
   dropFirstPayoutResponse: false,
 };
@@ -94,6 +102,14 @@ const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {
   incomesWithoutIds: isBoolean,
   statPoints: isOneOf("timestp", "date-field", "pairs", "metric-rows"),
   revision: (value) => Number.isSafeInteger(value) && Number(value) >= 0,
+  failureEnvelopeRate: (value) => isNonNegative(value) && Number(value) <= 1,
+  moneyDecimals: (value) => value === 2 || value === 4,
+  booleans: isOneOf("json", "mixed"),
+  datetimes: isOneOf("iso", "sql"),
+  namedObjects: isBoolean,
+  listSnapshots: isBoolean,
+  phpEmpty: isBoolean,
+  emptyCases: isBoolean,
 };
 
 const DRIFT_KEYS = Object.keys(DEFAULT_KNOBS.drift) as (keyof DriftKnobs)[];

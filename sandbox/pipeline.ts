@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { applyDrift } from "./drift.js";
+import { encodeBody } from "./encodings.js";
+import { drawFailureEnvelope } from "./failure-envelopes.js";
 import { drawFault, HTML_503_BODY, truncate } from "./faults.js";
 import { HttpError } from "./http/errors.js";
 import { parseJsonObject, readBody } from "./http/read-body.js";
@@ -32,7 +34,7 @@ export function createRequestHandler(state: SandboxState) {
   };
 }
 
-/** count → down → auth → rate limit → fault → route, in that order. */
+/** count → down → auth → rate limit → fault → failure envelope → route, in that order. */
 async function handle(state: SandboxState, request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? "/", "http://sandbox");
   if (url.pathname.startsWith(ADMIN_PREFIX)) {
@@ -75,6 +77,15 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     return sendJson(to, json(500, { error: "Internal Server Error" }), headers);
   }
   if (fault === "slow") await sleep(knobs.slowMs, undefined, { signal: state.signal });
+  // A truncated body is already a failure of its own; the two are not stacked.
+  const envelope =
+    match && fault !== "truncated"
+      ? drawFailureEnvelope(state.envelopeRng, knobs, request.method ?? "")
+      : null;
+  if (envelope) {
+    state.stats.failureEnvelope();
+    return sendJson(to, json(200, envelope), headers);
+  }
 
   const reply = match
     ? await route(state, request, knobs, match, url)
@@ -87,7 +98,8 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     state.setKnobs({ dropFirstPayoutResponse: false });
     return request.socket.destroy();
   }
-  const body = reply.status < 300 ? applyDrift(reply.body, knobs.drift) : reply.body;
+  const body =
+    reply.status < 300 ? applyDrift(encodeBody(reply.body, knobs.shapes), knobs.drift) : reply.body;
   if (fault === "truncated") {
     return send(to, 200, truncate(JSON.stringify(body)), headers);
   }

@@ -12,6 +12,8 @@ export interface SandboxState {
   readonly limiter: RateLimiter;
   /** Draws faults; seeded, so a run with the same seed meets the same faults in order. */
   readonly faultRng: Rng;
+  /** Draws failure envelopes (shapes.failureEnvelopeRate); its own sequence, like faults'. */
+  readonly envelopeRng: Rng;
   /** Aborted by close(): pending delays stop waiting. */
   readonly signal: AbortSignal;
   /** The current knobs; replaced as a whole on change, so a request can keep its snapshot. */

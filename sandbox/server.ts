@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SandboxDataset } from "./dataset/dataset.js";
 import { currentUtcDate } from "./days.js";
-import type { Sandbox, SandboxOptions } from "./interfaces.js";
+import type { Sandbox, SandboxOptions, ShapeKnobs } from "./interfaces.js";
 import { DEFAULT_KNOBS, mergeKnobs } from "./knobs.js";
 import { createRequestHandler } from "./pipeline.js";
 import { rngFor } from "./prng.js";
@@ -20,8 +20,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     options.today ?? currentUtcDate(),
   );
   let knobs = mergeKnobs(DEFAULT_KNOBS, options.knobs ?? {});
-  // The revision changes the dataset itself, so the truth accessors serve it too.
-  data.setRevision(knobs.shapes.revision);
+  applyDataKnobs(data, knobs.shapes);
   const closing = new AbortController();
   const state: SandboxState = {
     apiKey: options.apiKey ?? "sandbox-key",
@@ -29,14 +28,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats: new StatsRecorder(),
     limiter: new RateLimiter(),
     faultRng: rngFor(seed, "faults"),
+    envelopeRng: rngFor(seed, "failure-envelopes"),
     signal: closing.signal,
     knobs: () => knobs,
     setKnobs: (patch) => {
-      const previous = knobs;
       knobs = mergeKnobs(knobs, patch);
-      if (knobs.shapes.revision !== previous.shapes.revision) {
-        data.setRevision(knobs.shapes.revision);
-      }
+      applyDataKnobs(data, knobs.shapes);
       return knobs;
     },
   };
@@ -57,6 +54,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     },
     close: () => close(server, closing),
   };
+}
+
+/**
+ * The shape knobs that change the dataset itself (revision, money decimals, empty cases), handed
+ * to it so the truth accessors serve what the routes serve. Setting an unchanged value is free.
+ */
+function applyDataKnobs(data: SandboxDataset, shapes: ShapeKnobs): void {
+  if (data.revision !== shapes.revision) data.setRevision(shapes.revision);
+  data.setMoneyDecimals(shapes.moneyDecimals);
+  data.setEmptyCases(shapes.emptyCases);
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

@@ -1,8 +1,21 @@
 // Named sets of shape knobs, for `npm run sandbox -- --shapes a,b` and for tests that run the
 // ETL against shapes it was not designed for.
-import type { KnobsPatch } from "./interfaces.js";
+import type { KnobsPatch, ShapeKnobs } from "./interfaces.js";
 
 const CAP = 7;
+/** One GET answer in ten declares failure: often enough that every sync meets several. */
+const FAILURE_RATE = 0.1;
+
+/** The habits of independently written (PHP) upstreams of the same spec, one variant each. */
+const HABITS = {
+  "failure-envelopes": { shapes: { failureEnvelopeRate: FAILURE_RATE } },
+  "money-decimals": { shapes: { moneyDecimals: 4 } },
+  "numeric-booleans": { shapes: { booleans: "mixed" } },
+  "sql-datetimes": { shapes: { datetimes: "sql" } },
+  "named-objects": { shapes: { namedObjects: true } },
+  "list-snapshots": { shapes: { listSnapshots: true } },
+  "php-empty": { shapes: { phpEmpty: true, emptyCases: true } },
+} satisfies Record<string, KnobsPatch>;
 
 /** Name -> the knobs that select that variant. */
 export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
@@ -27,6 +40,14 @@ export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
       incomesWithoutIds: true,
       statPoints: "metric-rows",
     },
+  },
+  ...HABITS,
+  // Every habit at once, with the alternative shapes that do not set the same knobs.
+  "all-habits": {
+    shapes: Object.values(HABITS).reduce<Partial<ShapeKnobs>>(
+      (all, habit) => ({ ...all, ...habit.shapes }),
+      { urlArrays: true, pageCap: CAP, incomesWithoutIds: true },
+    ),
   },
 };
 

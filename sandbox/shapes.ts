@@ -1,6 +1,13 @@
 // Alternative shapes of payloads the spec leaves "not shown" (the `shapes` knobs). They change
 // how records are presented, never which records there are: the routes read the same dataset.
-import type { ArtistUrl, Income, StatPoint, StatSeries } from "./dataset/records.js";
+import type {
+  ArtistUrl,
+  EmptyObject,
+  Income,
+  StatPoint,
+  StatSeries,
+  VideoMarketCoverage,
+} from "./dataset/records.js";
 import type { ShapeKnobs } from "./interfaces.js";
 
 /** Records a page serves: what the client asked for, or fewer under pageCap, said nowhere. */
@@ -63,9 +70,40 @@ export function statBody(series: StatSeries, shapes: ShapeKnobs): unknown {
   }
 }
 
-/** A single object (invoice, trends totals): bare, or `{status: true, data}` with wrappedObjects. */
-export function objectBody(value: unknown, shapes: ShapeKnobs): unknown {
+/**
+ * A single object (invoice, trends totals): bare, `{status: true, data}` with wrappedObjects, or
+ * `{status: true, <name>: value}` with namedObjects (which wins when both are set).
+ */
+export function objectBody(value: unknown, shapes: ShapeKnobs, name: string): unknown {
+  if (shapes.namedObjects) return { status: true, [name]: value };
   return shapes.wrappedObjects ? { status: true, data: value } : value;
+}
+
+/**
+ * A page of a list in a nested paging envelope (namedObjects): `{data: page, total, ...extra}`,
+ * which the route puts under its own envelope key. `total` counts the whole list.
+ */
+export function nestedPage(
+  page: unknown[],
+  total: number,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { data: page, total, ...extra };
+}
+
+/** The `obj` of a snapshot: the object, or with listSnapshots a list of it (empty when it is). */
+export function snapshotBody(snapshot: object, shapes: ShapeKnobs): unknown {
+  if (!shapes.listSnapshots) return snapshot;
+  return Object.keys(snapshot).length === 0 ? [] : [snapshot];
+}
+
+/** The `obj` of /video-market-coverage: the object, or with listSnapshots its list of markets. */
+export function coverageBody(
+  coverage: VideoMarketCoverage | EmptyObject,
+  shapes: ShapeKnobs,
+): unknown {
+  if (!shapes.listSnapshots) return coverage;
+  return "markets" in coverage ? coverage.markets : [];
 }
 
 /** Incomes as served: without their id under incomesWithoutIds. */

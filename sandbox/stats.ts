@@ -14,6 +14,7 @@ function emptyStats(): SandboxStats {
     rateLimitedPerSecond: {},
     maxPerSecond: 0,
     connections: 0,
+    failureEnvelopes: 0,
   };
 }
 
@@ -54,6 +55,10 @@ export class StatsRecorder {
 
   fault(kind: FaultKind): void {
     this.stats.faults[kind]++;
+  }
+
+  failureEnvelope(): void {
+    this.stats.failureEnvelopes++;
   }
 
   snapshot(): SandboxStats {

@@ -11,7 +11,7 @@ import {
 } from "./audience.js";
 import { type Catalogue, generateCatalogue } from "./catalogue.js";
 import { ChartBook } from "./charts.js";
-import { parseCents } from "./money.js";
+import { type MoneyDecimals, parseCents } from "./money.js";
 import {
   type CuratorPlatform,
   type EditorialPlatform,
@@ -27,6 +27,7 @@ import type {
   ChartRow,
   CmStats,
   Dsp,
+  EmptyObject,
   Income,
   Invoice,
   Label,
@@ -83,6 +84,7 @@ export class SandboxDataset {
   private readonly money: Royalties;
   private readonly lateDays: readonly number[];
   private revisionLevel = 0;
+  private emptyCasesOn = false;
 
   constructor(
     readonly seed: number,
@@ -122,6 +124,24 @@ export class SandboxDataset {
     this.money.setRevision(revision);
   }
 
+  /**
+   * Money with 2 or 4 decimals (the `shapes.moneyDecimals` knob). 4 changes the values: every
+   * amount gains two digits, and about half are served as JSON numbers.
+   */
+  setMoneyDecimals(decimals: MoneyDecimals): void {
+    this.money.setMoneyDecimals(decimals);
+  }
+
+  /**
+   * The `shapes.emptyCases` knob: one catalogue artist's photo and the oldest payout's metadata
+   * have no field, the first social artist's video audience has no data, and only the revision's
+   * payout is pending (so from revision 1 none is).
+   */
+  setEmptyCases(on: boolean): void {
+    this.emptyCasesOn = on;
+    this.money.setEmptyCases(on);
+  }
+
   /** What the current revision changes against revision 0, for reconciliation tests. */
   revisionChanges(): RevisionChanges {
     const revised = this.revisionLevel > 0 ? this.urlsRevision() : undefined;
@@ -143,7 +163,11 @@ export class SandboxDataset {
   }
 
   artists(): readonly CatalogueArtist[] {
-    return this.catalogue().artists;
+    const artists = this.catalogue().artists;
+    if (!this.emptyCasesOn) return artists;
+    // The first artist without an upload: a photo of nulls is one an upstream may send as {}.
+    const bare = artists.find((artist) => artist.photo.has_uploaded === false);
+    return artists.map((artist) => (artist === bare ? { ...artist, photo: {} } : artist));
   }
 
   labels(): readonly Label[] {
@@ -248,9 +272,14 @@ export class SandboxDataset {
     return revised?.cmArtist === cmArtist ? revised.urls : urls;
   }
 
-  /** Snapshot of /social_3-, /short_video- or /video-audience-stats, as of today. */
-  audienceStats(cmArtist: number, domain: AudienceDomain): AudienceSnapshot {
-    return audienceSnapshot(this.seed, this.requireArtist(cmArtist), domain, this.todayDay);
+  /**
+   * Snapshot of /social_3-, /short_video- or /video-audience-stats, as of today; under
+   * shapes.emptyCases the first social artist has no video audience: an empty object.
+   */
+  audienceStats(cmArtist: number, domain: AudienceDomain): AudienceSnapshot | EmptyObject {
+    const artist = this.requireArtist(cmArtist);
+    if (this.emptyCasesOn && domain === "video" && artist === this.socialArtists()[0]) return {};
+    return audienceSnapshot(this.seed, artist, domain, this.todayDay);
   }
 
   socialAudienceStats(

@@ -1,5 +1,14 @@
 // The records the sandbox serves, exactly as they appear in response bodies before drift.
 
+/** An object with no field, as shapes.emptyCases serves some (PHP then sends it as `[]`). */
+export type EmptyObject = Record<string, never>;
+
+/**
+ * A money amount: "12.34" (text, two places) by default; under shapes.moneyDecimals 4 either
+ * text with four places ("12.3400") or a JSON number (12.34, 1234.5678).
+ */
+export type Money = string | number;
+
 export interface Asset {
   id: number;
   isrc: string;
@@ -42,7 +51,8 @@ export interface CatalogueArtist {
   name: string;
   proprietary_id: string | null;
   organization_id: number;
-  photo: ArtistPhoto;
+  /** Empty for one artist without an upload under shapes.emptyCases. */
+  photo: ArtistPhoto | EmptyObject;
 }
 
 export interface Label {
@@ -241,18 +251,20 @@ export type PayoutStatus = "pending" | "processing" | "paid" | "failed" | "cance
 export interface Payout {
   id: string;
   user_id: string;
-  amount: string;
+  amount: Money;
   currency: string;
-  fees: string;
-  net_amount: string;
-  wallet: number;
+  fees: Money;
+  net_amount: Money;
+  /** A JSON number by default. */
+  wallet: Money;
   status: PayoutStatus;
   method: string | null;
   reference: string | null;
   created_at: string;
   processed_at: string | null;
   notes: string | null;
-  metadata: { idempotency_key: string };
+  /** Empty for the oldest payout under shapes.emptyCases. */
+  metadata: { idempotency_key: string } | EmptyObject;
 }
 
 export interface Income {
@@ -264,7 +276,7 @@ export interface Income {
   dsp: string;
   /** Territory code. */
   territory: string;
-  amount: string;
+  amount: Money;
   currency: string;
   created_at: string;
 }
@@ -273,7 +285,7 @@ export interface InvoiceLine {
   dsp: string;
   description: string;
   quantity: number;
-  amount: string;
+  amount: Money;
 }
 
 export interface Invoice {
@@ -281,6 +293,6 @@ export interface Invoice {
   period: string;
   issued_at: string;
   currency: string;
-  total: string;
+  total: Money;
   lines: InvoiceLine[];
 }

@@ -2,7 +2,14 @@ import { randomUUID } from "node:crypto";
 import { instantOn, monthOf, monthStart } from "../days.js";
 import { hash32, rngFor } from "../prng.js";
 import { uuidFrom } from "./identifiers.js";
-import { formatCents, parseCents } from "./money.js";
+import {
+  centsToMinor,
+  feesOf,
+  formatCents,
+  type MoneyDecimals,
+  moneyValue,
+  parseCents,
+} from "./money.js";
 import type { Dsp, Income, Invoice, Payout, PayoutStatus } from "./records.js";
 import { restatedCents, restatedIncomeIndices } from "./revision.js";
 import { TERRITORIES } from "./territories.js";
@@ -22,6 +29,8 @@ const INCOME_SOURCES = ["streaming", "download", "video", "ugc", "neighbouring r
 const INCOME_MONTHS = 12;
 /** Seconds after midnight of today when a revision's payout was paid. */
 const REVISION_PAID_AT_SECONDS = 6 * 3600;
+/** The oldest generated payout: the one whose metadata emptyCases serves empty. */
+const FIRST_PAYOUT_ID = "4001";
 const FAILURE_NOTE = 'Bank rejected the transfer: "invalid IBAN"; contact O\'Neil at support';
 
 /** 1 = payouts on request, 2 = monthly payouts. */
@@ -30,6 +39,14 @@ export type WithdrawalType = 1 | 2;
 export type PayoutRequestOutcome =
   | { kind: "created" | "replayed"; payout: Payout }
   | { kind: "refused"; type: 0 | 1; message: string };
+
+/** A payout's money in cents, served at the current decimals by `served`. */
+interface PayoutMoney {
+  amountCents: number;
+  walletCents: number;
+  /** Generated payouts gain two hashed digits at 4 decimals; requested amounts keep theirs. */
+  generated: boolean;
+}
 
 export interface NewPayout {
   amountCents: number;
@@ -48,12 +65,17 @@ export class Royalties {
   private thresholdCents = INITIAL_THRESHOLD_CENTS;
   private withdrawal: WithdrawalType = 1;
   private readonly userId: string;
+  private readonly generatedCount: number;
   private incomeList: Income[] | undefined;
   private revision = 0;
   /** The oldest generated pending payout: the one a revision serves as paid. */
   private readonly revisedPayoutId: string | null;
   /** Payouts moved by setPayoutStatus: an explicit status wins over the revision. */
   private readonly moved = new Set<string>();
+  /** Money of each payout by id: the stored Payout's amounts are replaced when served. */
+  private readonly money = new Map<string, PayoutMoney>();
+  private decimals: MoneyDecimals = 2;
+  private emptyCases = false;
 
   constructor(
     private readonly seed: number,
@@ -69,11 +91,22 @@ export class Royalties {
     for (const payout of this.payoutList)
       this.byIdempotencyKey.set(payout.metadata.idempotency_key, payout);
     this.revisedPayoutId = payoutCount > 0 ? String(4001 + Math.max(0, payoutCount - 3)) : null;
+    this.generatedCount = payoutCount;
   }
 
   /** From revision 1 on: one pending payout is paid, some incomes are restated. */
   setRevision(revision: number): void {
     this.revision = revision;
+  }
+
+  /** Decimals of every amount served (shapes.moneyDecimals): 4 adds two digits to each. */
+  setMoneyDecimals(decimals: MoneyDecimals): void {
+    this.decimals = decimals;
+  }
+
+  /** shapes.emptyCases: the oldest payout's metadata empty, only one generated payout pending. */
+  setEmptyCases(on: boolean): void {
+    this.emptyCases = on;
   }
 
   payouts(): Payout[] {
@@ -133,15 +166,15 @@ export class Royalties {
     const payout = newPayout({
       id,
       userId: this.userId,
-      amountCents: input.amountCents,
-      wallet: this.balanceCents / 100,
       createdAt,
       idempotencyKey: input.idempotencyKey ?? randomUUID(),
     });
+    const money = { amountCents: input.amountCents, walletCents: this.balanceCents };
+    this.money.set(id, { ...money, generated: false });
     applyStatus(payout, input.status ?? "pending", createdAt);
     this.payoutList.push(payout);
     this.byIdempotencyKey.set(payout.metadata.idempotency_key, payout);
-    return structuredClone(payout);
+    return this.served(payout);
   }
 
   /** Moves a payout to a status, filling or clearing method, reference, processed_at and notes. */
@@ -155,7 +188,7 @@ export class Royalties {
     }
     this.moved.add(id);
     applyStatus(payout, status, this.now());
-    return structuredClone(payout);
+    return this.served(payout);
   }
 
   setThreshold(amountCents: number): string {
@@ -168,56 +201,106 @@ export class Royalties {
   }
 
   incomes(): Income[] {
-    this.incomeList ??= Array.from({ length: this.incomeCount }, (_, i) => this.income(i));
-    const incomes = structuredClone(this.incomeList);
-    if (this.revision > 0) {
-      for (const i of restatedIncomeIndices(this.seed, incomes.length)) {
-        const income = incomes[i];
-        if (!income) continue;
-        const cents = parseCents(income.amount) ?? 0;
-        income.amount = formatCents(restatedCents(this.seed, i, cents, this.revision));
-      }
-    }
-    return incomes;
+    return this.incomeUnits().map(({ income, units }) => ({
+      ...income,
+      amount: moneyValue(units, this.decimals, [this.seed, "income", income.id]),
+    }));
   }
 
   /** The invoice of the last closed month: its incomes summed per DSP. */
   invoice(): Invoice {
     const periodStart = monthStart(this.today, -1);
     const period = monthOf(periodStart);
-    const perDsp = new Map<string, { quantity: number; cents: number }>();
-    for (const income of this.incomes().filter((candidate) => candidate.period === period)) {
-      const line = perDsp.get(income.dsp) ?? { quantity: 0, cents: 0 };
+    const perDsp = new Map<string, { quantity: number; units: number }>();
+    for (const { income, units } of this.incomeUnits()) {
+      if (income.period !== period) continue;
+      const line = perDsp.get(income.dsp) ?? { quantity: 0, units: 0 };
       line.quantity++;
-      line.cents += parseCents(income.amount) ?? 0;
+      line.units += units;
       perDsp.set(income.dsp, line);
     }
+    const amount = (units: number, ...key: string[]) =>
+      moneyValue(units, this.decimals, [this.seed, "invoice", ...key]);
     const lines = [...perDsp.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([dsp, line]) => ({
         dsp,
         description: `Royalties ${period} - ${dsp}`,
         quantity: line.quantity,
-        amount: formatCents(line.cents),
+        amount: amount(line.units, dsp),
       }));
-    const total = [...perDsp.values()].reduce((sum, line) => sum + line.cents, 0);
+    const total = [...perDsp.values()].reduce((sum, line) => sum + line.units, 0);
     return {
       invoice_number: `INV-${period.replace("-", "")}-${String(hash32(this.seed, "invoice") % 10_000).padStart(4, "0")}`,
       period,
       issued_at: instantOn(monthStart(this.today, 0) + 4, 9 * 3600),
       currency: CURRENCY,
-      total: formatCents(total),
+      total: amount(total, "total"),
       lines,
     };
   }
 
-  /** A copy of the payout as served: the revision's paid payout is paid. */
+  /** Each income with its amount in minor units at the current decimals and revision. */
+  private incomeUnits(): { income: Income; units: number }[] {
+    this.incomeList ??= Array.from({ length: this.incomeCount }, (_, i) => this.income(i));
+    const restated = new Set(
+      this.revision > 0 ? restatedIncomeIndices(this.seed, this.incomeCount) : [],
+    );
+    return this.incomeList.map((income, i) => {
+      const cents = parseCents(income.amount) ?? 0;
+      const units = centsToMinor(cents, this.decimals, this.seed, "income", i);
+      return {
+        income: structuredClone(income),
+        units: restated.has(i) ? restatedCents(this.seed, i, units, this.revision) : units,
+      };
+    });
+  }
+
+  /**
+   * A copy of the payout as served: the revision's paid payout is paid, its money at the current
+   * decimals, and under emptyCases the oldest has empty metadata and one generated one is pending.
+   */
   private served(payout: Payout): Payout {
     const copy = structuredClone(payout);
     if (this.isPaidByRevision(payout)) {
       applyStatus(copy, "paid", instantOn(this.today, REVISION_PAID_AT_SECONDS));
+    } else if (this.isProcessingByEmptyCases(payout)) {
+      applyStatus(copy, "processing", payout.created_at);
     }
+    Object.assign(copy, this.servedMoney(payout.id));
+    if (this.emptyCases && payout.id === FIRST_PAYOUT_ID) copy.metadata = {};
     return copy;
+  }
+
+  /** amount, fees, net_amount and wallet at the current decimals; fees follow the amount. */
+  private servedMoney(id: string): Pick<Payout, "amount" | "fees" | "net_amount" | "wallet"> {
+    const money = this.money.get(id);
+    if (!money) throw new Error(`no money for payout ${id}`);
+    const units = (cents: number, field: string) =>
+      money.generated
+        ? centsToMinor(cents, this.decimals, this.seed, "payout", id, field)
+        : cents * 10 ** (this.decimals - 2);
+    const amount = units(money.amountCents, "amount");
+    const fees = feesOf(amount, this.decimals);
+    const value = (minor: number, field: string, plain?: "number") =>
+      moneyValue(minor, this.decimals, [this.seed, "payout", id, field], plain);
+    return {
+      amount: value(amount, "amount"),
+      fees: value(fees, "fees"),
+      net_amount: value(amount - fees, "net_amount"),
+      wallet: value(units(money.walletCents, "wallet"), "wallet", "number"),
+    };
+  }
+
+  /** Under emptyCases only the revision's payout stays pending, so revision 1 leaves none. */
+  private isProcessingByEmptyCases(payout: Payout): boolean {
+    return (
+      this.emptyCases &&
+      payout.status === "pending" &&
+      Number(payout.id) <= 4000 + this.generatedCount &&
+      payout.id !== this.revisedPayoutId &&
+      !this.moved.has(payout.id)
+    );
   }
 
   private isPaidByRevision(payout: Payout): boolean {
@@ -246,14 +329,14 @@ export class Royalties {
         : fromEnd === 3
           ? "processing"
           : rng.pick(["paid", "paid", "paid", "paid", "paid", "paid", "failed", "cancelled"]);
+    const walletCents = rng.int(100_000, 500_000);
     const payout = newPayout({
       id: String(4001 + i),
       userId: this.userId,
-      amountCents,
-      wallet: rng.int(100_000, 500_000) / 100,
       createdAt: instantOn(createdDay, rng.int(0, 86_399)),
       idempotencyKey: uuidFrom(rng),
     });
+    this.money.set(payout.id, { amountCents, walletCents, generated: true });
     applyStatus(payout, status, instantOn(createdDay + 2, rng.int(0, 86_399)));
     return payout;
   }
@@ -278,24 +361,21 @@ export class Royalties {
   }
 }
 
-/** A pending payout; fees are 1.5% of the amount, at least 1.00. */
+/** A pending payout; its money is filled in when served (Royalties.servedMoney). */
 function newPayout(fields: {
   id: string;
   userId: string;
-  amountCents: number;
-  wallet: number;
   createdAt: string;
   idempotencyKey: string;
 }): Payout {
-  const fees = Math.max(100, Math.round(fields.amountCents * 0.015));
   return {
     id: fields.id,
     user_id: fields.userId,
-    amount: formatCents(fields.amountCents),
+    amount: "",
     currency: CURRENCY,
-    fees: formatCents(fees),
-    net_amount: formatCents(fields.amountCents - fees),
-    wallet: fields.wallet,
+    fees: "",
+    net_amount: "",
+    wallet: 0,
     status: "pending",
     method: null,
     reference: null,

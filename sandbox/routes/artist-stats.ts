@@ -15,7 +15,14 @@ import { pageOf } from "../http/paging.js";
 import { date, integer, oneOf, optional, parseParams, required, text } from "../http/params.js";
 import { ok, type Reply } from "../http/reply.js";
 import type { Route, RouteContext } from "../http/router.js";
-import { servedLimit, statBody, urlRecords } from "../shapes.js";
+import {
+  coverageBody,
+  nestedPage,
+  servedLimit,
+  snapshotBody,
+  statBody,
+  urlRecords,
+} from "../shapes.js";
 
 const PREFIX = "/api/v1/artist-stats";
 const MAX_WINDOW_DAYS = 365;
@@ -67,7 +74,12 @@ function audienceRoute(path: string, operation: string, domain: AudienceDomain):
     path: `${PREFIX}/${path}`,
     operation,
     handle: (context) =>
-      wrapped(context.data.audienceStats(socialArtist(context).cm_artist, domain)),
+      wrapped(
+        snapshotBody(
+          context.data.audienceStats(socialArtist(context).cm_artist, domain),
+          context.knobs.shapes,
+        ),
+      ),
   };
 }
 
@@ -110,7 +122,10 @@ export const artistStatsRoutes: Route[] = [
     method: "GET",
     path: `${PREFIX}/cm-stats`,
     operation: "artistStats.cmStats",
-    handle: (context) => wrapped(context.data.cmStats(socialArtist(context).cm_artist)),
+    handle: (context) =>
+      wrapped(
+        snapshotBody(context.data.cmStats(socialArtist(context).cm_artist), context.knobs.shapes),
+      ),
   },
   {
     method: "GET",
@@ -165,7 +180,13 @@ export const artistStatsRoutes: Route[] = [
     method: "GET",
     path: `${PREFIX}/video-market-coverage`,
     operation: "artistStats.videoMarketCoverage",
-    handle: (context) => wrapped(context.data.videoMarketCoverage(socialArtist(context).cm_artist)),
+    handle: (context) =>
+      wrapped(
+        coverageBody(
+          context.data.videoMarketCoverage(socialArtist(context).cm_artist),
+          context.knobs.shapes,
+        ),
+      ),
   },
   {
     method: "GET",
@@ -225,6 +246,7 @@ export const artistStatsRoutes: Route[] = [
       });
       const rows = data.chart(params.country_code, params.genre, formatDay(params.date));
       const page = pageOf(rows, params.offset, servedLimit(params.limit, knobs.shapes));
+      if (knobs.shapes.namedObjects) return wrapped({ data: nestedPage(page, rows.length) });
       // The wrapped shape still tells the whole chart's length, capped pages or not.
       return wrapped(knobs.chartsShape === "wrapped" ? { length: rows.length, data: page } : page);
     },

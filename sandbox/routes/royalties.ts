@@ -9,12 +9,14 @@ const REQUEST_WITHDRAWAL = 1;
 const MONTHLY_WITHDRAWAL = 2;
 
 /**
- * Lists come as `{status: true, data}` or as a bare array, per the royaltiesShape knob; or, when
- * shapes.royaltiesPaging is set, paged by a 1-based `page` query parameter in that style.
+ * Lists come as `{status: true, data}` or as a bare array, per the royaltiesShape knob, or as
+ * `{status: true, <name>: items}` under shapes.namedObjects; or, when shapes.royaltiesPaging is
+ * set, paged by a 1-based `page` query parameter in that style (always under `data`).
  */
-function list(context: RouteContext, path: string, items: unknown[]): Reply {
+function list(context: RouteContext, path: string, name: string, items: unknown[]): Reply {
   const { knobs } = context;
   if (knobs.shapes.royaltiesPaging === "none") {
+    if (knobs.shapes.namedObjects) return ok({ status: true, [name]: items });
     return ok(knobs.royaltiesShape === "wrapped" ? { status: true, data: items } : items);
   }
   const { page } = parseParams(context.query, { page: optional(integer(1), 1) });
@@ -56,7 +58,7 @@ export const royaltiesRoutes: Route[] = [
     method: "GET",
     path: `${PREFIX}/payouts`,
     operation: "royalties.listPayouts",
-    handle: (context) => list(context, `${PREFIX}/payouts`, context.data.payouts()),
+    handle: (context) => list(context, `${PREFIX}/payouts`, "payouts", context.data.payouts()),
   },
   {
     method: "POST",
@@ -97,7 +99,8 @@ export const royaltiesRoutes: Route[] = [
     method: "GET",
     path: `${PREFIX}/payouts/pending`,
     operation: "royalties.listPendingPayouts",
-    handle: (context) => list(context, `${PREFIX}/payouts/pending`, context.data.pendingPayouts()),
+    handle: (context) =>
+      list(context, `${PREFIX}/payouts/pending`, "pending_payouts", context.data.pendingPayouts()),
   },
   {
     method: "POST",
@@ -120,6 +123,7 @@ export const royaltiesRoutes: Route[] = [
       list(
         context,
         `${PREFIX}/incomes`,
+        "incomes",
         incomeRecords(context.data.incomes(), context.knobs.shapes),
       ),
   },
@@ -127,6 +131,6 @@ export const royaltiesRoutes: Route[] = [
     method: "GET",
     path: `${PREFIX}/invoice`,
     operation: "royalties.getInvoice",
-    handle: ({ data, knobs }) => ok(objectBody(data.invoice(), knobs.shapes)),
+    handle: ({ data, knobs }) => ok(objectBody(data.invoice(), knobs.shapes, "invoice")),
   },
 ];

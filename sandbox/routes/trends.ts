@@ -16,7 +16,7 @@ import {
 } from "../http/params.js";
 import { ok } from "../http/reply.js";
 import type { Route } from "../http/router.js";
-import { objectBody, servedLimit } from "../shapes.js";
+import { nestedPage, objectBody, servedLimit } from "../shapes.js";
 
 // Filters are checked for type like the upstream does, then ignored: the sandbox's sales are
 // not broken down by them (a documented simplification).
@@ -54,7 +54,9 @@ export const trendsRoutes: Route[] = [
     handle: ({ body, data, knobs }) => {
       const params = parseParams(body(), { selection_type, ...rangeFields(date) });
       const { start, end } = range(params);
-      return ok(objectBody(data.trendTotals(start, end, params.selection_type), knobs.shapes));
+      return ok(
+        objectBody(data.trendTotals(start, end, params.selection_type), knobs.shapes, "totals"),
+      );
     },
   },
   {
@@ -71,11 +73,14 @@ export const trendsRoutes: Route[] = [
       });
       const { start, end } = range(params);
       const type = params.selection_type;
-      const items = pageOf(
-        data.trendList(start, end, type, params.sale_type),
-        params.offset,
-        servedLimit(params.size, knobs.shapes),
-      );
+      const list = data.trendList(start, end, type, params.sale_type);
+      const limit = servedLimit(params.size, knobs.shapes);
+      const items = pageOf(list, params.offset, limit);
+      if (knobs.shapes.namedObjects) {
+        // A 1-based page number, as paginators count, of pages of the size served.
+        const page = Math.floor(params.offset / limit) + 1;
+        return ok({ data: nestedPage(items, list.length, { page }) });
+      }
       return ok(
         knobs.listShape === "array"
           ? items

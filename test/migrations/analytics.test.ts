@@ -193,7 +193,7 @@ describe("the analytics views", () => {
   });
 
   it("payouts_by_status: count and totals per status equal the sandbox's payouts, to the cent", async () => {
-    const cents = (amount: string) => Math.round(Number(amount) * 100);
+    const cents = (amount: string | number) => Math.round(Number(amount) * 100);
     const expected = new Map<
       string,
       { payouts: number; amount: number; fees: number; net: number }

@@ -99,7 +99,7 @@ describe("sandbox royalties", () => {
       notes: null,
       metadata: { idempotency_key: key },
     });
-    const cents = (text: string) => Math.round(Number(text) * 100);
+    const cents = (text: string | number) => Math.round(Number(text) * 100);
     expect(cents(body.payout.net_amount)).toBe(cents(body.payout.amount) - cents(body.payout.fees));
     expect(body.payout.created_at.startsWith("2026-02-15T")).toBe(true);
     expect(sandbox.data.balance()).toBe("1084.06");
@@ -216,7 +216,7 @@ describe("sandbox royalties", () => {
     }>(sandbox, "/api/v1/invoice");
     expect(invoice).toEqual(wire(sandbox.data.invoice()));
     expect(invoice.period).toBe("2026-01");
-    const cents = (text: string) => Math.round(Number(text) * 100);
+    const cents = (text: string | number) => Math.round(Number(text) * 100);
     expect(invoice.lines.reduce((sum, line) => sum + cents(line.amount), 0)).toBe(
       cents(invoice.total),
     );

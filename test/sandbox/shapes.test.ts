@@ -35,6 +35,17 @@ const DEFAULT_SHAPES = {
 
 type Row = Record<string, unknown>;
 
+/** The variants of independently written upstreams' habits, one knob each. */
+const HABITS = [
+  "failure-envelopes",
+  "money-decimals",
+  "numeric-booleans",
+  "sql-datetimes",
+  "named-objects",
+  "list-snapshots",
+  "php-empty",
+];
+
 /** (domain, url) pairs as sorted text, whatever the shape they came in. */
 function urlPairs(records: readonly { domain: string; url: string | string[] }[]): string[] {
   return records
@@ -96,6 +107,14 @@ describe("sandbox shape knobs", () => {
       incomesWithoutIds: false,
       statPoints: "timestp",
       revision: 0,
+      failureEnvelopeRate: 0,
+      moneyDecimals: 2,
+      booleans: "json",
+      datetimes: "iso",
+      namedObjects: false,
+      listSnapshots: false,
+      phpEmpty: false,
+      emptyCases: false,
     } satisfies ShapeKnobs);
     const post = (body: unknown) =>
       call(sandbox, "/__sandbox/knobs", { method: "POST", body, authorization: null });
@@ -118,6 +137,14 @@ describe("sandbox shape knobs", () => {
       { statPoints: "points" },
       { revision: -1 },
       { urlArrays: "yes" },
+      { failureEnvelopeRate: 1.5 },
+      { moneyDecimals: 3 },
+      { booleans: "numbers" },
+      { datetimes: "rfc" },
+      { namedObjects: 1 },
+      { listSnapshots: "yes" },
+      { phpEmpty: null },
+      { emptyCases: "true" },
       { unknown: true },
       { toString: "x" },
     ]) {
@@ -129,7 +156,7 @@ describe("sandbox shape knobs", () => {
     sandbox.setKnobs(DEFAULT_SHAPES);
   });
 
-  it("names the variants, and all-alternative combines six of them", () => {
+  it("names the variants, and all-alternative and all-habits combine others", () => {
     expect(Object.keys(SHAPE_VARIANTS)).toEqual(
       expect.arrayContaining([
         "url-arrays",
@@ -145,7 +172,12 @@ describe("sandbox shape knobs", () => {
         "charts-length",
         "trends-object",
         "all-alternative",
+        ...HABITS,
+        "all-habits",
       ]),
+    );
+    expect(SHAPE_VARIANTS["all-habits"]).toEqual(
+      shapeVariantsPatch(["url-arrays", "capped-pages", "incomes-without-ids", ...HABITS]),
     );
     expect(SHAPE_VARIANTS["capped-pages"]).toEqual({ shapes: { pageCap: CAP } });
     expect(SHAPE_VARIANTS["charts-length"]).toEqual({
@@ -937,9 +969,361 @@ describe("sandbox CLI --shapes", () => {
     expect((await exited)[0]).toBe(0);
   });
 
+  it("serves two habits at once: --shapes money-decimals,sql-datetimes", async () => {
+    const cli = startCli(["--port", "0", "--shapes", "money-decimals,sql-datetimes"]);
+    const line = await cli.firstLine;
+    const url = line.slice(line.indexOf("http://"));
+    const response = await fetch(`${url}/api/v1/payouts`, {
+      headers: { authorization: "Bearer sandbox-key" },
+    });
+    const { data } = (await response.json()) as { data: Payout[] };
+    expect(data.length).toBeGreaterThan(0);
+    for (const payout of data) {
+      expect(String(payout.amount)).toMatch(/^\d+(\.\d{1,4})?$/);
+      expect(payout.created_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?$/);
+    }
+    expect(data.some((payout) => /^\d+\.\d{4}$/.test(String(payout.amount)))).toBe(true);
+    const exited = once(cli.child, "exit");
+    cli.child.kill("SIGTERM");
+    expect((await exited)[0]).toBe(0);
+  });
+
   it("refuses an unknown variant with exit code 2", async () => {
     const cli = startCli(["--port", "0", "--shapes", "laravel,cursor"]);
     const [code] = await once(cli.child, "exit");
     expect(code).toBe(2);
+  });
+});
+
+/** Every scalar of a body with its key, depth first: what a habit test looks through. */
+function scalars(
+  value: unknown,
+  key: string | null = null,
+): { key: string | null; value: unknown }[] {
+  if (Array.isArray(value)) return value.flatMap((item) => scalars(item, key));
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([k, child]) => scalars(child, k));
+  }
+  return [{ key, value }];
+}
+
+describe("sandbox habits of independently written upstreams", () => {
+  let sandbox: Sandbox;
+  let cm: number;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ today: TODAY });
+    cm = sandbox.data.socialArtists()[0]?.cm_artist ?? 0;
+  });
+  afterEach(() => sandbox.setKnobs(DEFAULT_SHAPES));
+  afterAll(() => sandbox.close());
+
+  /** The royalties GETs' bodies, read the default (wrapped) way. */
+  async function royaltiesBodies() {
+    const list = async (path: string) => (await ok<{ data: Row[] }>(sandbox, path)).data;
+    return {
+      payouts: await list("/api/v1/payouts"),
+      pending: await list("/api/v1/payouts/pending"),
+      incomes: await list("/api/v1/incomes"),
+      invoice: await ok<Row & { lines: Row[] }>(sandbox, "/api/v1/invoice"),
+    };
+  }
+
+  describe("failure-envelopes", () => {
+    const FORMS = [
+      (b: Row) => b.status === false && typeof b.message === "string" && !("type" in b),
+      (b: Row) => b.status === false && typeof b.message === "string" && b.type === 2,
+      (b: Row) => b.success === false && typeof b.error === "string",
+      (b: Row) => b.error === "Service temporarily unavailable",
+      (b: Row) => Array.isArray(b.errors) && typeof (b.errors as Row[])[0]?.message === "string",
+      (b: Row) => b.status === "error" && typeof b.message === "string",
+    ];
+    const isEnvelope = (body: unknown) =>
+      typeof body === "object" && body !== null && !Array.isArray(body);
+
+    it("replaces about the rate of GET answers with 200 failure bodies of every form", async () => {
+      sandbox.setKnobs(SHAPE_VARIANTS["failure-envelopes"] ?? {});
+      sandbox.resetStats();
+      const seen = new Set<number>();
+      let envelopes = 0;
+      const truth = wire(sandbox.data.territories());
+      for (let i = 0; i < 600; i++) {
+        const result = await call(sandbox, "/api/v1/getTerritories/all");
+        expect(result.status).toBe(200);
+        if (Array.isArray(result.json)) {
+          expect(result.json).toEqual(truth);
+          continue;
+        }
+        expect(isEnvelope(result.json)).toBe(true);
+        const form = FORMS.findIndex((matches) => matches(result.json as Row));
+        expect(form, result.text).toBeGreaterThanOrEqual(0);
+        seen.add(form);
+        envelopes++;
+      }
+      expect(envelopes).toBeGreaterThan(30);
+      expect(envelopes).toBeLessThan(90);
+      expect([...seen].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(sandbox.stats().failureEnvelopes).toBe(envelopes);
+    });
+
+    it("lets another attempt of the same request succeed, and never touches a write", async () => {
+      sandbox.setKnobs({ shapes: { failureEnvelopeRate: 0.5 } });
+      const path = `${STATS}/cm-stats?artist_id=${cm}`;
+      const outcomes: string[] = [];
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const body = await ok<Row>(sandbox, path);
+        if ("obj" in body) expect(body.obj).toEqual(wire(sandbox.data.cmStats(cm)));
+        outcomes.push("obj" in body ? "answer" : "failure");
+      }
+      // The same request, failed then answered on the next attempt.
+      expect(outcomes.join(" ")).toContain("failure answer");
+      sandbox.setKnobs({ shapes: { failureEnvelopeRate: 1 } });
+      const write = await ok<Row>(sandbox, "/api/v1/setThreshold", {
+        method: "POST",
+        body: { amount: 150 },
+      });
+      expect(write).toEqual({ status: true, message: "Threshold updated", threshold: "150.00" });
+      const read = await ok<Row>(sandbox, "/api/v1/invoice");
+      expect(FORMS.some((matches) => matches(read))).toBe(true);
+    });
+  });
+
+  describe("money-decimals", () => {
+    it("serves every amount with 4 decimals, half as numbers, half as text, exactly the truth", async () => {
+      sandbox.setKnobs(SHAPE_VARIANTS["money-decimals"] ?? {});
+      const served = await royaltiesBodies();
+      expect(served.payouts).toEqual(wire(sandbox.data.payouts()));
+      expect(served.pending).toEqual(wire(sandbox.data.pendingPayouts()));
+      expect(served.incomes).toEqual(wire(sandbox.data.incomes()));
+      expect(served.invoice).toEqual(wire(sandbox.data.invoice()));
+      const amounts = [
+        ...served.payouts.flatMap((p) => [p.amount, p.fees, p.net_amount, p.wallet]),
+        ...served.incomes.map((i) => i.amount),
+        served.invoice.total,
+        ...served.invoice.lines.map((line) => line.amount),
+      ];
+      const texts = amounts.filter((amount) => typeof amount === "string") as string[];
+      const numbers = amounts.filter((amount) => typeof amount === "number") as number[];
+      expect(texts.length + numbers.length).toBe(amounts.length);
+      for (const text of texts) expect(text).toMatch(/^\d+\.\d{4}$/);
+      for (const number of numbers) expect(String(number)).toMatch(/^\d+(\.\d{1,4})?$/);
+      expect(texts.length / amounts.length).toBeGreaterThan(0.35);
+      expect(numbers.length / amounts.length).toBeGreaterThan(0.35);
+      expect(texts.some((text) => text.endsWith("00"))).toBe(true);
+      expect(numbers.some((number) => /\.\d{3}[1-9]$/.test(String(number)))).toBe(true);
+    });
+
+    it("keeps the truth exact: fees, net amounts and invoice sums in ten-thousandths", async () => {
+      sandbox.setKnobs({ shapes: { moneyDecimals: 4 } });
+      const units = (amount: unknown) => {
+        const [whole = "0", fraction = ""] = String(amount).split(".");
+        return Number(whole) * 10_000 + Number(fraction.padEnd(4, "0"));
+      };
+      for (const p of sandbox.data.payouts()) {
+        const fees = Math.max(10_000, Math.round(units(p.amount) * 0.015));
+        expect(units(p.fees)).toBe(fees);
+        expect(units(p.net_amount)).toBe(units(p.amount) - fees);
+      }
+      const invoice = sandbox.data.invoice();
+      const period = sandbox.data.incomes().filter((income) => income.period === invoice.period);
+      const sum = (values: unknown[]) => values.reduce<number>((s, v) => s + units(v), 0);
+      expect(units(invoice.total)).toBe(sum(invoice.lines.map((line) => line.amount)));
+      expect(units(invoice.total)).toBe(sum(period.map((income) => income.amount)));
+      // Back to 2 decimals: the cents served before, as text.
+      sandbox.setKnobs({ shapes: { moneyDecimals: 2 } });
+      for (const p of sandbox.data.payouts()) expect(p.amount).toMatch(/^\d+\.\d{2}$/);
+      expect(typeof sandbox.data.payouts()[0]?.wallet).toBe("number");
+    });
+  });
+
+  it('numeric-booleans: every boolean as 1/0, "1"/"0" or "true"/"false", meaning the truth', async () => {
+    const truthAssets = wire(
+      sandbox.data
+        .products()
+        .slice(0, 25)
+        .flatMap((p) => p.assets),
+    );
+    const path = `${STATS}/stat/music_streaming_1?artist_id=${cm}&since=2025-12-01`;
+    const truthPoints = wire(
+      Object.values(sandbox.data.statSeries(cm, "music_streaming_1", "2025-12-01", TODAY).metrics),
+    ).flat();
+    sandbox.setKnobs(SHAPE_VARIANTS["numeric-booleans"] ?? {});
+    const products = await ok<{ product: { assets: Row[] }[] }>(
+      sandbox,
+      "/api/v1/getproductByupc/0?page_size=25",
+    );
+    const stat = await ok<{ obj: Record<string, Row[]> }>(sandbox, path);
+    const playlists = await ok<{ obj: { playlist: Row }[] }>(
+      sandbox,
+      `${STATS}/editorial-playlists?artist_id=${cm}`,
+    );
+    const artists = await ok<{ artist: { photo: Row }[] }>(sandbox, "/api/v1/getArtistByName/a");
+    const all = [products, stat, playlists, artists].flatMap((body) => scalars(body));
+    expect(all.filter(({ value }) => typeof value === "boolean")).toEqual([]);
+    const decoded = (value: unknown) => ["1", "true", 1].includes(value as never);
+    const forms = new Set<string>();
+    const check = (served: unknown, truth: boolean) => {
+      expect([1, 0, "1", "0", "true", "false"]).toContain(served);
+      expect(decoded(served)).toBe(truth);
+      forms.add(
+        typeof served === "number" ? "number" : /\d/.test(String(served)) ? "digit" : "word",
+      );
+    };
+    const assets = products.product.flatMap((p) => p.assets);
+    assets.forEach((asset, i) => check(asset.explicit, truthAssets[i]?.explicit ?? false));
+    const points = Object.entries(stat.obj).flatMap(([metric, list]) =>
+      metric === "link" ? [] : list,
+    );
+    points.forEach((point, i) => check(point.interpolated, truthPoints[i]?.interpolated ?? false));
+    for (const { playlist } of playlists.obj) check(playlist.editorial, true);
+    for (const { photo } of artists.artist)
+      expect([1, 0, "1", "0", "true", "false"]).toContain(photo.has_uploaded);
+    expect([...forms].sort()).toEqual(["digit", "number", "word"]);
+  });
+
+  it("sql-datetimes: every instant as YYYY-MM-DD hh:mm:ss[.SSS], the same UTC instant", async () => {
+    const sql = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d{3})?$/;
+    const truth = {
+      payouts: wire(sandbox.data.payouts()),
+      incomes: wire(sandbox.data.incomes()),
+      invoice: wire(sandbox.data.invoice()),
+      cmStats: wire(sandbox.data.cmStats(cm)),
+      playlists: wire(sandbox.data.editorialPlaylists(cm, "music_streaming_1", "past")),
+    };
+    sandbox.setKnobs(SHAPE_VARIANTS["sql-datetimes"] ?? {});
+    const served = await royaltiesBodies();
+    const cmStats = await ok<{ obj: Row }>(sandbox, `${STATS}/cm-stats?artist_id=${cm}`);
+    const playlists = await ok<{ obj: { playlist: Row }[] }>(
+      sandbox,
+      `${STATS}/editorial-playlists?artist_id=${cm}&status=past&limit=100`,
+    );
+    const asUtc = (text: unknown) => Date.parse(`${String(text).replace(" ", "T")}Z`);
+    const same = (servedValue: unknown, truthValue: unknown) => {
+      if (truthValue === null) return expect(servedValue).toBeNull();
+      expect(servedValue).toMatch(sql);
+      expect(asUtc(servedValue)).toBe(Date.parse(String(truthValue)));
+    };
+    const fractions: boolean[] = [];
+    served.payouts.forEach((p, i) => {
+      same(p.created_at, truth.payouts[i]?.created_at);
+      same(p.processed_at, truth.payouts[i]?.processed_at);
+      fractions.push(String(p.created_at).includes("."));
+    });
+    served.incomes.forEach((income, i) => same(income.created_at, truth.incomes[i]?.created_at));
+    same(served.invoice.issued_at, truth.invoice.issued_at);
+    same(cmStats.obj.timestp, truth.cmStats.timestp);
+    playlists.obj.forEach(({ playlist }, i) => {
+      same(playlist.added_at, truth.playlists[i]?.playlist.added_at);
+      same(playlist.removed_at, truth.playlists[i]?.playlist.removed_at);
+    });
+    expect(fractions).toContain(true);
+    expect(fractions).toContain(false);
+    const photos = await ok<{ artist: { photo: Row }[] }>(sandbox, "/api/v1/getArtistByName/a");
+    for (const { photo } of photos.artist) expect(photo.modificationTime).toMatch(sql);
+    // Days stay days.
+    const radio = await ok<{ obj: Row[] }>(sandbox, `${STATS}/radio?artist_id=${cm}`);
+    for (const row of radio.obj) expect(row.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("named-objects: objects and lists under named keys, charts and trends in nested paging", async () => {
+    sandbox.setKnobs(SHAPE_VARIANTS["named-objects"] ?? {});
+    expect(await ok(sandbox, "/api/v1/invoice")).toEqual({
+      status: true,
+      invoice: wire(sandbox.data.invoice()),
+    });
+    const totals = { selection_type: "dsp", start_date: "2026-01-01", end_date: "2026-01-10" };
+    expect(await ok(sandbox, "/api/v1/getTrendsTotal", { body: totals })).toEqual({
+      status: true,
+      totals: sandbox.data.trendTotals("2026-01-01", "2026-01-10", "dsp"),
+    });
+    expect(await ok(sandbox, "/api/v1/payouts")).toEqual({
+      status: true,
+      payouts: wire(sandbox.data.payouts()),
+    });
+    expect(await ok(sandbox, "/api/v1/payouts/pending")).toEqual({
+      status: true,
+      pending_payouts: wire(sandbox.data.pendingPayouts()),
+    });
+    expect(await ok(sandbox, "/api/v1/incomes")).toEqual({
+      status: true,
+      incomes: wire(sandbox.data.incomes()),
+    });
+    const chart = sandbox.data.chart("GLOBAL", "All Genres", TODAY);
+    expect(await ok(sandbox, `${STATS}/charts?limit=10&offset=20`)).toEqual({
+      obj: { data: { data: wire(chart.slice(20, 30)), total: chart.length } },
+    });
+    const range = { start_date: "2026-01-01T00:00:00", end_date: "2026-01-10T00:00:00" };
+    const list = sandbox.data.trendList("2026-01-01", "2026-01-10", "label", "stream");
+    const body = { selection_type: "label", sale_type: "stream", ...range, offset: 4, size: 2 };
+    expect(await ok(sandbox, "/api/v1/getTrendsList", { body })).toEqual({
+      data: { data: list.slice(4, 6), total: list.length, page: 3 },
+    });
+  });
+
+  it("list-snapshots: market coverage as its markets, cm-stats and audience as [object]", async () => {
+    sandbox.setKnobs(SHAPE_VARIANTS["list-snapshots"] ?? {});
+    expect(await ok(sandbox, `${STATS}/video-market-coverage?artist_id=${cm}`)).toEqual({
+      obj: wire(sandbox.data.videoMarketCoverage(cm).markets),
+    });
+    expect(await ok(sandbox, `${STATS}/cm-stats?artist_id=${cm}`)).toEqual({
+      obj: [wire(sandbox.data.cmStats(cm))],
+    });
+    for (const domain of ["social_3", "short_video", "video"] as const) {
+      const path = `${STATS}/${domain}-audience-stats?artist_id=${cm}`;
+      expect(await ok(sandbox, path)).toEqual({
+        obj: [wire(sandbox.data.audienceStats(cm, domain))],
+      });
+    }
+  });
+
+  it("php-empty: empty objects as [], with an empty case of each kind in the dataset", async () => {
+    const audience = `${STATS}/video-audience-stats?artist_id=${cm}`;
+    sandbox.setKnobs({ shapes: { emptyCases: true } });
+    // The empty cases alone: empty objects, as a JSON upstream sends them.
+    expect(sandbox.data.audienceStats(cm, "video")).toEqual({});
+    expect(await ok(sandbox, audience)).toEqual({ obj: {} });
+    const bare = sandbox.data.artists().find((artist) => Object.keys(artist.photo).length === 0);
+    expect(bare).toBeDefined();
+    expect(sandbox.data.payouts()[0]?.metadata).toEqual({});
+    expect(sandbox.data.pendingPayouts()).toHaveLength(1);
+
+    sandbox.setKnobs(SHAPE_VARIANTS["php-empty"] ?? {});
+    expect(await ok(sandbox, audience)).toEqual({ obj: [] });
+    const other = await ok<{ obj: Row }>(
+      sandbox,
+      `${STATS}/social_3-audience-stats?artist_id=${cm}`,
+    );
+    expect(other.obj).toEqual(wire(sandbox.data.audienceStats(cm, "social_3")));
+    const found = await ok<{ artist: Row[] }>(
+      sandbox,
+      `/api/v1/getArtistByName/${encodeURIComponent(bare?.name ?? "")}`,
+    );
+    expect(found.artist.find((artist) => artist.id === bare?.id)?.photo).toEqual([]);
+    const payouts = await ok<{ data: Row[] }>(sandbox, "/api/v1/payouts");
+    expect(payouts.data[0]?.metadata).toEqual([]);
+    expect(payouts.data[1]?.metadata).toEqual(wire(sandbox.data.payouts()[1]?.metadata));
+    sandbox.setKnobs({ shapes: { revision: 1 } });
+    expect(await ok(sandbox, "/api/v1/payouts/pending")).toEqual({ status: true, data: [] });
+    sandbox.setKnobs({ ...DEFAULT_SHAPES, shapes: { ...DEFAULT_KNOBS.shapes, revision: 0 } });
+    expect(sandbox.data.audienceStats(cm, "video")).toMatchObject({ domain: "video" });
+  });
+
+  it("all-habits: the same bytes from the same seed and knobs, failures included", async () => {
+    const knobs = SHAPE_VARIANTS["all-habits"] ?? {};
+    const one = await startSandbox({ today: TODAY, knobs });
+    const twin = await startSandbox({ today: TODAY, knobs });
+    try {
+      for (const path of [
+        "/api/v1/payouts",
+        "/api/v1/incomes",
+        `${STATS}/cm-stats?artist_id=${cm}`,
+      ]) {
+        for (let i = 0; i < 5; i++) {
+          expect((await call(twin, path)).text).toBe((await call(one, path)).text);
+        }
+      }
+    } finally {
+      await one.close();
+      await twin.close();
+    }
   });
 });

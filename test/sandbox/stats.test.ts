@@ -58,6 +58,7 @@ describe("sandbox stats and admin endpoints", () => {
       rateLimitedPerSecond: {},
       maxPerSecond: 0,
       connections: 0,
+      failureEnvelopes: 0,
     });
   });
 
