@@ -145,6 +145,36 @@ export class UpstreamStatusError extends UpstreamError {
   }
 }
 
+/**
+ * A 2xx whose body declares failure (`{status: false, message}` and the like): an upstream error,
+ * retried like a 5xx, never data. `body` is the text as received, kept for diagnosis.
+ */
+export class FailureBodyError extends UpstreamError {
+  readonly status: number;
+  readonly upstreamMessage: string;
+  readonly body: string;
+
+  constructor(request: RequestContext, status: number, upstreamMessage: string, body: string) {
+    super(`HTTP ${status} with a body that declares failure: ${upstreamMessage}`, request, {
+      status,
+      retryable: true,
+    });
+    this.status = status;
+    this.upstreamMessage = upstreamMessage;
+    this.body = body;
+  }
+}
+
+/** A stored response declares failure: a replay loads nothing from it and changes no row. */
+export class StoredFailureError extends EtlError {
+  constructor(stream: string, partition: string, operation: string, upstreamMessage: string) {
+    super(
+      `${stream} ${partition}: a stored response of ${operation} declares failure (${upstreamMessage}); not loaded`,
+      { stream, partition, operation },
+    );
+  }
+}
+
 /** 429: the upstream asked us to slow down; `waitMs` is how long it asked for. */
 export class RateLimitedError extends UpstreamError {
   readonly waitMs: number;
@@ -204,6 +234,7 @@ export class InvalidJsonError extends UpstreamError {
 export function isUpstreamAnswer(error: unknown): boolean {
   return (
     error instanceof UpstreamStatusError ||
+    error instanceof FailureBodyError ||
     error instanceof RateLimitedError ||
     error instanceof InvalidJsonError
   );

@@ -1,3 +1,4 @@
+import { openEnvelope } from "./envelope.js";
 import { asRecord, type JsonRecord } from "./read-values.js";
 
 /**
@@ -66,10 +67,10 @@ interface Located {
 }
 
 /**
- * The list of a body, wherever it is: a bare array, an array under a well-known key
- * (`{obj: [...]}`, `{status: true, data: [...]}`, `{obj: {length, data: [...]}}`), or else the
- * only array of objects under any key. Several arrays of objects with no well-known key among
- * them: the first is read and the others named, so the run can say the body was ambiguous.
+ * The list inside an opened body, wherever it is: the body itself, an array under a well-known
+ * key (`{items: [...]}`, `{obj: {length, data: [...]}}`), or else the only array of objects under
+ * any key. Several arrays of objects with no well-known key among them: the first is read and the
+ * others named, so the run can say the body was ambiguous.
  */
 function locate(body: unknown, depth: number): Located | null {
   if (Array.isArray(body)) return { list: body, envelopes: [], otherLists: [] };
@@ -100,37 +101,24 @@ function locate(body: unknown, depth: number): Located | null {
   };
 }
 
-/**
- * A body that says "nothing" rather than holding something unrecognised: null, `{}`,
- * `{obj: null}`, `{status: true, data: null}`. An object with fields of its own is not: it may be
- * a single record where a list was expected.
- */
-function isEmptyAnswer(body: unknown): boolean {
-  if (body === null || body === undefined || body === "") return true;
-  const record = asRecord(body);
-  return (
-    record !== null &&
-    Object.entries(record).every(
-      ([key, value]) =>
-        (ENVELOPE_KEYS.has(key) && (value === null || typeof value !== "object")) ||
-        (LIST_KEYS.includes(key) && isEmptyAnswer(value)),
-    )
-  );
-}
-
 export function readListPage(body: unknown): ListPage {
-  const located = locate(body, 0);
-  const envelopes = located?.envelopes ?? (asRecord(body) ? [asRecord(body) as JsonRecord] : []);
+  const opened = openEnvelope(body);
+  const located = opened.data === null ? null : locate(opened.data, 0);
+  const inner =
+    located?.envelopes ?? (asRecord(opened.data) ? [asRecord(opened.data) as JsonRecord] : []);
+  const envelopes = [...opened.envelopes, ...inner];
   // Paging fields sit beside the list or in a `meta`/`pagination`/`links` object of an envelope.
   const places = envelopes.flatMap((envelope) => [
     envelope,
     asRecord(envelope.meta),
     asRecord(envelope.pagination),
+    asRecord(envelope.paging),
     asRecord(envelope.links),
   ]);
   return {
     items: located?.list ?? [],
-    found: located !== null || isEmptyAnswer(body),
+    // A body that says nothing (`{}`, `[]`, `{obj: null}`) holds an empty list.
+    found: located !== null || opened.data === null,
     otherLists: located?.otherLists ?? [],
     total: firstOf(places, TOTAL_KEYS, wholeNumber),
     nextLink: firstOf(places, NEXT_KEYS, link),
@@ -140,24 +128,10 @@ export function readListPage(body: unknown): ListPage {
   };
 }
 
-/**
- * A single object the body holds: opened from `{obj: ...}` or from an envelope
- * `{status: true, data: {...}}`; anything else is returned as it is.
- */
+/** The single object (or list) a body holds, opened from its envelopes; null for nothing. */
 export function unwrapObject(body: unknown): unknown {
-  const record = asRecord(body);
-  if (!record) return body;
-  if ("obj" in record) return unwrapObject(record.obj);
-  const keys = Object.keys(record);
-  const envelopeOnly = keys.every((key) => ENVELOPE_KEYS.has(key));
-  if ("data" in record && envelopeOnly && (asRecord(record.data) || Array.isArray(record.data))) {
-    return record.data;
-  }
-  return body;
+  return openEnvelope(body).data;
 }
-
-/** Fields an envelope carries beside its `data`. */
-const ENVELOPE_KEYS = new Set(["data", "status", "success", "message", "code", "meta", "links"]);
 
 /** The items of a body's list; none when it holds no list. */
 export function listOf(body: unknown): unknown[] {

@@ -4,7 +4,7 @@ import type { HttpRequest } from "../http/http-client.js";
 /** The HTTP side of a call, derived from validated parameters. */
 export type OperationRequest = Pick<
   HttpRequest,
-  "method" | "path" | "query" | "body" | "headers" | "retry" | "acceptStatus"
+  "method" | "path" | "query" | "body" | "headers" | "retry" | "acceptStatus" | "failureIsAnswer"
 >;
 
 /**

@@ -1,4 +1,5 @@
 import { isCalendarDate, utcDayOf } from "../time/calendar.js";
+import { JsonDecimal } from "./json-body.js";
 import { untyped } from "./untyped-values.js";
 
 /**
@@ -11,36 +12,58 @@ import { untyped } from "./untyped-values.js";
 export type JsonRecord = Record<string, unknown>;
 
 export function asRecord(value: unknown): JsonRecord | null {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
+  return value !== null &&
+    typeof value === "object" &&
+    !Array.isArray(value) &&
+    !(value instanceof JsonDecimal)
     ? (value as JsonRecord)
     : null;
 }
 
+/** A decimal number as Postgres's numeric reads it: sign, digits, fraction, exponent. */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A number's exact text: a JSON number as it was sent (see JsonDecimal), a numeric string as it
+ * is; null for anything else. Never through a double, so no digit is lost.
+ */
+function decimalText(value: unknown): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : null;
+  if (value instanceof JsonDecimal) return value.text;
+  if (typeof value !== "string") return null;
+  const text = value.trim();
+  return DECIMAL.test(text) ? text : null;
+}
+
 function parseNumber(value: unknown): number | null {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "string" && value.trim() !== "") {
-    const parsed = Number(value.trim());
-    return Number.isFinite(parsed) ? parsed : null;
-  }
-  return null;
+  const text = decimalText(value);
+  const parsed = text === null ? NaN : Number(text);
+  return Number.isFinite(parsed) ? parsed : null;
 }
 
 /** A non-empty string or a number's decimal text, else null; notes nothing. */
 export function parseText(value: unknown): string | null {
   if (typeof value === "string") return value === "" ? null : value;
   if (typeof value === "number" && Number.isFinite(value)) return String(value);
+  if (value instanceof JsonDecimal) return value.text;
   return null;
 }
 
-/** A number, also from a numeric string ("12.50", " 3 "); anything else is null. */
-export function toNumber(value: unknown): number | null {
-  return parseNumber(value) ?? untyped("number", value);
+/**
+ * A number as the exact decimal text it came as ("12.3400", 1234.5678, "1E3"), for a numeric
+ * column; anything else is null.
+ */
+export function toDecimal(value: unknown): string | null {
+  return decimalText(value) ?? untyped("number", value);
 }
 
-/** A whole number, also from a string; a fraction or anything else is null. */
+/**
+ * A whole number, also from a string ("12", "12.0"); a fraction, or one beyond what a double
+ * holds exactly, is null (noted: never rounded).
+ */
 export function toInteger(value: unknown): number | null {
   const parsed = parseNumber(value);
-  return parsed !== null && Number.isInteger(parsed) ? parsed : untyped("integer", value);
+  return parsed !== null && Number.isSafeInteger(parsed) ? parsed : untyped("integer", value);
 }
 
 /** A non-empty string; numbers become their decimal text (ids arrive as either). */
@@ -48,22 +71,20 @@ export function toText(value: unknown): string | null {
   return parseText(value) ?? (typeof value === "string" ? null : untyped("text", value));
 }
 
-/** A money amount as exact decimal text with two places ("12.5" -> "12.50"); null if not money. */
+/**
+ * A money amount as the exact decimal text it came as, every decimal kept ("12.5", "12.3400"): a
+ * numeric column without a fixed scale stores it as sent. Null if it is not a number.
+ */
 export function toMoney(value: unknown): string | null {
-  const text =
-    typeof value === "number"
-      ? Number.isFinite(value)
-        ? value.toFixed(2)
-        : ""
-      : parseText(value)?.trim();
-  const match = text ? /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text) : null;
-  if (!match) return untyped("money", value);
-  const [, sign, units, cents = ""] = match;
-  return `${sign}${BigInt(units as string).toString()}.${cents.padEnd(2, "0")}`;
+  return decimalText(value) ?? untyped("money", value);
 }
 
+/**
+ * A date or an instant, ISO 8601 or SQL ("2026-01-05 12:30:00.000"), with a zone (Z, +01:00,
+ * +0100, +01, UTC, GMT, optionally after a space) or none.
+ */
 const ISO =
-  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)\s?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
 /** An array as it came, else null; notes nothing (a list kept whole in a jsonb column). */
 export function asList(value: unknown): unknown[] | null {
@@ -87,6 +108,20 @@ export function field(record: unknown, ...path: string[]): unknown {
 }
 
 /**
+ * The first of `names` a record holds a value under: for a field whose name the spec does not
+ * show and upstreams spell their own way ("code", "country_code"). Undefined when none is there.
+ */
+export function firstField(record: unknown, ...names: string[]): unknown {
+  const fields = asRecord(record);
+  if (!fields) return undefined;
+  for (const name of names) {
+    const value = fields[name];
+    if (value !== null && value !== undefined) return value;
+  }
+  return undefined;
+}
+
+/**
  * The text of a key value, or of each element when the upstream sends a list where one value was
  * expected (the load then stores one row per element: a record listing several links).
  */
@@ -101,32 +136,40 @@ export function toDay(value: unknown): string | null {
   return match && isCalendarDate(match[1] as string) ? (match[1] as string) : untyped("day", value);
 }
 
+/** An instant given as epoch seconds or milliseconds (a number, or 9 to 13 digits of text). */
+function epochInstant(value: unknown): Date | null {
+  const text = typeof value === "number" ? String(value) : parseText(value)?.trim();
+  if (!text || !/^\d{9,13}(?:\.\d+)?$/.test(text)) return null;
+  const numeric = Number(text);
+  const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
 /**
- * The calendar day of a series point's time: an ISO date or instant, or epoch seconds or
- * milliseconds (as a number or 9 to 13 digits of text). Null when it is none of them. Wider than
- * toDay because the spec does not show how /stat points give their time, and pairs of
- * `[time, value]` plausibly give it as a number.
+ * The calendar day of a series point's time: an ISO or SQL date or instant, or epoch seconds or
+ * milliseconds. Null when it is none of them. Wider than toDay because the spec does not show
+ * how /stat points give their time, and pairs of `[time, value]` plausibly give it as a number.
  */
 export function dayOfTime(time: unknown): string | null {
-  const numeric =
-    typeof time === "number" ? time : /^\d{9,13}$/.test(String(time)) ? Number(time) : NaN;
-  if (Number.isFinite(numeric)) {
-    const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
-    return Number.isNaN(date.getTime()) ? null : utcDayOf(date);
-  }
+  const epoch = epochInstant(time);
+  if (epoch) return utcDayOf(epoch);
   const text = toText(time);
   return text && /^\d{4}-\d{2}-\d{2}/.test(text) ? text.slice(0, 10) : null;
 }
 
 /**
- * An ISO 8601 instant as text Postgres reads the same way whatever the session's time zone: the
- * spec says the upstream's instants are UTC, so one without a zone is taken as UTC.
+ * An instant as text Postgres reads the same way whatever the session's time zone: ISO 8601 or
+ * SQL form, or epoch seconds or milliseconds. The spec says the upstream's instants are UTC, so
+ * one without a zone is taken as UTC.
  */
 export function toInstant(value: unknown): string | null {
+  const epoch = epochInstant(value);
+  if (epoch) return epoch.toISOString();
   const match = ISO.exec(parseText(value)?.trim() ?? "");
   if (!match || !isCalendarDate(match[1] as string)) return untyped("instant", value);
   const [, day, time, zone] = match;
-  const instant = `${day}T${time ?? "00:00:00"}${zone ?? "Z"}`;
+  const utc = zone === undefined || /^(Z|UTC|GMT)$/i.test(zone);
+  const instant = `${day}T${(time ?? "00:00:00").replace(",", ".")}${utc ? "Z" : zone}`;
   return Number.isFinite(Date.parse(instant)) ? instant : untyped("instant", value);
 }
 
@@ -138,8 +181,15 @@ export function monthStart(value: unknown): string | null {
     : untyped("month", value);
 }
 
-/** A boolean, also from "true"/"false" text; anything else is null. */
+/** The encodings of a boolean in the wild: JSON's, 1/0 (PHP, MySQL), and their text. */
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ...["true", "1", "t", "yes", "y", "on"].map((text) => [text, true] as const),
+  ...["false", "0", "f", "no", "n", "off"].map((text) => [text, false] as const),
+]);
+
+/** A boolean: true/false, 1/0, and their text in any case ("1", "true", "yes"); else null. */
 export function toBoolean(value: unknown): boolean | null {
   if (typeof value === "boolean") return value;
-  return value === "true" ? true : value === "false" ? false : untyped("boolean", value);
+  const text = typeof value === "number" ? String(value) : parseText(value);
+  return BOOLEANS.get(text?.trim().toLowerCase() ?? "") ?? untyped("boolean", value);
 }

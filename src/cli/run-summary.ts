@@ -62,6 +62,16 @@ function reportUntyped(summaries: readonly StreamSummary[], out: Output): void {
   }
 }
 
+/** Answers that declared failure: retried, never loaded; the attempt keeps the last of them. */
+function reportFailureBodies(summaries: readonly StreamSummary[], out: Output): void {
+  const streams = summaries.filter((s) => s.failureBodies > 0);
+  if (streams.length === 0) return;
+  out.line("");
+  out.line(
+    `Answers that declared failure (2xx with {status: false, ...} and the like; retried, none stored; the last kept in etl.sync_runs.failure_body): ${streams.map((s) => `${s.stream} ${s.failureBodies}`).join(", ")}`,
+  );
+}
+
 /**
  * The summary of a sync or a replay: a row per stream, what could not be typed, what was
  * quarantined or may be incomplete, what was interrupted and what failed. A run stopped by a
@@ -93,6 +103,7 @@ export function printSummaries(
     out.line(line);
   }
   reportUntyped(summaries, out);
+  reportFailureBodies(summaries, out);
   const attention = reportAttention(summaries, out);
   if (interrupted > 0) {
     out.line("");

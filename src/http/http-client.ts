@@ -2,6 +2,7 @@ import pRetry from "p-retry";
 import { Agent, request as undiciRequest } from "undici";
 import {
   AuthError,
+  FailureBodyError,
   InvalidJsonError,
   isUpstreamAnswer,
   NetworkError,
@@ -23,6 +24,8 @@ import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
+import { declaredFailure } from "../api/envelope.js";
+import { parseJsonBody } from "../api/json-body.js";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -43,6 +46,11 @@ export interface HttpRequest {
   readonly onAttempt?: (event: HttpAttemptEvent) => void;
   /** A non-2xx answer that is a result, not a failure (e.g. a refused payout). */
   readonly acceptStatus?: (status: number, body: unknown) => boolean;
+  /**
+   * A body that declares failure is this request's answer (a refused write), not an error. For
+   * every other request it is an upstream error: retried, then failed, never data.
+   */
+  readonly failureIsAnswer?: boolean;
 }
 
 export interface HttpResponse {
@@ -62,6 +70,8 @@ export interface HttpAttemptEvent {
   readonly outcome: number | string;
   readonly durationMs: number;
   readonly attempt: number;
+  /** The body as received of a 2xx that declared failure (FailureBodyError); absent: none. */
+  readonly failureBody?: string;
 }
 
 export interface HttpClientOptions {
@@ -204,6 +214,7 @@ export class HttpClient {
     const lease = await this.#options.budget.acquire(identity, request.signal);
     const started = performance.now();
     let outcome: number | string = "Error";
+    let failureBody: string | undefined;
     try {
       const raw = await this.#send(request, identity);
       outcome = raw.status;
@@ -211,6 +222,7 @@ export class HttpClient {
       return { ...(await this.#interpret(request, identity, raw)), attempts: attempt };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
+      if (error instanceof FailureBodyError) failureBody = error.body;
       throw error;
     } finally {
       await lease.release();
@@ -219,6 +231,7 @@ export class HttpClient {
         outcome,
         durationMs: performance.now() - started,
         attempt,
+        ...(failureBody === undefined ? {} : { failureBody }),
       };
       this.#options.onAttempt?.(event);
       request.onAttempt?.(event);
@@ -300,6 +313,8 @@ export class HttpClient {
     if (status >= 200 && status < 300) {
       if (body === INVALID) throw new InvalidJsonError(identity, status, text.length);
       await this.#respectExhaustedWindow(headers);
+      const failure = request.failureIsAnswer ? null : declaredFailure(body, text);
+      if (failure !== null) throw new FailureBodyError(identity, status, failure, text);
       return { status, body, text, headers };
     }
     const parsed = body === INVALID ? undefined : body;
@@ -340,7 +355,7 @@ const INVALID = Symbol("invalid JSON");
 function parseJson(text: string): unknown {
   if (text.trim() === "") return null;
   try {
-    return JSON.parse(text);
+    return parseJsonBody(text);
   } catch {
     return INVALID;
   }

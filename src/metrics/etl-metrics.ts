@@ -83,6 +83,8 @@ const WARNING_KINDS = Object.keys({
   truncated: true,
   no_list: true,
   ambiguous: true,
+  untyped: true,
+  unmatched: true,
 } satisfies Record<PageWarning["kind"], true>);
 
 // Upstream calls take tens of milliseconds to tens of seconds (the request timeout is 30 s).
@@ -107,6 +109,12 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     name: "etl_http_requests_total",
     help: 'Upstream HTTP attempts, by operation and HTTP status (or error name when none came back); status="429" counts the rate-limited ones.',
     labelNames: ["operation", "status"] as const,
+    registers: [registry],
+  });
+  const failureBodies = new Counter({
+    name: "etl_upstream_failure_bodies_total",
+    help: "Upstream 2xx answers whose body declares failure ({status: false, message} and the like), by operation: retried, never stored.",
+    labelNames: ["operation"] as const,
     registers: [registry],
   });
   const retries = new Counter({
@@ -303,6 +311,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     observeAttempt(event) {
       const operation = label(event.operation);
       requests.inc({ operation, status: label(String(event.outcome)) });
+      if (event.failureBody !== undefined) failureBodies.inc({ operation });
       if (event.attempt > 1) retries.inc({ operation });
       requestDuration.observe({ operation }, event.durationMs / 1000);
     },

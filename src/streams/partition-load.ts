@@ -1,8 +1,9 @@
 import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
-import type { UntypedValue } from "../api/untyped-values.js";
+import { declaredFailure } from "../api/envelope.js";
+import { notingNothing, type UntypedValue } from "../api/untyped-values.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { PagingError } from "../errors.js";
+import { PagingError, StoredFailureError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { Database } from "../warehouse/schema.js";
 import type { Warehouse } from "../warehouse/database.js";
@@ -111,6 +112,43 @@ function keyProblem(row: Row, key: readonly string[]): string | null {
   return missing.length === 0 ? null : `no value for key column ${missing.join(", ")}`;
 }
 
+/** Whether a value holds something: not absent, null or "". */
+const holds = (value: unknown): boolean => value !== null && value !== undefined && value !== "";
+
+/** Columns a row derives from its record: neither its key, nor the record kept whole, nor its day. */
+function derivedColumns(row: Row, key: readonly string[]): string[] {
+  return Object.keys(row).filter(
+    (column) => column !== "raw" && column !== "snapshot_date" && !key.includes(column),
+  );
+}
+
+/**
+ * Whether a record's rows found none of the fields their reader looks for, though the record is
+ * not empty: read again, rarely (only when every derived column came out null), through a proxy
+ * that sees which fields the reader asks for.
+ */
+function matchedNothing(read: () => unknown, record: unknown, asked: Set<string>): boolean {
+  if (record === null || typeof record !== "object") return false;
+  const fields = record as Record<string, unknown>;
+  if (!Object.values(fields).some(holds)) return false;
+  notingNothing(read);
+  return ![...asked].some((field) => holds(fields[field]));
+}
+
+/** A proxy of `record` that adds to `asked` every field read of it. */
+function askingProxy(record: object, asked: Set<string>): object {
+  return new Proxy(record, {
+    get(target, property, receiver) {
+      if (typeof property === "string") asked.add(property);
+      return Reflect.get(target, property, receiver) as unknown;
+    },
+    has(target, property) {
+      if (typeof property === "string") asked.add(property);
+      return Reflect.has(target, property);
+    },
+  });
+}
+
 /**
  * The load stage of one partition: reads records from its pages' responses, turns them into
  * rows, writes them in batches, and closes the partition. Used by a sync (pages as they are
@@ -119,6 +157,13 @@ function keyProblem(row: Row, key: readonly string[]): string | null {
 export class PartitionLoad {
   rowsWritten = 0;
   rowsRejected = 0;
+  /** Records whose rows found none of the fields their reader looks for. */
+  unmatched = 0;
+  /** Answers whose body declared failure (each retried; none loaded). */
+  failureBodies = 0;
+  /** The last of them as received, kept with the attempt for diagnosis. */
+  lastFailureBody: string | null = null;
+  readonly #unmatchedTables = new Set<string>();
   readonly warnings: PageWarning[] = [];
   readonly untyped = new UntypedReport();
   readonly #options: PartitionLoadOptions;
@@ -159,6 +204,14 @@ export class PartitionLoad {
   async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
     const { stream, partition, timer } = this.#options;
     const { next } = timer.timeSync("normalise", () => {
+      // A landed response that declares failure (one stored before the client refused such
+      // answers) is no data: the replay fails before a row changes.
+      for (const exchange of exchanges) {
+        const failure = declaredFailure(exchange.body, exchange.text);
+        if (failure !== null) {
+          throw new StoredFailureError(stream.name, partition.key, exchange.operation, failure);
+        }
+      }
       const text = exchanges.map((e) => e.text).join("\n");
       const context = {
         today: this.#options.today,
@@ -206,7 +259,27 @@ export class PartitionLoad {
 
   /** Writes what is pending and closes the partition. */
   async finish(run: { requests: number }): Promise<void> {
+    this.#warnUnread();
     await this.#write(run);
+  }
+
+  /**
+   * What the readers could not read, as warnings like truncation: values they could not type,
+   * records in which they found none of their fields. A replay with a fixed reader clears them.
+   */
+  #warnUnread(): void {
+    const untyped = this.untyped.fields();
+    if (untyped.length > 0) {
+      const count = untyped.reduce((sum, field) => sum + field.count, 0);
+      const fields = untyped.map((field) => `${field.field} (${field.expected})`).join(", ");
+      this.warn({ kind: "untyped", message: `${count} values could not be typed: ${fields}` });
+    }
+    if (this.unmatched > 0) {
+      this.warn({
+        kind: "unmatched",
+        message: `${this.unmatched} records matched none of the expected fields of ${[...this.#unmatchedTables].join(", ")} (kept in raw)`,
+      });
+    }
   }
 
   outcome(
@@ -223,6 +296,7 @@ export class PartitionLoad {
       requests,
       rowsWritten: this.rowsWritten,
       rowsRejected: this.rowsRejected,
+      failureBodies: this.failureBodies,
       warnings: [...this.warnings],
       untyped: this.untyped.fields(),
       timings: timer.timings(),
@@ -245,6 +319,11 @@ export class PartitionLoad {
     log.debug({ requests, rowsWritten: this.rowsWritten, ...timer.timings() }, "partition loaded");
   }
 
+  /** What the attempt keeps of the answers that declared failure. */
+  failureBodiesSeen(): { failureBodies: number; failureBody: string | null } {
+    return { failureBodies: this.failureBodies, failureBody: this.lastFailureBody };
+  }
+
   #reject(rejection: PendingRejection): void {
     this.rowsRejected += 1;
     this.#pendingRejections.push(rejection);
@@ -253,7 +332,22 @@ export class PartitionLoad {
   #readRows(state: OutputState, record: unknown, position: number, pageIndex: number): void {
     const { output } = state;
     const { key } = output.target;
-    for (const read of output.rows(record, this.#options.partition, position)) {
+    const { partition } = this.#options;
+    const rows = output.rows(record, partition, position);
+    const derived = rows.flatMap((row) => derivedColumns(row, key));
+    if (
+      derived.length > 0 &&
+      rows.every((row) => derivedColumns(row, key).every((c) => !holds(row[c])))
+    ) {
+      const asked = new Set<string>();
+      const proxy =
+        record !== null && typeof record === "object" ? askingProxy(record, asked) : record;
+      if (matchedNothing(() => output.rows(proxy, partition, position), record, asked)) {
+        this.unmatched += 1;
+        this.#unmatchedTables.add(output.target.table);
+      }
+    }
+    for (const read of rows) {
       const stamped =
         output.mode === "snapshot" ? { ...read, snapshot_date: this.#options.today } : read;
       const problem = keyProblem(stamped, key);
@@ -324,6 +418,7 @@ export class PartitionLoad {
           rowsWritten: this.rowsWritten,
           untyped: this.untyped.fields(),
           rowsRejected: this.rowsRejected,
+          ...this.failureBodiesSeen(),
           warnings: this.warnings,
           responseIds: this.#responseIds,
           pages: this.#pages,
@@ -338,7 +433,14 @@ export class PartitionLoad {
               warnings: this.warnings,
             }
           : undefined;
-        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, { success, deletes });
+        const rederived = success
+          ? undefined
+          : { stream: stream.name, partition: partition.key, warnings: this.warnings };
+        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
+          success,
+          rederived,
+          deletes,
+        });
       }),
     );
   }

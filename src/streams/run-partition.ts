@@ -1,9 +1,11 @@
 import type { z } from "zod";
 import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { Operation } from "../api/operation.js";
+import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
+import { parseJsonBody } from "../api/json-body.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
@@ -53,6 +55,8 @@ export interface PartitionOutcome {
   readonly rowsWritten: number;
   /** Records that yielded no storable row: quarantined in etl.rejected_records. */
   readonly rowsRejected: number;
+  /** Answers whose body declared failure: each retried, none loaded. */
+  readonly failureBodies: number;
   /** What the partition leaves uncertain (a list that says it holds more, no list found). */
   readonly warnings: readonly PageWarning[];
   /** Values that typed columns could not hold (kept in raw), by field. */
@@ -99,6 +103,7 @@ async function unopened(
     requests: 0,
     rowsWritten: 0,
     rowsRejected: 0,
+    failureBodies: 0,
     warnings: [],
     untyped: [],
     timings: new PhaseTimer().timings(),
@@ -209,7 +214,15 @@ async function syncNoting(
     api: deps.api,
     config: deps.config,
     today: deps.today,
-    call: { signal: deps.signal, onAttempt: () => void (requests += 1) },
+    call: {
+      signal: deps.signal,
+      onAttempt: ({ failureBody }: HttpAttemptEvent) => {
+        requests += 1;
+        if (failureBody === undefined) return;
+        load.failureBodies += 1;
+        load.lastFailureBody = failureBody;
+      },
+    },
   };
   try {
     let cursor: Cursor = null;
@@ -251,6 +264,7 @@ async function syncNoting(
       error,
       untyped: load.untyped.fields(),
       rowsRejected: load.rowsRejected,
+      ...load.failureBodiesSeen(),
       warnings: load.warnings,
     };
   }
@@ -409,5 +423,5 @@ function groupPages(
 }
 
 function parseBody(text: string): unknown {
-  return text.trim() === "" ? null : JSON.parse(text);
+  return text.trim() === "" ? null : parseJsonBody(text);
 }

@@ -12,6 +12,8 @@ export interface StreamSummary {
   readonly rowsWritten: number;
   /** Records quarantined in etl.rejected_records. */
   readonly rowsRejected: number;
+  /** Answers whose body declared failure: each retried, none loaded. */
+  readonly failureBodies: number;
   /** Partitions with something uncertain (a list that says it holds more, no list found). */
   readonly warned: readonly PartitionOutcome[];
   /** Values typed columns could not hold (kept in raw), by field, over the stream's partitions. */
@@ -30,6 +32,7 @@ export class StreamTally {
   #requests = 0;
   #rowsWritten = 0;
   #rowsRejected = 0;
+  #failureBodies = 0;
   #interrupted = 0;
   readonly #failed: PartitionOutcome[] = [];
   readonly #warned: PartitionOutcome[] = [];
@@ -45,6 +48,7 @@ export class StreamTally {
       this.#requests += outcome.requests;
       this.#rowsWritten += outcome.rowsWritten;
       this.#rowsRejected += outcome.rowsRejected;
+      this.#failureBodies += outcome.failureBodies;
       if (outcome.status === "failed") this.#failed.push(outcome);
       else if (outcome.status === "interrupted") this.#interrupted += 1;
       else if (outcome.warnings.length > 0) this.#warned.push(outcome);
@@ -61,6 +65,7 @@ export class StreamTally {
       requests: this.#requests,
       rowsWritten: this.#rowsWritten,
       rowsRejected: this.#rowsRejected,
+      failureBodies: this.#failureBodies,
       warned: [...this.#warned],
       untyped: this.#untyped,
       durationMs: performance.now() - this.#started,

@@ -106,9 +106,10 @@ export interface PageWarning {
   /**
    * truncated: the body says the list holds more than was read (a total, a next link, a last
    * page not reached); no_list: no list could be found in the body; ambiguous: the body holds
-   * several lists and one was read.
+   * several lists and one was read; untyped: values a typed column could not hold (kept in raw);
+   * unmatched: records in which the reader found none of the fields it looks for (kept in raw).
    */
-  readonly kind: "truncated" | "no_list" | "ambiguous";
+  readonly kind: "truncated" | "no_list" | "ambiguous" | "untyped" | "unmatched";
   readonly message: string;
 }
 

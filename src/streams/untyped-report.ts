@@ -1,4 +1,5 @@
 import type { Expected, UntypedField, UntypedValue } from "../api/untyped-values.js";
+import { jsonText } from "../api/json-body.js";
 
 const MAX_EXAMPLES = 3;
 const MAX_EXAMPLE_LENGTH = 60;
@@ -73,7 +74,7 @@ export function mergeUntyped(reports: readonly (readonly UntypedField[])[]): Unt
 }
 
 function example(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
+  const text = value === undefined ? String(value) : jsonText(value);
   return text.length > MAX_EXAMPLE_LENGTH ? `${text.slice(0, MAX_EXAMPLE_LENGTH - 1)}…` : text;
 }
 

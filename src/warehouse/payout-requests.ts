@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ColumnType, type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
+import { jsonText } from "../api/json-body.js";
 
 /** How long an unfinished request stays resumable: a re-run within it re-sends the same key. */
 export const RESUME_WINDOW_MS = 24 * 3600 * 1000;
@@ -142,7 +143,7 @@ export async function recordPayoutOutcome(
     .set({
       status: outcome.status,
       payout_id: outcome.payoutId,
-      response: outcome.response === null ? null : JSON.stringify(outcome.response),
+      response: outcome.response === null ? null : jsonText(outcome.response),
       message: outcome.message,
       synced_at: new Date(),
     })
@@ -164,7 +165,7 @@ export interface KnownBalance {
  */
 export async function lastKnownBalance(warehouse: Kysely<Database>): Promise<KnownBalance | null> {
   const result = await sql<{ wallet: string; payout_id: string | null; at: Date }>`
-    select wallet::numeric(14,2)::text as wallet, payout_id, at
+    select wallet::text as wallet, payout_id, at
     from (
       select wallet, payout_id, created_at as at
       from royalties.payouts

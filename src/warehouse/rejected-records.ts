@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { canonicalJson } from "../streams/stable-key.js";
 import type { Database } from "./schema.js";
+import { jsonText } from "../api/json-body.js";
 
 type Db = Kysely<Database>;
 
@@ -40,7 +41,7 @@ export async function quarantine(
         record_sha256: r.hash,
         target_table: r.table,
         reason: r.reason,
-        record: JSON.stringify(r.record ?? null),
+        record: jsonText(r.record ?? null),
         response_id: r.responseId,
         last_seen_at: new Date(),
       })),

@@ -19,6 +19,8 @@ export interface SyncRunsTable {
   untyped_values: ColumnType<unknown, never, string | null>;
   kind: ColumnType<"sync" | "replay", "sync" | "replay" | undefined, never>;
   rows_rejected: ColumnType<number, never, number>;
+  failure_bodies: ColumnType<number, never, number>;
+  failure_body: ColumnType<string | null, never, string | null>;
   warnings: ColumnType<unknown, never, string | null>;
   response_ids: ColumnType<string[] | null, never, string[] | null>;
   pages: ColumnType<string[] | null, never, string[] | null>;

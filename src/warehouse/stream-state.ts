@@ -151,6 +151,22 @@ export function partitionSucceeded(db: Pick<Db, "insertInto">, success: Partitio
 }
 
 /**
+ * The statement that records what a replay found uncertain in a partition, its checkpoint and
+ * success left as its sync set them: a reader fixed and replayed clears the sync's warnings.
+ */
+export function partitionRederived(
+  db: Pick<Db, "updateTable">,
+  { stream, partition, warnings = [] }: Omit<PartitionSuccess, "checkpoint">,
+) {
+  return db
+    .updateTable("etl.stream_state")
+    .set({ warnings: warnings.length > 0 ? JSON.stringify(warnings) : null })
+    .where("stream", "=", stream)
+    .where("partition", "=", partition)
+    .where("last_status", "=", "succeeded");
+}
+
+/**
  * Records a failure; the checkpoint and last success of an earlier run are kept. `retryJobId`:
  * the queue job whose attempt this was, which may attempt the partition again; null when no
  * further attempt can come (a one-shot sync), which makes the failure final.

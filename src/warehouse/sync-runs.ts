@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely, type QueryCreator, type RawBuilder, sql } f
 import type { UntypedField } from "../api/untyped-values.js";
 import { PROCESS_IDENTITY } from "../process-identity.js";
 import type { AttemptStatus, Database } from "./schema.js";
-import { type PartitionSuccess, partitionSucceeded } from "./stream-state.js";
+import { type PartitionSuccess, partitionRederived, partitionSucceeded } from "./stream-state.js";
 import { utcToday } from "../time/calendar.js";
 
 type Db = Kysely<Database>;
@@ -91,6 +91,9 @@ export interface SyncRunEnd {
   readonly error?: string;
   readonly untyped?: readonly UntypedField[];
   readonly rowsRejected?: number;
+  /** Answers whose body declared failure, and the last of them as received (for diagnosis). */
+  readonly failureBodies?: number;
+  readonly failureBody?: string | null;
   readonly warnings?: readonly { readonly kind: string; readonly message: string }[];
   /** The stored responses the attempt read, in page order. */
   readonly responseIds?: readonly string[];
@@ -106,6 +109,8 @@ export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Pro
 export interface SucceededClose {
   /** The partition's success and checkpoint (a sync; a replay leaves them as its sync set them). */
   readonly success?: PartitionSuccess;
+  /** A replay's warnings for the partition, which replace its sync's (see partitionRederived). */
+  readonly rederived?: Omit<PartitionSuccess, "checkpoint">;
   /** Deletes of the rows the upstream no longer returns: the rows they delete count as written. */
   readonly deletes: readonly RawBuilder<unknown>[];
 }
@@ -130,10 +135,14 @@ export async function finishSucceededAttempt(
       () => sql`(${statement} returning 1)`,
     ) as unknown as QueryCreator<Database>;
   }
-  const { success } = close;
+  const { success, rederived } = close;
   if (success) {
     creator = creator.with("state", (qc) =>
       partitionSucceeded(qc, success),
+    ) as unknown as QueryCreator<Database>;
+  } else if (rederived) {
+    creator = creator.with("state", (qc) =>
+      partitionRederived(qc, rederived),
     ) as unknown as QueryCreator<Database>;
   }
   const deleted =
@@ -165,6 +174,8 @@ function closeRun(
       error: end.error ?? null,
       untyped_values: end.untyped?.length ? JSON.stringify(end.untyped) : null,
       rows_rejected: end.rowsRejected ?? 0,
+      failure_bodies: end.failureBodies ?? 0,
+      failure_body: end.failureBody ?? null,
       warnings: end.warnings?.length ? JSON.stringify(end.warnings) : null,
       response_ids: end.responseIds ? [...end.responseIds] : null,
       pages: end.pages ? [...end.pages] : null,

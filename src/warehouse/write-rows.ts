@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
+import { jsonText } from "../api/json-body.js";
 
 /** A warehouse table and its key, as a stream declares where its rows go. */
 export interface TableKey {
@@ -73,7 +74,7 @@ const MAX_ROWS_PER_STATEMENT = 2_000;
 function parameter(value: unknown): unknown {
   if (value === undefined) return null;
   return value !== null && typeof value === "object" && !(value instanceof Date)
-    ? JSON.stringify(value)
+    ? jsonText(value)
     : value;
 }
 
@@ -289,7 +290,7 @@ function copyText(value: unknown): string {
     case "boolean":
       return String(value);
     default:
-      return value instanceof Date ? value.toISOString() : JSON.stringify(value);
+      return value instanceof Date ? value.toISOString() : jsonText(value);
   }
 }
 

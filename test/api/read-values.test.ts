@@ -3,11 +3,14 @@ import {
   asList,
   dayOfTime,
   oneOrMany,
+  toBoolean,
+  toDecimal,
+  toInstant,
   toInteger,
   toMoney,
-  toNumber,
   toText,
 } from "../../src/api/read-values.js";
+import { JsonDecimal } from "../../src/api/json-body.js";
 import { readListPage, recordsOf, unwrapObject } from "../../src/api/list-page.js";
 
 const findList = (body: unknown) => {
@@ -74,15 +77,21 @@ describe("readListPage", () => {
 });
 
 describe("scalar readers", () => {
-  it("reads numbers from numbers and numeric strings only", () => {
-    expect(toNumber(" 12.5 ")).toBe(12.5);
-    expect(toNumber(-3)).toBe(-3);
-    expect(toNumber("12,5")).toBeNull();
-    expect(toNumber("")).toBeNull();
-    expect(toNumber(null)).toBeNull();
-    expect(toNumber(Number.NaN)).toBeNull();
+  it("reads numbers from numbers and numeric strings only, as their exact text", () => {
+    expect(toDecimal(" 12.5 ")).toBe("12.5");
+    expect(toDecimal(-3)).toBe("-3");
+    expect(toDecimal("12.3400")).toBe("12.3400");
+    expect(toDecimal("1E3")).toBe("1E3");
+    expect(toDecimal(new JsonDecimal("0.10000000000000000001"))).toBe("0.10000000000000000001");
+    expect(toDecimal("12,5")).toBeNull();
+    expect(toDecimal("")).toBeNull();
+    expect(toDecimal(null)).toBeNull();
+    expect(toDecimal(Number.NaN)).toBeNull();
     expect(toInteger("42")).toBe(42);
+    expect(toInteger("42.0")).toBe(42);
+    expect(toInteger(new JsonDecimal("42.0"))).toBe(42);
     expect(toInteger("4.2")).toBeNull();
+    expect(toInteger("90071992547409931")).toBeNull();
   });
 
   it("reads ids given as text or number", () => {
@@ -92,21 +101,50 @@ describe("scalar readers", () => {
     expect(toText({})).toBeNull();
   });
 
-  it("keeps money exact, with two places", () => {
-    expect(toMoney("12.5")).toBe("12.50");
-    expect(toMoney("0012.34")).toBe("12.34");
-    expect(toMoney(150)).toBe("150.00");
+  it("keeps money exact, every decimal as it came", () => {
+    expect(toMoney("12.5")).toBe("12.5");
+    expect(toMoney("12.3400")).toBe("12.3400");
+    expect(toMoney(150)).toBe("150");
+    expect(toMoney(1234.5678)).toBe("1234.5678");
+    expect(toMoney(new JsonDecimal("1234.5600"))).toBe("1234.5600");
     expect(toMoney("-3.10")).toBe("-3.10");
     expect(toMoney("90071992547409931.99")).toBe("90071992547409931.99");
-    expect(toMoney("12.345")).toBeNull();
     expect(toMoney("12,34")).toBeNull();
+    expect(toMoney("12.34 EUR")).toBeNull();
     expect(toMoney(null)).toBeNull();
+  });
+
+  it("reads booleans in their common encodings", () => {
+    for (const yes of [true, 1, "1", "true", "TRUE", "yes"]) expect(toBoolean(yes)).toBe(true);
+    for (const no of [false, 0, "0", "false", "False", "no"]) expect(toBoolean(no)).toBe(false);
+    expect(toBoolean(2)).toBeNull();
+    expect(toBoolean("maybe")).toBeNull();
+  });
+
+  it("reads instants in ISO and SQL forms, with or without a zone (UTC), and epoch times", () => {
+    expect(toInstant("2026-01-05T12:30:00Z")).toBe("2026-01-05T12:30:00Z");
+    expect(toInstant("2026-01-05 12:30:00")).toBe("2026-01-05T12:30:00Z");
+    expect(toInstant("2026-01-05 12:30:00.123")).toBe("2026-01-05T12:30:00.123Z");
+    expect(toInstant("2026-01-05 12:30:00 UTC")).toBe("2026-01-05T12:30:00Z");
+    expect(toInstant("2026-01-05T12:30:00+01:00")).toBe("2026-01-05T12:30:00+01:00");
+    expect(toInstant("2026-01-05T12:30:00+0100")).toBe("2026-01-05T12:30:00+0100");
+    expect(toInstant(1_767_616_200)).toBe("2026-01-05T12:30:00.000Z");
+    expect(toInstant("05/01/2026")).toBeNull();
   });
 
   it("opens the statistics envelope and a status/data envelope, and leaves anything else alone", () => {
     expect(unwrapObject({ obj: { a: 1 } })).toEqual({ a: 1 });
     expect(unwrapObject({ status: true, data: { a: 1 } })).toEqual({ a: 1 });
-    expect(unwrapObject({ data: { a: 1 }, total: 3 })).toEqual({ data: { a: 1 }, total: 3 });
+    expect(unwrapObject({ data: { a: 1 }, total: 3 })).toEqual({ a: 1 });
+    expect(unwrapObject({ status: true, invoice: { a: 1 } })).toEqual({ a: 1 });
+    expect(unwrapObject({ data: { data: { a: 1 }, page: 1 } })).toEqual({ a: 1 });
+    expect(unwrapObject({ status: "paid", lines: [{ a: 1 }] })).toEqual({
+      status: "paid",
+      lines: [{ a: 1 }],
+    });
+    for (const nothing of [{}, [], { obj: [] }, { status: true, data: {} }, { status: true }]) {
+      expect(unwrapObject(nothing)).toBeNull();
+    }
     expect(unwrapObject({ a: 1 })).toEqual({ a: 1 });
     expect(unwrapObject([1])).toEqual([1]);
   });

@@ -11,6 +11,7 @@ const METRIC_NAMES = [
   "etl_build_info",
   "etl_http_requests_total",
   "etl_http_retries_total",
+  "etl_upstream_failure_bodies_total",
   "etl_http_request_duration_seconds",
   "etl_rows_written_total",
   "etl_untyped_values_total",
@@ -41,6 +42,13 @@ function observedMetrics(): EtlMetrics {
   metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
   metrics.observeAttempt({
+    operation: "royalties.getInvoice",
+    outcome: 200,
+    durationMs: 5,
+    attempt: 1,
+    failureBody: '{"status":false,"message":"try later"}',
+  });
+  metrics.observeAttempt({
     operation: "trends.sales",
     outcome: "NetworkError",
     durationMs: 5,
@@ -53,6 +61,7 @@ function observedMetrics(): EtlMetrics {
     requests: 3,
     rowsWritten: 40,
     rowsRejected: 0,
+    failureBodies: 0,
     warnings: [],
     untyped: [],
     timings: { fetchMs: 1_500, normaliseMs: 250, writeMs: 750 },
@@ -65,6 +74,7 @@ function observedMetrics(): EtlMetrics {
     requests: 1,
     rowsWritten: 7,
     rowsRejected: 0,
+    failureBodies: 0,
     warnings: [],
     untyped: [
       { field: "count", expected: "integer", count: 2, examples: ['"n/a"'] },
@@ -147,6 +157,7 @@ describe("/metrics", () => {
         `etl_http_requests_total{operation="${OPERATION}",status="429"} 1`,
         `etl_http_requests_total{operation="trends.sales",status="NetworkError"} 1`,
         `etl_http_retries_total{operation="${OPERATION}"} 1`,
+        `etl_upstream_failure_bodies_total{operation="royalties.getInvoice"} 1`,
         `etl_http_request_duration_seconds_count{operation="${OPERATION}"} 3`,
         `etl_http_request_duration_seconds_sum{operation="${OPERATION}"} 1`,
         `etl_rows_written_total{stream="catalogue_territories"} 40`,

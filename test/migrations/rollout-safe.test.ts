@@ -47,6 +47,10 @@ const EXCEPTIONS: Readonly<Record<string, Exception>> = {
   // Drops etl.sync_runs' status check and adds, in the same statement, one allowing every status
   // it allowed and two more: what an older release writes is still accepted.
   "2026-11-23-011-attempt-outcomes": { breaches: ["drop"], stopsOldWorkers: false },
+  // Widens the money columns (numeric(14,2) to numeric: what an older release writes still fits),
+  // making analytics.payouts_by_status again over them; and keys the snapshot tables by element
+  // too, which an older release's upsert by the old key no longer finds: it must be stopped.
+  "2026-11-25-014-exact-values": { breaches: ["drop", "column type"], stopsOldWorkers: true },
 };
 
 /** A statement's code: literals (comments, values) can say anything, and case and spacing vary. */

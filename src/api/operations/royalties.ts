@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import { asRecord, type JsonRecord, toInteger, toMoney, toNumber, toText } from "../read-values.js";
+import {
+  asRecord,
+  type JsonRecord,
+  toInteger,
+  toMoney,
+  toDecimal,
+  toText,
+} from "../read-values.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import { amount } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
@@ -8,12 +15,12 @@ import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../res
 export interface Payout {
   readonly id: string | null;
   readonly userId: string | null;
-  /** Money as exact decimal text with two places. */
+  /** Money as the exact decimal text it came as. */
   readonly amount: string | null;
   readonly currency: string | null;
   readonly fees: string | null;
   readonly netAmount: string | null;
-  readonly wallet: number | null;
+  readonly wallet: string | null;
   readonly status: string | null;
   readonly method: string | null;
   readonly reference: string | null;
@@ -53,7 +60,7 @@ export function toPayout(raw: JsonRecord): Payout {
     currency: toText(raw.currency),
     fees: toMoney(raw.fees),
     netAmount: toMoney(raw.net_amount),
-    wallet: toNumber(raw.wallet),
+    wallet: toDecimal(raw.wallet),
     status: toText(raw.status),
     method: toText(raw.method),
     reference: toText(raw.reference),
@@ -117,6 +124,7 @@ export const requestPayout = defineOperation({
     body: { amount, idempotency_key },
     headers: { "idempotency-key": idempotency_key },
     acceptStatus: isRefusal,
+    failureIsAnswer: true,
   }),
   parse: (body): PayoutRequestResult => {
     const result = toWriteResult(body);
@@ -137,6 +145,7 @@ export const setThreshold = defineOperation({
     path: `${API_PREFIX}/setThreshold`,
     body: { amount },
     acceptStatus: isRefusal,
+    failureIsAnswer: true,
   }),
   parse: toWriteResult,
 });
@@ -148,6 +157,7 @@ export const setMonthlyType = defineOperation({
     method: "POST",
     path: `${API_PREFIX}/payouts/set-monthly-type`,
     acceptStatus: isRefusal,
+    failureIsAnswer: true,
   }),
   parse: toWriteResult,
 });

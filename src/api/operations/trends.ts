@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
-import { asRecord, type JsonRecord, toInteger, toNumber, toText } from "../read-values.js";
+import { asRecord, type JsonRecord, toInteger, toDecimal, toText } from "../read-values.js";
 import { type ListPage, listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
 import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
@@ -17,8 +17,8 @@ import {
 export interface TrendTotals {
   readonly streamCount: number | null;
   readonly downloadCount: number | null;
-  readonly streamPercentage: number | null;
-  readonly downloadPercentage: number | null;
+  readonly streamPercentage: string | null;
+  readonly downloadPercentage: string | null;
   readonly raw: JsonRecord;
 }
 
@@ -27,7 +27,7 @@ export interface TrendItem {
   readonly id: string | null;
   readonly name: string | null;
   readonly count: number | null;
-  readonly percentage: number | null;
+  readonly percentage: string | null;
   readonly raw: JsonRecord;
 }
 
@@ -67,8 +67,8 @@ function toTotals(raw: JsonRecord): TrendTotals {
   return {
     streamCount: toInteger(raw.stream_count),
     downloadCount: toInteger(raw.download_count),
-    streamPercentage: toNumber(raw.stream_percentage),
-    downloadPercentage: toNumber(raw.download_percentage),
+    streamPercentage: toDecimal(raw.stream_percentage),
+    downloadPercentage: toDecimal(raw.download_percentage),
     raw,
   };
 }
@@ -78,7 +78,7 @@ function toItem(raw: JsonRecord): TrendItem {
     id: toText(raw.id),
     name: toText(raw.name),
     count: toInteger(raw.count),
-    percentage: toNumber(raw.percentage),
+    percentage: toDecimal(raw.percentage),
     raw,
   };
 }

@@ -192,7 +192,7 @@ async function sendPayoutRequest(
     out.line(
       `accepted: payout ${payout.id ?? "(no id)"} of ${payout.amount ?? amount}${payout.currency ? ` ${payout.currency}` : ""}, status ${payout.status ?? "(not given)"}${quoted(result.message)}`,
     );
-    if (payout.wallet !== null) out.line(`balance left: ${payout.wallet.toFixed(2)}`);
+    if (payout.wallet !== null) out.line(`balance left: ${payout.wallet}`);
   } else {
     out.line(`accepted, but the answer names no payout${quoted(result.message)}`);
   }

@@ -1,5 +1,5 @@
 import { AUDIENCE_DOMAINS, type AudienceDomain } from "../../api/enums.js";
-import { toInteger, toNumber, field, toInstant } from "../../api/read-values.js";
+import { toInteger, toDecimal, field, toInstant } from "../../api/read-values.js";
 import {
   shortVideoAudienceStats,
   social3AudienceStats,
@@ -9,7 +9,7 @@ import { NO_PAGING } from "../paging.js";
 import { defineStream, ONE_REQUEST } from "../stream.js";
 import { product } from "../dimensions.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
-import { readSnapshot } from "./snapshot-records.js";
+import { readSnapshot } from "../snapshot-read.js";
 
 /** One artist's audience on one domain: one of the three *-audience-stats paths. */
 interface AudiencePartition extends ArtistPartition {
@@ -47,17 +47,18 @@ export const audienceStats = defineStream<AudiencePartition, unknown>({
     {
       target: {
         table: "artist_stats.audience_stats",
-        key: ["artist_id", "domain", "snapshot_date"],
+        key: ["artist_id", "domain", "snapshot_date", "element"],
       },
       mode: "snapshot",
       scope: audienceScope,
-      rows: (audience, partition) => [
+      rows: (audience, partition, element) => [
         {
           ...audienceScope(partition),
+          element,
           followers: toInteger(field(audience, "followers")),
-          engagement_rate: toNumber(field(audience, "engagement_rate")),
-          avg_likes_per_post: toNumber(field(audience, "avg_likes_per_post")),
-          avg_comments_per_post: toNumber(field(audience, "avg_comments_per_post")),
+          engagement_rate: toDecimal(field(audience, "engagement_rate")),
+          avg_likes_per_post: toDecimal(field(audience, "avg_likes_per_post")),
+          avg_comments_per_post: toDecimal(field(audience, "avg_comments_per_post")),
           measured_at: toInstant(field(audience, "timestp")),
           raw: audience,
         },

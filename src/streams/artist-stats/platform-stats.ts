@@ -1,5 +1,5 @@
 import type { StatSource } from "../../api/enums.js";
-import { toNumber, field, toBoolean, toDay } from "../../api/read-values.js";
+import { toDecimal, field, toBoolean, toDay } from "../../api/read-values.js";
 import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
 import { notRecords, single } from "../list-read.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
@@ -91,7 +91,7 @@ export const platformStats = defineStream<SeriesPartition, StatPoint, typeof pag
           metric: point.metric,
           day: toDay(point.day),
           value: point.value,
-          daily_diff: toNumber(field(point.raw, "daily_diff")),
+          daily_diff: toDecimal(field(point.raw, "daily_diff")),
           interpolated: toBoolean(field(point.raw, "interpolated")),
           raw: point.raw,
         },

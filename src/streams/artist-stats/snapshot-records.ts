@@ -1,11 +1,8 @@
-import type { Exchange } from "../../api/api-client.js";
 import type { SnapshotOperation } from "../../api/operations/artist-stats.js";
-import { asRecord } from "../../api/read-values.js";
-import { toSnapshot } from "../../api/results.js";
 import type { Row } from "../../warehouse/write-rows.js";
-import { single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST, type PageRead, type Stream } from "../stream.js";
+import { readSnapshot } from "../snapshot-read.js";
+import { defineStream, ONE_REQUEST, type Stream } from "../stream.js";
 import {
   AFTER_TRACKED_ARTISTS,
   type ArtistPartition,
@@ -14,19 +11,9 @@ import {
 } from "./tracked-artists.js";
 
 /**
- * A snapshot answer as records: its object (opened from `{obj: ...}` or `{data: ...}`), none when
- * the upstream sent nothing, and anything else quarantined.
- */
-export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
-  const { data } = toSnapshot(single(exchanges).body);
-  if (data === null || data === undefined) return { records: [] };
-  if (asRecord(data)) return { records: [data] };
-  return { records: [], rejected: [{ item: data, reason: "the snapshot is not an object" }] };
-}
-
-/**
  * A stream of one artist's snapshot (what the upstream only shows as "now"), one request per
- * tracked artist, kept per run date in `table`: the artist, the snapshot's `columns` and `raw`.
+ * tracked artist, kept per run date in `table`: the artist, the snapshot's `columns` and `raw`,
+ * one row per element of a snapshot that comes as a list.
  */
 export function artistSnapshotStream(declared: {
   readonly name: string;
@@ -48,11 +35,11 @@ export function artistSnapshotStream(declared: {
     read: readSnapshot,
     outputs: [
       {
-        target: { table, key: ["artist_id", "snapshot_date"] },
+        target: { table, key: ["artist_id", "snapshot_date", "element"] },
         mode: "snapshot",
         scope: artistScope,
-        rows: (snapshot, partition) => [
-          { ...artistScope(partition), ...columns(snapshot), raw: snapshot },
+        rows: (snapshot, partition, element) => [
+          { ...artistScope(partition), element, ...columns(snapshot), raw: snapshot },
         ],
       },
     ],

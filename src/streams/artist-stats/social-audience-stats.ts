@@ -1,5 +1,5 @@
 import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js";
-import { type JsonRecord, toNumber, toText, toInstant } from "../../api/read-values.js";
+import { type JsonRecord, toDecimal, toText, toInstant } from "../../api/read-values.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { offsetPaging } from "../paging.js";
@@ -54,8 +54,8 @@ export const socialAudienceStats = defineStream<BreakdownPartition, JsonRecord, 
           position,
           code: toText(entry.code),
           name: toText(entry.name),
-          value: toNumber(entry.value),
-          percent: toNumber(entry.percent),
+          value: toDecimal(entry.value),
+          percent: toDecimal(entry.percent),
           measured_at: toInstant(entry.timestp),
           raw: entry,
         },

@@ -1,13 +1,23 @@
-import { toInteger, field, toInstant } from "../../api/read-values.js";
+import { firstField, toDecimal, toInstant, toInteger, toText } from "../../api/read-values.js";
 import { videoMarketCoverage as coverageOperation } from "../../api/operations/artist-stats.js";
 import { artistSnapshotStream } from "./snapshot-records.js";
 
+/**
+ * One object (total views, the markets inside it) or the list of markets itself, one row per
+ * market: upstreams answer either way, and name a market's fields their own way.
+ */
 export const videoMarketCoverage = artistSnapshotStream({
   name: "artist_stats_video_market_coverage",
   operation: coverageOperation,
   table: "artist_stats.video_market_coverage",
   columns: (coverage) => ({
-    total_views: toInteger(field(coverage, "total_views")),
-    measured_at: toInstant(field(coverage, "timestp")),
+    total_views: toInteger(firstField(coverage, "total_views")),
+    measured_at: toInstant(firstField(coverage, "timestp", "timestamp", "measured_at")),
+    market_code: toText(
+      firstField(coverage, "code", "country_code", "countryCode", "country", "iso", "market"),
+    ),
+    market_name: toText(firstField(coverage, "name", "country_name", "countryName", "market_name")),
+    views: toInteger(firstField(coverage, "views", "view_count", "views_count")),
+    share: toDecimal(firstField(coverage, "percent", "percentage", "share", "pct")),
   }),
 });

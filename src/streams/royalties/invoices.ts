@@ -1,27 +1,14 @@
-import {
-  asList,
-  type JsonRecord,
-  oneOrMany,
-  toInstant,
-  toMoney,
-  toText,
-} from "../../api/read-values.js";
+import { asList, type JsonRecord, toInstant, toMoney, toText } from "../../api/read-values.js";
 import { getInvoice } from "../../api/operations/royalties.js";
-import { splitItems, toSnapshot } from "../../api/results.js";
-import { notRecords, single } from "../list-read.js";
+import { readSnapshot } from "../snapshot-read.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
+import { defineStream, ONE_REQUEST, type PageRead, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
 /** The invoice number, or a hash of the whole record when it has none. */
 export function invoiceKey(invoice: JsonRecord): string {
   return toText(invoice.invoice_number) ?? stableKey(invoice);
-}
-
-/** The invoice object(s) of the body (one object, or a list of them), and what is neither. */
-function invoicesOf(data: unknown): { records: JsonRecord[]; others: unknown[] } {
-  return splitItems(oneOrMany(data));
 }
 
 /** The current invoice, kept as a daily snapshot (the upstream only shows "now"). */
@@ -32,10 +19,7 @@ export const invoices = defineStream<Partition, JsonRecord>({
   partitions: () => WHOLE_LIST,
   requests: ONE_REQUEST,
   fetch: async (_context, _partition, page) => [await page.exchange(getInvoice, {})],
-  read: (exchanges) => {
-    const { records, others } = invoicesOf(toSnapshot(single(exchanges).body).data);
-    return { records, rejected: notRecords(others) };
-  },
+  read: (exchanges) => readSnapshot(exchanges) as PageRead<JsonRecord>,
   outputs: [
     {
       target: {

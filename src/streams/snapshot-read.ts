@@ -1,0 +1,21 @@
+import type { Exchange } from "../api/api-client.js";
+import { asRecord } from "../api/read-values.js";
+import { splitItems, toSnapshot } from "../api/results.js";
+import { notRecords, single } from "./list-read.js";
+import type { PageRead } from "./stream.js";
+
+/**
+ * A snapshot answer as records, taking what comes: one object is one record; a list of objects is
+ * one record per element (its `position` is its index: the `element` of its row); nothing (null,
+ * `{}`, `[]`: PHP's empty map) is none. What is no object at all is quarantined.
+ */
+export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
+  const { data } = toSnapshot(single(exchanges).body);
+  if (data === null || data === undefined) return { records: [] };
+  if (asRecord(data)) return { records: [data] };
+  if (Array.isArray(data)) {
+    const { records, others } = splitItems(data);
+    return { records, rejected: notRecords(others) };
+  }
+  return { records: [], rejected: [{ item: data, reason: "the snapshot is not an object" }] };
+}
