@@ -6,9 +6,9 @@ import { hash32 } from "./prng.js";
 /** An ISO instant as the sandbox writes them: with or without zone and milliseconds. */
 const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})(\.\d+)?Z?$/;
 
-/** true as 1, "1" or "true" (false as 0, "0", "false"), by a hash of its place in the body. */
-function mixedBoolean(value: boolean, place: number): unknown {
-  switch (hash32("boolean", place) % 3) {
+/** true as 1, "1" or "true" (false as 0, "0", "false"), by the hash of the value's record. */
+function mixedBoolean(value: boolean, record: number): unknown {
+  switch (record % 3) {
     case 0:
       return value ? 1 : 0;
     case 1:
@@ -22,12 +22,12 @@ function mixedBoolean(value: boolean, place: number): unknown {
  * "2026-01-05 10:00:00" for an ISO instant, with ".SSS" on about half of them (always when the
  * instant has a fraction, so no value changes). Anything else is returned as it is.
  */
-function sqlDatetime(text: string, place: number): string {
+function sqlDatetime(text: string, record: number): string {
   const match = ISO_INSTANT.exec(text);
   if (!match) return text;
   const [, day, time, fraction = ""] = match;
   const exact = /^(\.0*)?$/.test(fraction) ? "" : fraction;
-  const shown = exact || (hash32("datetime", place) % 2 === 0 ? ".000" : "");
+  const shown = exact || (record % 2 === 0 ? ".000" : "");
   return `${day} ${time}${shown}`;
 }
 
@@ -44,23 +44,31 @@ export function changesEncoding(shapes: ShapeKnobs): boolean {
 
 /**
  * The body with booleans, instants and empty objects written as the knobs say. Deterministic:
- * each value's form depends on its place in the body. The royalties envelope's `status: true`
- * stays a boolean: it is the envelope, not data, and PHP sends it as written.
+ * a value's form depends on its field and on the record holding it, never on where the record
+ * sits in a body, so one record is written the same in every answer that holds it (a payout in
+ * /payouts and in /payouts/pending, a product found by two look-ups). The royalties envelope's
+ * `status: true` stays a boolean: it is the envelope, not data, and PHP sends it as written.
  */
 export function encodeBody(body: unknown, shapes: ShapeKnobs): unknown {
   if (!changesEncoding(shapes)) return body;
-  let place = 0;
-  const visit = (value: unknown, key: string | null): unknown => {
-    if (Array.isArray(value)) return value.map((item) => visit(item, null));
-    if (typeof value === "object" && value !== null) {
-      if (shapes.phpEmpty && isEmptyObject(value)) return [];
-      return Object.fromEntries(Object.entries(value).map(([k, child]) => [k, visit(child, k)]));
-    }
-    if (typeof value === "boolean" && shapes.booleans === "mixed" && key !== "status") {
-      return mixedBoolean(value, place++);
-    }
-    if (typeof value === "string" && shapes.datetimes === "sql") return sqlDatetime(value, place++);
-    return value;
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== "object" || value === null) return value;
+    if (shapes.phpEmpty && isEmptyObject(value)) return [];
+    let record: string | undefined;
+    const hashOf = (key: string) => hash32(key, (record ??= JSON.stringify(value)));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [key, encodeField(key, child, hashOf)]),
+    );
   };
-  return visit(body, null);
+  const encodeField = (key: string, value: unknown, hashOf: (key: string) => number) => {
+    if (typeof value === "boolean" && shapes.booleans === "mixed" && key !== "status") {
+      return mixedBoolean(value, hashOf(key));
+    }
+    if (typeof value === "string" && shapes.datetimes === "sql" && ISO_INSTANT.test(value)) {
+      return sqlDatetime(value, hashOf(key));
+    }
+    return visit(value);
+  };
+  return visit(body);
 }

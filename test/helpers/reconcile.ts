@@ -10,7 +10,7 @@ import {
   STATS_TYPES,
 } from "../../src/api/enums.js";
 import type { EtlConfig } from "../../src/config/etl-config-schema.js";
-import type { PlaylistEntry, SandboxDataset } from "../../sandbox/index.js";
+import type { Payout, PlaylistEntry, SandboxDataset, ShapeKnobs } from "../../sandbox/index.js";
 import { addDays } from "../../src/time/calendar.js";
 import type { TestWarehouse } from "./warehouse.js";
 
@@ -30,6 +30,8 @@ export interface ReconcileScope {
   readonly today: string;
   /** The days of the range that was synced (daily partitions). */
   readonly days: readonly string[];
+  /** The shape knobs the sandbox served with (default shapes where absent): what was sent. */
+  readonly shapes?: Partial<ShapeKnobs>;
 }
 
 /** One record as the comparison sees it: its key, its measure, and how a quarantine names it. */
@@ -59,20 +61,53 @@ const text = (value: unknown): string =>
       : typeof value === "number" || typeof value === "boolean"
         ? String(value)
         : JSON.stringify(value);
+/** A value the measure writes exactly as given: a normalised decimal, never through a float. */
+class Exact {
+  constructor(readonly text: string) {}
+}
+
 /** A measure of several values, numbers written the way JavaScript writes them. */
 const measure = (...values: unknown[]): string =>
   values
     .map((value) =>
-      typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && !/^0\d/.test(value)
-        ? String(Number(value))
-        : text(value),
+      value instanceof Exact
+        ? value.text
+        : typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value) && !/^0\d/.test(value)
+          ? String(Number(value))
+          : text(value),
     )
     .join(" | ");
+
+/**
+ * A decimal compared by its digits: "12.3400", 12.34 and "012.34" are all "12.34". A served JSON
+ * number is the text JavaScript writes for it (what JSON.stringify sent); a stored numeric is
+ * read as text (`::text` in the query), so no value passes through a float with fewer digits.
+ */
+const decimal = (value: unknown): Exact => {
+  if (value === null || value === undefined) return new Exact("null");
+  const written = String(value).trim();
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(written);
+  if (!match) return new Exact(`not a decimal: ${JSON.stringify(value)}`);
+  const whole = (match[2] ?? "").replace(/^0+(?=\d)/, "");
+  const fraction = (match[3] ?? "").replace(/0+$/, "");
+  const sign = whole === "0" && fraction === "" ? "" : (match[1] ?? "");
+  return new Exact(`${sign}${whole}${fraction === "" ? "" : `.${fraction}`}`);
+};
+
+/** An instant as ISO text with milliseconds, from a Date, ISO text or the stored UTC text. */
 const instant = (value: unknown): string => {
   if (value instanceof Date) return value.toISOString();
   const parsed = Date.parse(text(value));
   return Number.isFinite(parsed) ? new Date(parsed).toISOString() : text(value);
 };
+
+/** SQL writing a timestamptz column as the UTC ISO text `instant` gives (null stays null). */
+const utc = (column: string) =>
+  `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/** A served instant as `instant` writes it, or null when none was served. */
+const servedInstant = (value: string | null | undefined) =>
+  value === null || value === undefined ? null : instant(value);
 /** The day of a stat point's time (ISO text, or epoch milliseconds in a pair). */
 const dayOfPoint = (record: unknown): string => {
   if (Array.isArray(record)) return new Date(Number(record[0])).toISOString().slice(0, 10);
@@ -215,14 +250,39 @@ export function compareItems(
 /**
  * Stored rows as items: the query returns `key` and `m`, a JSON array of the measure's values
  * (built with json_build_array, so numbers come back as numbers and compare like served ones).
+ * The values at `decimals` (positions in m) are numeric columns the query wrote as `::text`,
+ * compared exactly as decimals.
  */
 async function storedItems(
   warehouse: TestWarehouse,
   sql: string,
   values: unknown[] = [],
+  decimals: readonly number[] = [],
 ): Promise<Item[]> {
   const rows = await warehouse.query<{ key: string; m: unknown[] }>(sql, values);
-  return rows.map(({ key, m }) => ({ key, measure: measure(...m) }));
+  return rows.map(({ key, m }) => ({
+    key,
+    measure: measure(...m.map((value, i) => (decimals.includes(i) ? decimal(value) : value))),
+  }));
+}
+
+/**
+ * compareItems for a table whose stored rows `query` reads; a query the warehouse refuses (a
+ * column its migration has not added yet) is one difference line instead of an error.
+ */
+async function tableDifferences(
+  table: string,
+  expected: readonly Item[],
+  query: () => Promise<Item[]>,
+  quarantine: Quarantine,
+): Promise<string[]> {
+  let stored: Item[];
+  try {
+    stored = await query();
+  } catch (error) {
+    return [`${table}: cannot be read (${(error as Error).message})`];
+  }
+  return compareItems(table, expected, stored, quarantine);
 }
 
 /** The upstream's look-ups: a case-insensitive substring of any field, "all" matching all. */
@@ -262,11 +322,14 @@ export async function catalogueDifferences(scope: ReconcileScope): Promise<strin
     ...compareItems(
       "catalogue.assets",
       products.flatMap((p) =>
-        p.assets.map((a) => ({ key: String(a.id), measure: measure(p.id, a.isrc, a.title) })),
+        p.assets.map((a) => ({
+          key: String(a.id),
+          measure: measure(p.id, a.isrc, a.title, a.explicit),
+        })),
       ),
       await storedItems(
         warehouse,
-        `select asset_id::text as key, json_build_array(product_id, isrc, title) as m
+        `select asset_id::text as key, json_build_array(product_id, isrc, title, explicit) as m
            from catalogue.assets`,
       ),
       quarantine,
@@ -408,6 +471,10 @@ export function expectedTrackedArtists(scope: ReconcileScope): number[] {
 /** What the artist statistics of the tracked artists should hold, as items per table. */
 function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
   const { data, config, today, days } = scope;
+  // Pairs and metric rows carry no interpolated flag: nothing was served to store.
+  const interpolatedServed = !["pairs", "metric-rows"].includes(
+    scope.shapes?.statPoints ?? "timestp",
+  );
   const yesterday = addDays(today, -1);
   const served = {
     points: [] as Item[],
@@ -421,7 +488,12 @@ function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
   const placement = (prefix: string, entry: PlaylistEntry) =>
     served.placements.push({
       key: `${prefix}|${entry.playlist.id}|${entry.track.id}`,
-      measure: measure(entry.playlist.followers, entry.playlist.position),
+      measure: measure(
+        entry.playlist.followers,
+        entry.playlist.position,
+        instant(entry.playlist.added_at),
+        servedInstant(entry.playlist.removed_at),
+      ),
     });
   for (const id of artists) {
     for (const source of STAT_SOURCES) {
@@ -431,7 +503,7 @@ function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
           const day = point.timestp.slice(0, 10);
           served.points.push({
             key: `${id}|${source}|${metric}|${day}`,
-            measure: measure(point.value),
+            measure: measure(point.value, interpolatedServed ? point.interpolated : null),
             identity: `${id}|${source}|${day}`,
           });
         }
@@ -460,7 +532,7 @@ function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
           for (const [position, row] of rows.entries()) {
             served.audience.push({
               key: `${partition}|${position}`,
-              measure: measure(row.code, row.name, row.value),
+              measure: measure(row.code, row.name, row.value, instant(row.timestp)),
               identity: `${partition}|${text(row.code)}|${row.name}`,
             });
           }
@@ -498,9 +570,112 @@ function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
 }
 
 /**
+ * The snapshot tables at today's snapshot_date. A snapshot served as a list is stored one row per
+ * element (`element`, its index); a single object is element 0; an empty snapshot ({}, [] or
+ * null) stores no row. video_market_coverage as a list holds one market per row.
+ */
+async function snapshotDifferences(
+  scope: ReconcileScope,
+  artists: readonly number[],
+  quarantine: Quarantine,
+): Promise<string[]> {
+  const { warehouse, data, today } = scope;
+  const atToday =
+    (sql: string, decimals: number[] = []) =>
+    () =>
+      storedItems(warehouse, sql, [today], decimals);
+  const cm: Item[] = [];
+  const audience: Item[] = [];
+  const coverage: Item[] = [];
+  for (const id of artists) {
+    const stats = data.cmStats(id);
+    cm.push({
+      key: `${id}|0`,
+      measure: measure(stats.name, stats.cm_rank, instant(stats.timestp)),
+    });
+    for (const domain of AUDIENCE_DOMAINS) {
+      const snapshot = data.audienceStats(id, domain);
+      if (!("domain" in snapshot)) continue;
+      audience.push({
+        key: `${id}|${domain}|0`,
+        measure: measure(
+          snapshot.followers,
+          decimal(snapshot.engagement_rate),
+          instant(snapshot.timestp),
+        ),
+      });
+    }
+    const markets = data.videoMarketCoverage(id);
+    if (scope.shapes?.listSnapshots) {
+      for (const [element, market] of markets.markets.entries()) {
+        coverage.push({
+          key: `${id}|${element}`,
+          measure: measure(
+            null,
+            null,
+            market.code,
+            market.name,
+            market.views,
+            decimal(market.percent),
+          ),
+        });
+      }
+    } else {
+      coverage.push({
+        key: `${id}|0`,
+        measure: measure(
+          markets.total_views,
+          instant(markets.timestp),
+          null,
+          null,
+          null,
+          decimal(null),
+        ),
+      });
+    }
+  }
+  return [
+    ...(await tableDifferences(
+      "artist_stats.cm_stats",
+      cm,
+      atToday(
+        `select concat_ws('|', artist_id, element) as key,
+                json_build_array(name, cm_rank, ${utc("measured_at")}) as m
+           from artist_stats.cm_stats where snapshot_date = $1`,
+      ),
+      quarantine,
+    )),
+    ...(await tableDifferences(
+      "artist_stats.audience_stats",
+      audience,
+      atToday(
+        `select concat_ws('|', artist_id, domain, element) as key,
+                json_build_array(followers, engagement_rate::text, ${utc("measured_at")}) as m
+           from artist_stats.audience_stats where snapshot_date = $1`,
+        [1],
+      ),
+      quarantine,
+    )),
+    ...(await tableDifferences(
+      "artist_stats.video_market_coverage",
+      coverage,
+      atToday(
+        `select concat_ws('|', artist_id, element) as key,
+                json_build_array(total_views, ${utc("measured_at")}, market_code, market_name,
+                                 views, share::text) as m
+           from artist_stats.video_market_coverage where snapshot_date = $1`,
+        [5],
+      ),
+      quarantine,
+    )),
+  ];
+}
+
+/**
  * artist_stats: the tracked artists, platform_stats points (start_date to the day before today),
- * urls, playlist_placements and social_audience_stats (today's snapshots), and chart_entries,
- * radio and radio_airplays of the synced days.
+ * urls, playlist_placements, social_audience_stats, cm_stats, audience_stats and
+ * video_market_coverage (today's snapshots), and chart_entries, radio and radio_airplays of the
+ * synced days.
  */
 export async function artistStatsDifferences(scope: ReconcileScope): Promise<string[]> {
   const { warehouse, today, days } = scope;
@@ -521,7 +696,8 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       "artist_stats.platform_stats",
       served.points,
       await stored(
-        `select concat_ws('|', artist_id, source, metric, day) as key, json_build_array(value) as m
+        `select concat_ws('|', artist_id, source, metric, day) as key,
+                json_build_array(value, interpolated) as m
            from artist_stats.platform_stats`,
       ),
       quarantine,
@@ -540,7 +716,8 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.placements,
       await stored(
         `select concat_ws('|', artist_id, kind, platform, status, playlist_key) as key,
-                json_build_array(playlist_followers, position_in_playlist) as m
+                json_build_array(playlist_followers, position_in_playlist,
+                                 ${utc("added_at")}, ${utc("removed_at")}) as m
            from artist_stats.playlist_placements where snapshot_date = $1`,
         [today],
       ),
@@ -551,12 +728,13 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.audience,
       await stored(
         `select concat_ws('|', artist_id, domain, audience_type, stats_type, position) as key,
-                json_build_array(code, name, value) as m
+                json_build_array(code, name, value, ${utc("measured_at")}) as m
            from artist_stats.social_audience_stats where snapshot_date = $1`,
         [today],
       ),
       quarantine,
     ),
+    ...(await snapshotDifferences(scope, artists, quarantine)),
     ...compareItems(
       "artist_stats.chart_entries",
       served.entries,
@@ -593,10 +771,19 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
   ];
 }
 
+/** The idempotency key a payout was served with; null when its metadata had none. */
+const idempotencyKey = (payout: Payout): string | null =>
+  "idempotency_key" in payout.metadata ? payout.metadata.idempotency_key : null;
+
+/** An invoice's line amounts as one exact measure value, in line order. */
+const lineAmounts = (amounts: readonly unknown[]) =>
+  new Exact(amounts.map((amount) => decimal(amount).text).join(", "));
+
 /**
- * royalties: every payout in its current status; exactly one row per income with its current
- * amount, recognised by its `created_at` (unique among incomes), so a restated income counts once
- * even without an id, and keyed by its id when the upstream sends one; today's invoice snapshot.
+ * royalties: every payout in its current status with its money exact and its instants; exactly
+ * one row per income with its current amount, recognised by its `created_at` (unique among
+ * incomes), so a restated income counts once even without an id, and keyed by its id when the
+ * upstream sends one; today's invoice snapshot with its total and line amounts exact.
  */
 export async function royaltiesDifferences(
   scope: ReconcileScope,
@@ -604,25 +791,46 @@ export async function royaltiesDifferences(
 ): Promise<string[]> {
   const { warehouse, data, today } = scope;
   const quarantine = await Quarantine.load(warehouse);
-  const stored = (sql: string, values?: unknown[]) => storedItems(warehouse, sql, values);
   const idOrNot = (id: unknown) => (options.incomesHaveIds ? id : "(no id)");
   const invoice = data.invoice();
   const incomeRows = await warehouse.query<{ created_at: Date | null; m: unknown[] }>(
-    `select created_at, json_build_array(income_key, amount, period, dsp_name) as m
+    `select created_at, json_build_array(income_key, amount::text, period, dsp_name) as m
        from royalties.incomes`,
+  );
+  const invoiceRows = await warehouse.query<{ key: string; m: unknown[]; amounts: unknown[] }>(
+    `select invoice_key || '@' || snapshot_date::text as key,
+            json_build_array(invoice_number, total::text, jsonb_array_length(lines),
+                             ${utc("issued_at")}) as m,
+            (select coalesce(json_agg(line ->> 'amount' order by n), '[]')
+               from jsonb_array_elements(lines) with ordinality as l(line, n)) as amounts
+       from royalties.invoices where snapshot_date = $1`,
+    [today],
   );
   return [
     ...compareItems(
       "royalties.payouts",
       data.payouts().map((p) => ({
         key: p.id,
-        measure: measure(p.status, p.amount, p.reference, instant(p.processed_at)),
+        measure: measure(
+          p.status,
+          decimal(p.amount),
+          decimal(p.fees),
+          decimal(p.net_amount),
+          decimal(p.wallet),
+          p.reference,
+          servedInstant(p.processed_at),
+          instant(p.created_at),
+          idempotencyKey(p),
+        ),
       })),
-      await stored(
+      await storedItems(
+        warehouse,
         `select payout_id as key,
-                json_build_array(status, amount, reference,
-                  to_char(processed_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as m
+                json_build_array(status, amount::text, fees::text, net_amount::text, wallet::text,
+                  reference, ${utc("processed_at")}, ${utc("created_at")}, idempotency_key) as m
            from royalties.payouts`,
+        [],
+        [1, 2, 3, 4],
       ),
       quarantine,
     ),
@@ -630,11 +838,11 @@ export async function royaltiesDifferences(
       "royalties.incomes",
       data.incomes().map((i) => ({
         key: instant(i.created_at),
-        measure: measure(idOrNot(String(i.id)), i.amount, i.period, i.dsp),
+        measure: measure(idOrNot(String(i.id)), decimal(i.amount), i.period, i.dsp),
       })),
-      incomeRows.map(({ created_at, m: [key, ...rest] }) => ({
+      incomeRows.map(({ created_at, m: [key, amount, ...rest] }) => ({
         key: instant(created_at),
-        measure: measure(idOrNot(key), ...rest),
+        measure: measure(idOrNot(key), decimal(amount), ...rest),
       })),
       quarantine,
     ),
@@ -643,16 +851,20 @@ export async function royaltiesDifferences(
       [
         {
           key: `${invoice.invoice_number}@${today}`,
-          measure: measure(invoice.invoice_number, invoice.total, invoice.lines.length),
+          measure: measure(
+            invoice.invoice_number,
+            decimal(invoice.total),
+            invoice.lines.length,
+            instant(invoice.issued_at),
+            lineAmounts(invoice.lines.map((line) => line.amount)),
+          ),
           identity: invoice.invoice_number,
         },
       ],
-      await stored(
-        `select invoice_key || '@' || snapshot_date::text as key,
-                json_build_array(invoice_number, total, jsonb_array_length(lines)) as m
-           from royalties.invoices where snapshot_date = $1`,
-        [today],
-      ),
+      invoiceRows.map(({ key, m: [number, total, ...rest], amounts }) => ({
+        key,
+        measure: measure(number, decimal(total), ...rest, lineAmounts(amounts)),
+      })),
       quarantine,
     ),
   ];

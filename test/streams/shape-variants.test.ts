@@ -51,6 +51,25 @@ const warnedPartitions = (summaries: Summaries) =>
   summaries.flatMap((s) =>
     s.warned.map((w) => `${w.stream} ${w.partition}: ${w.warnings.map((x) => x.kind).join(",")}`),
   );
+/** Values the readers could not type, by stream and field: a habit a reader did not know. */
+const untypedFields = (summaries: Summaries) =>
+  summaries.flatMap((s) =>
+    s.untyped.map((u) => `${s.stream} ${u.field} (${u.expected}): ${u.examples.join(", ")}`),
+  );
+/** 200 answers the client read as failure bodies (and retried), over the streams. */
+const failureBodies = (summaries: Summaries) => summaries.reduce((n, s) => n + s.failureBodies, 0);
+
+/**
+ * A clean success, what exit code 0 means: no failed partition, nothing quarantined, no warning,
+ * and no value a reader could not type (a reader that typed a served value as null shows here).
+ */
+function expectCleanSuccess(summaries: Summaries) {
+  expect.soft(failures(summaries), "failed partitions").toEqual([]);
+  expect.soft(rejected(summaries), "records quarantined").toBe(0);
+  expect.soft(warnedPartitions(summaries), "warned partitions").toEqual([]);
+  expect.soft(untypedFields(summaries), "untyped values").toEqual([]);
+}
+
 /** Whether a run says anything was uncertain or not stored: anything but a clean success. */
 const reportsTrouble = (summaries: Summaries) =>
   rejected(summaries) > 0 || summaries.some((s) => s.warned.length > 0);
@@ -143,6 +162,7 @@ beforeAll(async () => {
 describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
   const knobs = SHAPE_VARIANTS[variant] as KnobsPatch;
   const incomesHaveIds = knobs.shapes?.incomesWithoutIds !== true;
+  const failureEnvelopes = (knobs.shapes?.failureEnvelopeRate ?? 0) > 0;
   let harness: SyncHarness;
   let scope: ReconcileScope;
 
@@ -158,15 +178,28 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
       config: harness.config,
       today: TODAY,
       days: DAYS,
+      shapes: knobs.shapes,
     };
   });
+
+  /** Under failure envelopes: the sandbox sent some during the sync, and the summary counts them. */
+  function expectFailureBodiesRetried(summaries: Summaries, sentBefore: number) {
+    if (!failureEnvelopes) return;
+    const sent = harness.upstream.sandbox.stats().failureEnvelopes - sentBefore;
+    expect.soft(sent, "failure envelopes the sandbox sent").toBeGreaterThan(0);
+    expect.soft(failureBodies(summaries), "failure bodies in the summaries").toBeGreaterThan(0);
+    expect.soft(failureBodies(summaries), "failure bodies counted").toBeLessThanOrEqual(sent);
+  }
 
   afterAll(() => harness.close());
 
   it("1. a full sync stores every record served, or quarantines it with a reason", async () => {
     const since = new Date();
+    const sentBefore = harness.upstream.sandbox.stats().failureEnvelopes;
     const summaries = await harness.sync(RANGE);
     await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
+    expectCleanSuccess(summaries);
+    expectFailureBodiesRetried(summaries, sentBefore);
   });
 
   it("2. late data and restatements (revision 1) are stored once, with their new values", async () => {
@@ -179,8 +212,11 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
     expect(changes.paidPayoutId).not.toBeNull();
     expect(changes.urls?.cmArtist).toBeDefined();
     const since = new Date();
+    const sentBefore = harness.upstream.sandbox.stats().failureEnvelopes;
     const summaries = await harness.sync(RANGE);
     await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
+    expectCleanSuccess(summaries);
+    expectFailureBodiesRetried(summaries, sentBefore);
   });
 
   it("3. a sync with no upstream change writes no row and lands no response", async () => {
@@ -188,7 +224,7 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
       "select count(*)::int as n, max(response_id)::text as last from etl.responses",
     );
     const summaries = await harness.sync(RANGE);
-    expect.soft(failures(summaries), "failed partitions").toEqual([]);
+    expectCleanSuccess(summaries);
     expect
       .soft(
         summaries.filter((s) => s.rowsWritten > 0).map((s) => `${s.stream}: ${s.rowsWritten}`),
