@@ -15,8 +15,24 @@ export interface StreamStatus {
   readonly retrying: number;
   /** Records of the stream in quarantine (etl.rejected_records). */
   readonly rejected: number;
-  /** Partitions whose last success left something uncertain (a list possibly truncated...). */
+  /** Partitions whose last success left a list uncertain (possibly truncated, none found...). */
   readonly warned: readonly string[];
+  /**
+   * Partitions whose latest load (a sync, or a replay since) left values or records its readers
+   * could not read (untyped, unmatched): kept in raw until a fixed reader is replayed.
+   */
+  readonly unread: readonly string[];
+  /** Answers of the last 7 days that declared failure (each retried, none loaded). */
+  readonly failureBodies: number;
+}
+
+/** Warnings of what a reader could not read, as opposed to what a list leaves uncertain. */
+const UNREAD_KINDS = new Set(["untyped", "unmatched"]);
+
+function kindsOf(warnings: unknown): string[] {
+  return Array.isArray(warnings)
+    ? warnings.map((warning) => String((warning as { kind?: unknown }).kind))
+    : [];
 }
 
 /**
@@ -50,13 +66,21 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     .execute();
   const warned = await db
     .selectFrom("etl.stream_state")
-    .select(["stream", "partition"])
+    .select(["stream", "partition", "warnings"])
     .where("last_status", "=", "succeeded")
     .where("warnings", "is not", null)
     .orderBy("stream")
     .orderBy("partition")
     .execute();
   const rejected = await rejectedCounts(db);
+  const failureBodies = await db
+    .selectFrom("etl.sync_runs")
+    .select(["stream", sql<number>`sum(failure_bodies)::int`.as("answers")])
+    .where("kind", "=", "sync")
+    .where("failure_bodies", ">", 0)
+    .where(sql<boolean>`started_at >= now() - interval '7 days'`)
+    .groupBy("stream")
+    .execute();
   return rows.map((row) => ({
     stream: row.stream,
     partitions: row.partitions,
@@ -67,7 +91,17 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
       .map((f) => ({ partition: f.partition, error: f.last_error, at: f.last_attempt_at })),
     retrying: row.retrying,
     rejected: rejected.get(row.stream) ?? 0,
-    warned: warned.filter((w) => w.stream === row.stream).map((w) => w.partition),
+    warned: warned
+      .filter(
+        (w) => w.stream === row.stream && kindsOf(w.warnings).some((k) => !UNREAD_KINDS.has(k)),
+      )
+      .map((w) => w.partition),
+    unread: warned
+      .filter(
+        (w) => w.stream === row.stream && kindsOf(w.warnings).some((k) => UNREAD_KINDS.has(k)),
+      )
+      .map((w) => w.partition),
+    failureBodies: failureBodies.find((f) => f.stream === row.stream)?.answers ?? 0,
   }));
 }
 

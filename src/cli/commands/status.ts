@@ -61,11 +61,22 @@ function attention(status: StreamStatus): string {
   if (status.retrying > 0) needs.push(`${status.retrying} partitions retrying`);
   if (status.rejected > 0) needs.push(`${status.rejected} records quarantined`);
   if (status.warned.length > 0) {
+    needs.push(`${status.warned.length} partitions possibly incomplete (${named(status.warned)})`);
+  }
+  if (status.unread.length > 0) {
     needs.push(
-      `${status.warned.length} partitions possibly incomplete (${status.warned[0]}${status.warned.length > 1 ? ", ..." : ""})`,
+      `${status.unread.length} partitions with values or records a reader could not read, kept in raw (${named(status.unread)})`,
     );
   }
+  if (status.failureBodies > 0) {
+    needs.push(`${status.failureBodies} answers declared failure in 7 days (retried, none stored)`);
+  }
   return needs.join("; ");
+}
+
+/** The first of some partitions, and whether there are more. */
+function named(partitions: readonly string[]): string {
+  return `${partitions[0]}${partitions.length > 1 ? ", ..." : ""}`;
 }
 
 function streamLine(
