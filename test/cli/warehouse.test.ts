@@ -191,7 +191,7 @@ describe("etl sync and status", () => {
     expect((await etl(["status"])).stdout).not.toMatch(/^payouts .*possibly incomplete/m);
   });
 
-  it("names the fields it could not type when the upstream drifts, and still exits 0", async () => {
+  it("names the fields it could not type when the upstream drifts, and exits 4, never 0", async () => {
     sandbox.setKnobs({ drift: { malformed: true } });
     try {
       const result = await etl([
@@ -203,8 +203,9 @@ describe("etl sync and status", () => {
         "--to",
         "2026-01-07",
       ]);
-      expect(result.code).toBe(0);
+      expect(result.code).toBe(4);
       expect(result.stdout).toContain("Values that could not be typed");
+      expect(result.stdout).toMatch(/trend_items .*values could not be typed: count \(integer\)/);
       expect(result.stdout).toMatch(/^ {2}trend_items\s+count\s+integer\s+\d+\s+"n\/a"$/m);
       expect(result.stdout).toMatch(/^ {2}trend_items\s+percentage\s+number\s+\d+\s+"\d+,\d+"/m);
     } finally {
