@@ -85,7 +85,7 @@ const measure = (...values: unknown[]): string =>
  */
 const decimal = (value: unknown): Exact => {
   if (value === null || value === undefined) return new Exact("null");
-  const written = String(value).trim();
+  const written = (typeof value === "string" ? value : JSON.stringify(value)).trim();
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(written);
   if (!match) return new Exact(`not a decimal: ${JSON.stringify(value)}`);
   const whole = (match[2] ?? "").replace(/^0+(?=\d)/, "");

@@ -1101,8 +1101,8 @@ describe("sandbox habits of independently written upstreams", () => {
         served.invoice.total,
         ...served.invoice.lines.map((line) => line.amount),
       ];
-      const texts = amounts.filter((amount) => typeof amount === "string") as string[];
-      const numbers = amounts.filter((amount) => typeof amount === "number") as number[];
+      const texts = amounts.filter((amount): amount is string => typeof amount === "string");
+      const numbers = amounts.filter((amount): amount is number => typeof amount === "number");
       expect(texts.length + numbers.length).toBe(amounts.length);
       for (const text of texts) expect(text).toMatch(/^\d+\.\d{4}$/);
       for (const number of numbers) expect(String(number)).toMatch(/^\d+(\.\d{1,4})?$/);
@@ -1112,7 +1112,7 @@ describe("sandbox habits of independently written upstreams", () => {
       expect(numbers.some((number) => /\.\d{3}[1-9]$/.test(String(number)))).toBe(true);
     });
 
-    it("keeps the truth exact: fees, net amounts and invoice sums in ten-thousandths", async () => {
+    it("keeps the truth exact: fees, net amounts and invoice sums in ten-thousandths", () => {
       sandbox.setKnobs({ shapes: { moneyDecimals: 4 } });
       const units = (amount: unknown) => {
         const [whole = "0", fraction = ""] = String(amount).split(".");
@@ -1200,7 +1200,7 @@ describe("sandbox habits of independently written upstreams", () => {
     const same = (servedValue: unknown, truthValue: unknown) => {
       if (truthValue === null) return expect(servedValue).toBeNull();
       expect(servedValue).toMatch(sql);
-      expect(asUtc(servedValue)).toBe(Date.parse(String(truthValue)));
+      expect(asUtc(servedValue)).toBe(Date.parse(truthValue as string));
     };
     const fractions: boolean[] = [];
     served.payouts.forEach((p, i) => {
