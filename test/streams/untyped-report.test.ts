@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { toInteger, toMoney, toNumber, toText, toDay } from "../../src/api/read-values.js";
+import { toInteger, toMoney, toDecimal, toText, toDay } from "../../src/api/read-values.js";
 import { collectUntyped, type UntypedValue } from "../../src/api/untyped-values.js";
 import { mergeUntyped, UntypedReport } from "../../src/streams/untyped-report.js";
 
@@ -9,11 +9,11 @@ describe("values the readers cannot type", () => {
     await collectUntyped(noted, async () => {
       await new Promise((resolve) => setTimeout(resolve, 1));
       toInteger("n/a");
-      toNumber("12,5");
+      toDecimal("12,5");
       toMoney("150,00");
       toDay("21/01/2026");
       toText({ en: "Title" });
-      for (const missing of [null, undefined, ""]) toNumber(missing);
+      for (const missing of [null, undefined, ""]) toDecimal(missing);
       toInteger("7");
       toText("fine");
     });
@@ -32,11 +32,11 @@ describe("values the readers cannot type", () => {
     const task = (value: string) => async () => {
       for (let i = 0; i < 3; i++) {
         await new Promise((resolve) => setTimeout(resolve, 1));
-        toNumber(value);
+        toDecimal(value);
       }
     };
     await Promise.all([collectUntyped(a, task("a")), collectUntyped(b, task("b"))]);
-    toNumber("outside");
+    toDecimal("outside");
     expect(a.map((n) => n.value)).toEqual(["a", "a", "a"]);
     expect(b.map((n) => n.value)).toEqual(["b", "b", "b"]);
   });
