@@ -1,17 +1,15 @@
 import { upstreamMessage } from "../http/upstream-message.js";
 import { asRecord, type JsonRecord } from "./read-values.js";
 
+/** Keys of an answer about itself: a body with nothing else holds no data (`{status: true}`). */
+const ANSWER_KEYS = ["status", "success", "ok", "message", "msg", "code"];
+
 /**
  * Keys an envelope carries about the answer rather than data: its outcome, its message, and what
  * it says of the list's paging. They are never taken for the data.
  */
 const METADATA_KEYS = new Set([
-  "status",
-  "success",
-  "ok",
-  "message",
-  "msg",
-  "code",
+  ...ANSWER_KEYS,
   "error",
   "errors",
   "meta",
@@ -51,12 +49,7 @@ const METADATA_KEYS = new Set([
 
 /** Keys a failure envelope carries besides its verdict: anything else beside it is data. */
 const FAILURE_KEYS = new Set([
-  "status",
-  "success",
-  "ok",
-  "message",
-  "msg",
-  "code",
+  ...ANSWER_KEYS,
   "type",
   "error",
   "errors",
@@ -157,11 +150,8 @@ export function openEnvelope(body: unknown): Opened {
   return { data: saysNothing(data) ? null : data, envelopes };
 }
 
-/** Keys of an answer about itself: a body with nothing else holds no data (`{status: true}`). */
-const ANSWER_KEYS = new Set(["status", "success", "ok", "message", "msg", "code"]);
-
 function saysNothing(data: unknown): boolean {
   if (data === undefined || data === null || isEmpty(data)) return true;
   const record = asRecord(data);
-  return record !== null && Object.keys(record).every((key) => ANSWER_KEYS.has(key));
+  return record !== null && Object.keys(record).every((key) => ANSWER_KEYS.includes(key));
 }
