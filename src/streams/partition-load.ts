@@ -123,16 +123,16 @@ function derivedColumns(row: Row, key: readonly string[]): string[] {
 }
 
 /**
- * Whether a record's rows found none of the fields their reader looks for, though the record is
- * not empty: read again, rarely (only when every derived column came out null), through a proxy
- * that sees which fields the reader asks for.
+ * Whether a record's rows came out with every derived column null while the record holds values
+ * its reader never asked for: the fields it looks for are not where it looks (renamed, wrapped
+ * another way). Read again, rarely (only when every derived column came out null), through a
+ * proxy that sees which fields the reader asks for. A sparse record whose fields are all asked
+ * for (a point with no value) is no such record.
  */
 function matchedNothing(read: () => unknown, record: unknown, asked: Set<string>): boolean {
   if (record === null || typeof record !== "object") return false;
-  const fields = record as Record<string, unknown>;
-  if (!Object.values(fields).some(holds)) return false;
   notingNothing(read);
-  return ![...asked].some((field) => holds(fields[field]));
+  return Object.entries(record).some(([field, value]) => holds(value) && !asked.has(field));
 }
 
 /** A proxy of `record` that adds to `asked` every field read of it. */

@@ -461,6 +461,59 @@ describe("the runner", () => {
     ]);
   });
 
+  it("warns of records whose reader found none of its fields, and of untyped values, in the database", async () => {
+    const day = "2026-08-03";
+    const stream = defineStream<Partition, Record<string, unknown>, typeof TEST_PAGING>({
+      name: "renamed-fields",
+      family: "trends",
+      paging: TEST_PAGING,
+      partitions: () => [{ key: day, day }],
+      fetch: async () => {
+        await Promise.resolve();
+        return answer({
+          records: [
+            // Found: one field read holds a value that cannot be typed (untyped, not unmatched).
+            { selection: "dsp", streams: "n/a" },
+            // Renamed upstream: the reader asks for `streams`, `downloads`; neither is there.
+            { selection: "asset", stream_total: 5, download_total: 2 },
+            // Empty: nothing to match, so no warning.
+            { selection: "label" },
+          ],
+          next: null,
+        });
+      },
+      read: readAnswer,
+      outputs: [
+        {
+          target: { table: "sales.trend_totals", key: ["day", "selection_type"] },
+          mode: "upsert",
+          rows: (record) => [
+            {
+              day,
+              selection_type: String(record.selection),
+              stream_count: toInteger(record.streams),
+              download_count: toInteger(record.downloads),
+              raw: record,
+            },
+          ],
+        },
+      ],
+    });
+    const outcome = await runPartition(deps(), stream, { key: day, day });
+    expect(outcome.status).toBe("succeeded");
+    expect(outcome.warnings.map((w) => w.kind).sort()).toEqual(["unmatched", "untyped"]);
+    const [attempt] = await warehouse.query<{ warnings: { kind: string; message: string }[] }>(
+      "select warnings from etl.sync_runs where stream = 'renamed-fields'",
+    );
+    expect(attempt?.warnings.find((w) => w.kind === "unmatched")?.message).toMatch(
+      /^1 records matched none of the expected fields of sales.trend_totals/,
+    );
+    const [state] = await warehouse.query<{ warnings: unknown[] }>(
+      "select warnings from etl.stream_state where stream = 'renamed-fields'",
+    );
+    expect(state?.warnings).toHaveLength(2);
+  });
+
   it("writes a partition smaller than a batch once, at its end, and times its phases", async () => {
     const pages: unknown[] = [];
     const stream = testStream("timed", ["2026-03-01"], (_day, cursor) => {
