@@ -1,8 +1,5 @@
-import { upstreamMessage } from "../http/upstream-message.js";
-import { asRecord, type JsonRecord } from "./read-values.js";
-
-/** Keys of an answer about itself: a body with nothing else holds no data (`{status: true}`). */
-const ANSWER_KEYS = ["status", "success", "ok", "message", "msg", "code"];
+import { ANSWER_KEYS } from "../http/failure-body.js";
+import { asRecord, isEmpty, type JsonRecord } from "./read-values.js";
 
 /**
  * Keys an envelope carries about the answer rather than data: its outcome, its message, and what
@@ -47,53 +44,6 @@ const METADATA_KEYS = new Set([
   "request_id",
 ]);
 
-/** Keys a failure envelope carries besides its verdict: anything else beside it is data. */
-const FAILURE_KEYS = new Set([
-  ...ANSWER_KEYS,
-  "type",
-  "error",
-  "errors",
-  "error_code",
-  "error_message",
-  "detail",
-  "details",
-  "title",
-  "timestamp",
-  "path",
-  "request_id",
-]);
-
-const FAILED_STATUS = new Set(["error", "fail", "failed", "failure"]);
-
-/** Whether a value says something: not absent, null, false, "" or an empty list or map. */
-function present(value: unknown): boolean {
-  if (value === null || value === undefined || value === false || value === "") return false;
-  if (Array.isArray(value)) return value.length > 0;
-  const record = asRecord(value);
-  return record === null || Object.keys(record).length > 0;
-}
-
-/**
- * The upstream's message when a body declares that the request failed, else null. `status: false`
- * is the spec's own failure envelope, whatever sits beside it; `success: false`, an `error` or
- * `errors`, or a status such as "error" declare failure only with no data beside them (a record
- * may well have a field named `status` or `error`).
- */
-export function declaredFailure(body: unknown, text: string): string | null {
-  const record = asRecord(body);
-  if (record === null) return null;
-  if (record.status === false || record.status === "false") return upstreamMessage(body, text);
-  if (Object.keys(record).some((key) => !FAILURE_KEYS.has(key))) return null;
-  const status = typeof record.status === "string" ? record.status.toLowerCase() : null;
-  const failed =
-    record.success === false ||
-    record.ok === false ||
-    present(record.error) ||
-    present(record.errors) ||
-    (status !== null && FAILED_STATUS.has(status));
-  return failed ? upstreamMessage(body, text) : null;
-}
-
 /** What an envelope holds: its data, and the envelopes around it (where paging facts sit). */
 export interface Opened {
   /** A list, an object, or null when the body holds nothing (`{}`, `[]`, `{obj: null}`). */
@@ -125,13 +75,6 @@ function dataKey(record: JsonRecord): string | null {
   return holdsData && (only === "data" || isEnvelope(record)) ? only : null;
 }
 
-/** An empty map or list: PHP encodes an empty map as `[]`. */
-function isEmpty(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length === 0;
-  const record = asRecord(value);
-  return record !== null && Object.keys(record).length === 0;
-}
-
 /**
  * The one envelope opener of every response: `{obj: ...}`, `{data: ...}`, `{status: true, <any one
  * data key>: ...}`, nested envelopes (`{data: {data: [...], total}}`), each told apart from its
@@ -150,6 +93,7 @@ export function openEnvelope(body: unknown): Opened {
   return { data: saysNothing(data) ? null : data, envelopes };
 }
 
+/** A body that holds no data: nothing, an empty map or list, or only what it says of itself. */
 function saysNothing(data: unknown): boolean {
   if (data === undefined || data === null || isEmpty(data)) return true;
   const record = asRecord(data);

@@ -87,10 +87,11 @@ const number = (text: string): number | JsonDecimal =>
   exactAsDouble(text) ? Number(text) : new JsonDecimal(text);
 
 /**
- * A response body as JSON, every number exactly as sent (see JsonDecimal). Throws a SyntaxError
- * as JSON.parse does for a text that is not JSON.
+ * A response body as JSON, every number exactly as sent (see JsonDecimal); an empty body is null.
+ * Throws a SyntaxError as JSON.parse does for a text that is not JSON.
  */
 export function parseJsonBody(text: string): unknown {
+  if (text.trim() === "") return null;
   const parsed: unknown = JSON.parse(text);
   return holdsInexactNumber(text) ? parseLossless(text, null, number) : parsed;
 }

@@ -20,6 +20,13 @@ export function asRecord(value: unknown): JsonRecord | null {
     : null;
 }
 
+/** An empty map or list: PHP encodes an empty map as `[]`. */
+export function isEmpty(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  const record = asRecord(value);
+  return record !== null && Object.keys(record).length === 0;
+}
+
 /** A decimal number as Postgres's numeric reads it: sign, digits, fraction, exponent. */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -138,7 +145,7 @@ export function toDay(value: unknown): string | null {
 
 /** An instant given as epoch seconds or milliseconds (a number, or 9 to 13 digits of text). */
 function epochInstant(value: unknown): Date | null {
-  const text = typeof value === "number" ? String(value) : parseText(value)?.trim();
+  const text = parseText(value)?.trim();
   if (!text || !/^\d{9,13}(?:\.\d+)?$/.test(text)) return null;
   const numeric = Number(text);
   const date = new Date(numeric < 1e11 ? numeric * 1000 : numeric);
@@ -190,6 +197,5 @@ const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
 /** A boolean: true/false, 1/0, and their text in any case ("1", "true", "yes"); else null. */
 export function toBoolean(value: unknown): boolean | null {
   if (typeof value === "boolean") return value;
-  const text = typeof value === "number" ? String(value) : parseText(value);
-  return BOOLEANS.get(text?.trim().toLowerCase() ?? "") ?? untyped("boolean", value);
+  return BOOLEANS.get(parseText(value)?.trim().toLowerCase() ?? "") ?? untyped("boolean", value);
 }

@@ -24,8 +24,8 @@ import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
-import { declaredFailure } from "../api/envelope.js";
 import { parseJsonBody } from "../api/json-body.js";
+import { declaredFailure } from "./failure-body.js";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -353,7 +353,6 @@ export class HttpClient {
 const INVALID = Symbol("invalid JSON");
 
 function parseJson(text: string): unknown {
-  if (text.trim() === "") return null;
   try {
     return parseJsonBody(text);
   } catch {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { declaredFailure, openEnvelope } from "../../src/api/envelope.js";
+import { openEnvelope } from "../../src/api/envelope.js";
+import { declaredFailure } from "../../src/http/failure-body.js";
 import { JsonDecimal, jsonText, parseJsonBody } from "../../src/api/json-body.js";
 
 const failure = (body: unknown) => declaredFailure(body, JSON.stringify(body));
