@@ -1,9 +1,8 @@
 import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
-import { declaredFailure } from "../api/envelope.js";
 import { notingNothing, type UntypedValue } from "../api/untyped-values.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { PagingError, StoredFailureError } from "../errors.js";
+import { PagingError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { Database } from "../warehouse/schema.js";
 import type { Warehouse } from "../warehouse/database.js";
@@ -115,23 +114,33 @@ function keyProblem(row: Row, key: readonly string[]): string | null {
 /** Whether a value holds something: not absent, null or "". */
 const holds = (value: unknown): boolean => value !== null && value !== undefined && value !== "";
 
-/** Columns a row derives from its record: neither its key, nor the record kept whole, nor its day. */
-function derivedColumns(row: Row, key: readonly string[]): string[] {
-  return Object.keys(row).filter(
-    (column) => column !== "raw" && column !== "snapshot_date" && !key.includes(column),
-  );
+/**
+ * Whether rows have columns derived from their record (neither the key, nor the record kept
+ * whole, nor the day) and every one of them came out null. One pass, ended by the first value.
+ */
+function derivedAllNull(rows: readonly Row[], key: readonly string[]): boolean {
+  let derived = false;
+  for (const row of rows) {
+    for (const [column, value] of Object.entries(row)) {
+      if (column === "raw" || column === "snapshot_date" || key.includes(column)) continue;
+      if (holds(value)) return false;
+      derived = true;
+    }
+  }
+  return derived;
 }
 
 /**
- * Whether a record's rows came out with every derived column null while the record holds values
- * its reader never asked for: the fields it looks for are not where it looks (renamed, wrapped
- * another way). Read again, rarely (only when every derived column came out null), through a
- * proxy that sees which fields the reader asks for. A sparse record whose fields are all asked
- * for (a point with no value) is no such record.
+ * Whether a record holds values its reader never asked for, read again (`read`, given a proxy
+ * that sees which fields it asks for): asked only of records whose derived columns all came out
+ * null, where it tells that the fields the reader looks for are not where it looks (renamed,
+ * wrapped another way). A sparse record whose fields are all asked for (a point with no value)
+ * is no such record.
  */
-function matchedNothing(read: () => unknown, record: unknown, asked: Set<string>): boolean {
+function matchedNothing(record: unknown, read: (proxy: unknown) => unknown): boolean {
   if (record === null || typeof record !== "object") return false;
-  notingNothing(read);
+  const asked = new Set<string>();
+  notingNothing(() => read(askingProxy(record, asked)));
   return Object.entries(record).some(([field, value]) => holds(value) && !asked.has(field));
 }
 
@@ -162,7 +171,7 @@ export class PartitionLoad {
   /** Answers whose body declared failure (each retried; none loaded). */
   failureBodies = 0;
   /** The last of them as received, kept with the attempt for diagnosis. */
-  lastFailureBody: string | null = null;
+  #lastFailureBody: string | null = null;
   readonly #unmatchedTables = new Set<string>();
   readonly warnings: PageWarning[] = [];
   readonly untyped = new UntypedReport();
@@ -204,14 +213,6 @@ export class PartitionLoad {
   async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
     const { stream, partition, timer } = this.#options;
     const { next } = timer.timeSync("normalise", () => {
-      // A landed response that declares failure (one stored before the client refused such
-      // answers) is no data: the replay fails before a row changes.
-      for (const exchange of exchanges) {
-        const failure = declaredFailure(exchange.body, exchange.text);
-        if (failure !== null) {
-          throw new StoredFailureError(stream.name, partition.key, exchange.operation, failure);
-        }
-      }
       const text = exchanges.map((e) => e.text).join("\n");
       const context = {
         today: this.#options.today,
@@ -319,9 +320,15 @@ export class PartitionLoad {
     log.debug({ requests, rowsWritten: this.rowsWritten, ...timer.timings() }, "partition loaded");
   }
 
+  /** Notes an answer whose body declared failure (`body` as received): retried, not loaded. */
+  noteFailureBody(body: string): void {
+    this.failureBodies += 1;
+    this.#lastFailureBody = body;
+  }
+
   /** What the attempt keeps of the answers that declared failure. */
   failureBodiesSeen(): { failureBodies: number; failureBody: string | null } {
-    return { failureBodies: this.failureBodies, failureBody: this.lastFailureBody };
+    return { failureBodies: this.failureBodies, failureBody: this.#lastFailureBody };
   }
 
   #reject(rejection: PendingRejection): void {
@@ -334,18 +341,12 @@ export class PartitionLoad {
     const { key } = output.target;
     const { partition } = this.#options;
     const rows = output.rows(record, partition, position);
-    const derived = rows.flatMap((row) => derivedColumns(row, key));
     if (
-      derived.length > 0 &&
-      rows.every((row) => derivedColumns(row, key).every((c) => !holds(row[c])))
+      derivedAllNull(rows, key) &&
+      matchedNothing(record, (proxy) => output.rows(proxy, partition, position))
     ) {
-      const asked = new Set<string>();
-      const proxy =
-        record !== null && typeof record === "object" ? askingProxy(record, asked) : record;
-      if (matchedNothing(() => output.rows(proxy, partition, position), record, asked)) {
-        this.unmatched += 1;
-        this.#unmatchedTables.add(output.target.table);
-      }
+      this.unmatched += 1;
+      this.#unmatchedTables.add(output.target.table);
     }
     for (const read of rows) {
       const stamped =

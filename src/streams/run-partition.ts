@@ -10,7 +10,14 @@ import { collectUntyped, type UntypedField, type UntypedValue } from "../api/unt
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
-import { AuthError, errorMessage, ReplayIncompleteError, ReplayPagesError } from "../errors.js";
+import {
+  AuthError,
+  errorMessage,
+  ReplayIncompleteError,
+  ReplayPagesError,
+  StoredFailureError,
+} from "../errors.js";
+import { declaredFailure } from "../http/failure-body.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
@@ -218,9 +225,7 @@ async function syncNoting(
       signal: deps.signal,
       onAttempt: ({ failureBody }: HttpAttemptEvent) => {
         requests += 1;
-        if (failureBody === undefined) return;
-        load.failureBodies += 1;
-        load.lastFailureBody = failureBody;
+        if (failureBody !== undefined) load.noteFailureBody(failureBody);
       },
     },
   };
@@ -346,6 +351,7 @@ export async function replayPartition(
       }
       const pages = groupPages(source.responses, keys ?? [], ids);
       if (pages === null) throw new ReplayPagesError(stream.name, partition.key);
+      refuseFailureBodies(stream, partition, pages);
       for (const page of pages) {
         const next = await load.page(page.cursor, page.exchanges);
         if (page.last && next !== null && next !== undefined) {
@@ -379,6 +385,24 @@ export async function replayPartition(
 }
 
 /**
+ * Throws when a stored response declares failure: one landed before the client refused such
+ * answers is no data. Asked of every page before the first is loaded, so such a replay fails
+ * before any row changes. A sync needs no such check: its client refused them already.
+ */
+function refuseFailureBodies(
+  stream: Stream,
+  partition: Partition,
+  pages: readonly { exchanges: readonly Exchange[] }[],
+): void {
+  for (const exchange of pages.flatMap((page) => page.exchanges)) {
+    const failure = declaredFailure(exchange.body, exchange.text);
+    if (failure !== null) {
+      throw new StoredFailureError(stream.name, partition.key, exchange.operation, failure);
+    }
+  }
+}
+
+/**
  * The keys of the pages a sync read. Recorded with it since migration 2026-11-25-015; before
  * that, its responses show them (a page begins at its part 0), since no earlier release read a
  * page without asking for it but the tracked artists with no streaming id, which asked nothing
@@ -409,7 +433,7 @@ function groupPages(
         operation: response.operation,
         params: response.params,
         status: response.status,
-        body: parseBody(response.text),
+        body: parseJsonBody(response.text),
         text: response.text,
       };
       ids.set(exchange, response.responseId);
@@ -420,8 +444,4 @@ function groupPages(
     return { cursor: JSON.parse(key) as Cursor, exchanges, last: i === keys.length - 1 };
   });
   return at === responses.length ? pages : null;
-}
-
-function parseBody(text: string): unknown {
-  return text.trim() === "" ? null : parseJsonBody(text);
 }

@@ -114,6 +114,22 @@ describe.each([
     expect(warned(summaries)).toEqual(streamingIds ? [] : ["artist_stats_artists tracked"]);
   });
 
+  it("refuses a stored response that declares failure, and changes no row", async () => {
+    // Landed by a release before the client refused such answers: read as an empty list, it
+    // would have replaced the artist's links with none.
+    await harness.warehouse.query(
+      `update etl.responses set body = '{"status": false, "message": "landed before the fix"}'
+        where stream = 'artist_stats_urls'`,
+    );
+    const before = await snapshot(harness);
+    const summaries = await harness.replay([urls]);
+    expect(failures(summaries).length).toBeGreaterThan(0);
+    expect(
+      failures(summaries).filter((f) => !f.includes("declares failure (landed before the fix)")),
+    ).toEqual([]);
+    expect(rowDiff(before, await snapshot(harness))).toEqual([]);
+  });
+
   it("refuses a sync whose stored responses do not fit the pages it recorded", async () => {
     await harness.warehouse.query(
       `update etl.sync_runs set pages = '{}'
