@@ -1,5 +1,5 @@
 import type { Exchange } from "../api/api-client.js";
-import { asRecord } from "../api/read-values.js";
+import { asRecord, type JsonRecord } from "../api/read-values.js";
 import { splitItems, toSnapshot } from "../api/results.js";
 import { notRecords, single } from "./list-read.js";
 import type { PageRead } from "./stream.js";
@@ -9,10 +9,11 @@ import type { PageRead } from "./stream.js";
  * one record per element (its `position` is its index: the `element` of its row); nothing (null,
  * `{}`, `[]`: PHP's empty map) is none. What is no object at all is quarantined.
  */
-export function readSnapshot(exchanges: readonly Exchange[]): PageRead<unknown> {
+export function readSnapshot(exchanges: readonly Exchange[]): PageRead<JsonRecord> {
   const { data } = toSnapshot(single(exchanges).body);
   if (data === null || data === undefined) return { records: [] };
-  if (asRecord(data)) return { records: [data] };
+  const record = asRecord(data);
+  if (record) return { records: [record] };
   if (Array.isArray(data)) {
     const { records, others } = splitItems(data);
     return { records, rejected: notRecords(others) };

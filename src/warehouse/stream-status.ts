@@ -29,10 +29,14 @@ export interface StreamStatus {
 /** Warnings of what a reader could not read, as opposed to what a list leaves uncertain. */
 const UNREAD_KINDS = new Set(["untyped", "unmatched"]);
 
-function kindsOf(warnings: unknown): string[] {
-  return Array.isArray(warnings)
-    ? warnings.map((warning) => String((warning as { kind?: unknown }).kind))
-    : [];
+/** Whether warnings hold one of what a reader could not read (`unread`) or of the others. */
+function warnsOf(warnings: unknown, unread: boolean): boolean {
+  return (
+    Array.isArray(warnings) &&
+    warnings.some(
+      (warning) => UNREAD_KINDS.has(String((warning as { kind?: unknown }).kind)) === unread,
+    )
+  );
 }
 
 /**
@@ -81,6 +85,10 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
     .where(sql<boolean>`started_at >= now() - interval '7 days'`)
     .groupBy("stream")
     .execute();
+  const warnedOf = (stream: string, unread: boolean) =>
+    warned
+      .filter((w) => w.stream === stream && warnsOf(w.warnings, unread))
+      .map((w) => w.partition);
   return rows.map((row) => ({
     stream: row.stream,
     partitions: row.partitions,
@@ -91,16 +99,8 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
       .map((f) => ({ partition: f.partition, error: f.last_error, at: f.last_attempt_at })),
     retrying: row.retrying,
     rejected: rejected.get(row.stream) ?? 0,
-    warned: warned
-      .filter(
-        (w) => w.stream === row.stream && kindsOf(w.warnings).some((k) => !UNREAD_KINDS.has(k)),
-      )
-      .map((w) => w.partition),
-    unread: warned
-      .filter(
-        (w) => w.stream === row.stream && kindsOf(w.warnings).some((k) => UNREAD_KINDS.has(k)),
-      )
-      .map((w) => w.partition),
+    warned: warnedOf(row.stream, false),
+    unread: warnedOf(row.stream, true),
     failureBodies: failureBodies.find((f) => f.stream === row.stream)?.answers ?? 0,
   }));
 }

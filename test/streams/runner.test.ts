@@ -11,6 +11,7 @@ import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import type { ApiClient, Exchange } from "../../src/api/api-client.js";
 import type { PageRead, Stream } from "../../src/streams/stream.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import type { Row } from "../../src/warehouse/write-rows.js";
 
 const request = { operation: "test.op", method: "GET", path: "/test" };
 let warehouse: TestWarehouse;
@@ -44,6 +45,31 @@ function readAnswer<R>(exchanges: readonly Exchange[]): PageRead<R> {
     records,
     list: { ...readListPage(records), nextLink: next === null ? null : `${next}` },
   };
+}
+
+/**
+ * A stream of one day over sales.trend_totals whose one page holds `records`, made rows by
+ * `rows`: for what the load makes of records, not of pages.
+ */
+function oneDayStream<R>(name: string, day: string, records: R[], rows: (record: R) => Row[]) {
+  return defineStream<Partition, R, typeof TEST_PAGING>({
+    name,
+    family: "trends",
+    paging: TEST_PAGING,
+    partitions: () => [{ key: day, day }],
+    fetch: async () => {
+      await Promise.resolve();
+      return answer({ records, next: null });
+    },
+    read: readAnswer,
+    outputs: [
+      {
+        target: { table: "sales.trend_totals", key: ["day", "selection_type"] },
+        mode: "upsert",
+        rows,
+      },
+    ],
+  });
 }
 
 /** A stream over sales.trend_totals whose fetch is the test's: the runner is what is tested. */
@@ -419,41 +445,23 @@ describe("the runner", () => {
 
   it("counts an untyped value read twice from one place (key and column) once", async () => {
     const day = "2026-08-01";
-    const stream = defineStream<Partition, { day: string; n: unknown }, typeof TEST_PAGING>({
-      name: "read-twice",
-      family: "trends",
-      paging: TEST_PAGING,
-      partitions: () => [{ key: day, day }],
-      fetch: async () => {
-        await Promise.resolve();
-        return answer({
-          records: [
-            { day, n: "n/a" },
-            { day: "2026-08-02", n: "n/a" },
-          ],
-          next: null,
-        });
-      },
-      read: readAnswer,
-      outputs: [
+    const stream = oneDayStream(
+      "read-twice",
+      day,
+      [
+        { day, n: "n/a" },
+        { day: "2026-08-02", n: "n/a" },
+      ],
+      (record) => [
         {
-          target: {
-            table: "sales.trend_totals",
-            key: ["day", "selection_type"],
-          },
-          mode: "upsert",
-          rows: (record) => [
-            {
-              day: record.day,
-              selection_type: "dsp",
-              stream_count: toInteger(record.n),
-              download_count: toInteger(record.n),
-              raw: record,
-            },
-          ],
+          day: record.day,
+          selection_type: "dsp",
+          stream_count: toInteger(record.n),
+          download_count: toInteger(record.n),
+          raw: record,
         },
       ],
-    });
+    );
     const outcome = await runPartition(deps(), stream, { key: day, day });
     expect(outcome.status).toBe("succeeded");
     expect(outcome.untyped).toEqual([
@@ -463,42 +471,23 @@ describe("the runner", () => {
 
   it("warns of records whose reader found none of its fields, and of untyped values, in the database", async () => {
     const day = "2026-08-03";
-    const stream = defineStream<Partition, Record<string, unknown>, typeof TEST_PAGING>({
-      name: "renamed-fields",
-      family: "trends",
-      paging: TEST_PAGING,
-      partitions: () => [{ key: day, day }],
-      fetch: async () => {
-        await Promise.resolve();
-        return answer({
-          records: [
-            // Found: one field read holds a value that cannot be typed (untyped, not unmatched).
-            { selection: "dsp", streams: "n/a" },
-            // Renamed upstream: the reader asks for `streams`, `downloads`; neither is there.
-            { selection: "asset", stream_total: 5, download_total: 2 },
-            // Empty: nothing to match, so no warning.
-            { selection: "label" },
-          ],
-          next: null,
-        });
+    const records: Record<string, unknown>[] = [
+      // Found: one field read holds a value that cannot be typed (untyped, not unmatched).
+      { selection: "dsp", streams: "n/a" },
+      // Renamed upstream: the reader asks for `streams`, `downloads`; neither is there.
+      { selection: "asset", stream_total: 5, download_total: 2 },
+      // Empty: nothing to match, so no warning.
+      { selection: "label" },
+    ];
+    const stream = oneDayStream("renamed-fields", day, records, (record) => [
+      {
+        day,
+        selection_type: String(record.selection),
+        stream_count: toInteger(record.streams),
+        download_count: toInteger(record.downloads),
+        raw: record,
       },
-      read: readAnswer,
-      outputs: [
-        {
-          target: { table: "sales.trend_totals", key: ["day", "selection_type"] },
-          mode: "upsert",
-          rows: (record) => [
-            {
-              day,
-              selection_type: String(record.selection),
-              stream_count: toInteger(record.streams),
-              download_count: toInteger(record.downloads),
-              raw: record,
-            },
-          ],
-        },
-      ],
-    });
+    ]);
     const outcome = await runPartition(deps(), stream, { key: day, day });
     expect(outcome.status).toBe("succeeded");
     expect(outcome.warnings.map((w) => w.kind).sort()).toEqual(["unmatched", "untyped"]);

@@ -2,7 +2,7 @@ import { asList, type JsonRecord, toInstant, toMoney, toText } from "../../api/r
 import { getInvoice } from "../../api/operations/royalties.js";
 import { readSnapshot } from "../snapshot-read.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST, type PageRead, type Partition } from "../stream.js";
+import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
@@ -19,7 +19,7 @@ export const invoices = defineStream<Partition, JsonRecord>({
   partitions: () => WHOLE_LIST,
   requests: ONE_REQUEST,
   fetch: async (_context, _partition, page) => [await page.exchange(getInvoice, {})],
-  read: (exchanges) => readSnapshot(exchanges) as PageRead<JsonRecord>,
+  read: readSnapshot,
   outputs: [
     {
       target: {
