@@ -125,7 +125,8 @@ describe("the request plan", () => {
     expect(new Map(rows.map((r) => [r.stream, r.requests]))).toEqual(
       new Map(exact.map((p) => [p.stream, p.requests])),
     );
-  });
+    // A sync and then a backfill through the queue: the test waits as long as its backfill may.
+  }, 240_000);
 
   it("is printed by `etl plan` for every stream, timed at the budget's pace of the rate", async () => {
     dir.write("etl.config.json", { ...harness.config, requests_per_second: 2 });
