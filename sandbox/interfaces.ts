@@ -48,6 +48,11 @@ export interface DriftKnobs {
   renamedEnum: boolean;
   /** Some measures and dates in forms no reader can type: "n/a", "12,5", "21/01/2026". */
   malformed: boolean;
+  /**
+   * Values no database column of their kind holds: NUL and half surrogate pairs in texts,
+   * 30-digit integers, ranks beyond 32 bits, ids that cannot be keys, 10,000-deep nesting.
+   */
+  hostile: boolean;
 }
 
 /**

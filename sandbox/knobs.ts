@@ -19,6 +19,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     nulls: false,
     renamedEnum: false,
     malformed: false,
+    hostile: false,
   },
   shapes: {
     urlArrays: false,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { applyDrift } from "./drift.js";
+import { applyDrift, driftedText } from "./drift.js";
 import { encodeBody } from "./encodings.js";
 import { drawFailureEnvelope } from "./failure-envelopes.js";
 import { drawFault, HTML_503_BODY, truncate } from "./faults.js";
@@ -100,10 +100,9 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
   }
   const body =
     reply.status < 300 ? applyDrift(encodeBody(reply.body, knobs.shapes), knobs.drift) : reply.body;
-  if (fault === "truncated") {
-    return send(to, 200, truncate(JSON.stringify(body)), headers);
-  }
-  return sendJson(to, { status: reply.status, body }, headers);
+  const text = driftedText(body);
+  if (fault === "truncated") return send(to, 200, truncate(text), headers);
+  return send(to, reply.status, text, headers);
 }
 
 async function route(

@@ -2,7 +2,16 @@ import { AsyncLocalStorage } from "node:async_hooks";
 
 /** What a tolerant reader expected of a value it could not type. */
 export type Expected =
-  "number" | "integer" | "money" | "text" | "day" | "instant" | "month" | "boolean";
+  | "number"
+  | "integer"
+  | "money"
+  | "text"
+  | "day"
+  | "instant"
+  | "month"
+  | "boolean"
+  /** A JSON value kept with what Postgres cannot hold replaced (see storableJson). */
+  | "json";
 
 /** One value the upstream sent that a typed column could not hold (it stays in the raw JSON). */
 export interface UntypedValue {

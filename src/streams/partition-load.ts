@@ -1,6 +1,6 @@
 import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
-import { notingNothing, type UntypedValue } from "../api/untyped-values.js";
+import { notingNothing, untyped, type UntypedValue } from "../api/untyped-values.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { PagingError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
@@ -12,6 +12,7 @@ import {
   rejectionHash,
   releaseQuarantine,
 } from "../warehouse/rejected-records.js";
+import { type ColumnTypes, columnTypes, storableRow } from "../warehouse/storable-values.js";
 import { finishSucceededAttempt } from "../warehouse/sync-runs.js";
 import {
   deleteMissingQuery,
@@ -74,6 +75,8 @@ interface OutputState {
   expectNew: boolean;
   /** The targets of the row shapes written so far (see rowsByShape). */
   readonly targets: Map<string, TableTarget>;
+  /** The target table's columns as Postgres declares them, known from the first page on. */
+  types: ColumnTypes;
 }
 
 /** A rejection whose response is known only once its page is landed. */
@@ -197,6 +200,7 @@ export class PartitionLoad {
       within: new Map(),
       expectNew: options.expectNew,
       targets: new Map(),
+      types: new Map(),
     }));
   }
 
@@ -212,6 +216,7 @@ export class PartitionLoad {
    */
   async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
     const { stream, partition, timer } = this.#options;
+    if (this.#position === 0 && this.#pages.length === 0) await this.#learnColumnTypes();
     const { next } = timer.timeSync("normalise", () => {
       const text = exchanges.map((e) => e.text).join("\n");
       const context = {
@@ -331,6 +336,12 @@ export class PartitionLoad {
     return { failureBodies: this.failureBodies, failureBody: this.#lastFailureBody };
   }
 
+  async #learnColumnTypes(): Promise<void> {
+    for (const state of this.#states) {
+      state.types = await columnTypes(this.#options.db, state.output.target.table);
+    }
+  }
+
   #reject(rejection: PendingRejection): void {
     this.rowsRejected += 1;
     this.#pendingRejections.push(rejection);
@@ -361,7 +372,9 @@ export class PartitionLoad {
         });
         continue;
       }
-      for (const row of expandKeyArrays(stamped, key)) {
+      for (const expanded of expandKeyArrays(stamped, key)) {
+        const row = this.#storable(state, expanded, record, pageIndex);
+        if (row === null) continue;
         state.pending.push(row);
         if (output.mode === "upsert") continue;
         state.seen.push(pick(row, key));
@@ -371,6 +384,27 @@ export class PartitionLoad {
         }
       }
     }
+  }
+
+  /**
+   * The row as its table can hold it: a value its column cannot hold is null (a JSON value keeps
+   * what it can), noted as untyped; a row whose key cannot be stored is quarantined (null).
+   */
+  #storable(state: OutputState, read: Row, record: unknown, pageIndex: number): Row | null {
+    const { row, changes } = storableRow(read, state.types);
+    const { table, key } = state.output.target;
+    const keyChange = changes.find((change) => key.includes(change.column));
+    if (keyChange) {
+      this.#reject({
+        table,
+        reason: `key column ${keyChange.column} holds a value Postgres cannot store (${keyChange.expected})`,
+        record: read.raw ?? record,
+        page: pageIndex,
+      });
+      return null;
+    }
+    for (const change of changes) untyped(change.expected, change.value);
+    return row;
   }
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import { canonicalJson } from "../streams/stable-key.js";
 import type { Database } from "./schema.js";
-import { jsonText } from "../api/json-body.js";
+import { storableJsonText } from "./storable-values.js";
 
 type Db = Kysely<Database>;
 
@@ -41,7 +41,8 @@ export async function quarantine(
         record_sha256: r.hash,
         target_table: r.table,
         reason: r.reason,
-        record: jsonText(r.record ?? null),
+        // What jsonb cannot hold is replaced, the rest kept: the record is the quarantine's point.
+        record: storableJsonText(r.record ?? null),
         response_id: r.responseId,
         last_seen_at: new Date(),
       })),

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
+import { storableTextOf } from "./storable-values.js";
 
 type Db = Kysely<Database>;
 
@@ -178,7 +179,11 @@ export async function markPartitionFailed(
   error: string,
   retryJobId: string | null = null,
 ): Promise<void> {
-  const values = { last_status: "failed" as const, last_error: error, retry_job_id: retryJobId };
+  const values = {
+    last_status: "failed" as const,
+    last_error: storableTextOf(error),
+    retry_job_id: retryJobId,
+  };
   await db
     .insertInto("etl.stream_state")
     .values({ stream, partition, ...values, checkpoint: "{}" })

@@ -4,6 +4,7 @@ import { PROCESS_IDENTITY } from "../process-identity.js";
 import type { AttemptStatus, Database } from "./schema.js";
 import { type PartitionSuccess, partitionRederived, partitionSucceeded } from "./stream-state.js";
 import { utcToday } from "../time/calendar.js";
+import { storableJsonText, storableTextOf } from "./storable-values.js";
 
 type Db = Kysely<Database>;
 
@@ -171,12 +172,13 @@ function closeRun(
       finished_at: new Date(),
       requests: end.requests,
       rows_written: sql<number>`${end.rowsWritten} + ${deleted}`,
-      error: end.error ?? null,
-      untyped_values: end.untyped?.length ? JSON.stringify(end.untyped) : null,
+      // Texts that hold what the upstream sent are kept as Postgres can hold them.
+      error: end.error === undefined ? null : storableTextOf(end.error),
+      untyped_values: end.untyped?.length ? storableJsonText(end.untyped) : null,
       rows_rejected: end.rowsRejected ?? 0,
       failure_bodies: end.failureBodies ?? 0,
-      failure_body: end.failureBody ?? null,
-      warnings: end.warnings?.length ? JSON.stringify(end.warnings) : null,
+      failure_body: end.failureBody ? storableTextOf(end.failureBody) : null,
+      warnings: end.warnings?.length ? storableJsonText(end.warnings) : null,
       response_ids: end.responseIds ? [...end.responseIds] : null,
       pages: end.pages ? [...end.pages] : null,
     })

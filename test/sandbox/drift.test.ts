@@ -9,6 +9,7 @@ const NO_DRIFT: SandboxKnobs["drift"] = {
   nulls: false,
   renamedEnum: false,
   malformed: false,
+  hostile: false,
 };
 
 describe("sandbox drift", () => {

@@ -1,0 +1,268 @@
+import { type Kysely, sql } from "kysely";
+import { DeepJson, JsonDecimal, jsonText } from "../api/json-body.js";
+import type { Expected } from "../api/untyped-values.js";
+import type { Row } from "./write-rows.js";
+
+/** A column as Postgres declares it: its type (`udt_name`: int4, numeric, _text…) and length. */
+export interface ColumnType {
+  readonly type: string;
+  /** varchar(n)'s n; null when the type takes any length. */
+  readonly maxLength: number | null;
+}
+
+export type ColumnTypes = ReadonlyMap<string, ColumnType>;
+
+const tables = new WeakMap<object, Map<string, Promise<ColumnTypes>>>();
+
+/**
+ * The columns of `table` (schema-qualified) as Postgres declares them, asked once per warehouse
+ * and table: the types change only by a migration, and a release that changes one restarts its
+ * workers (see docs/operations.md).
+ */
+export function columnTypes<DB>(db: Kysely<DB>, table: string): Promise<ColumnTypes> {
+  let known = tables.get(db);
+  if (!known) {
+    known = new Map();
+    tables.set(db, known);
+  }
+  let types = known.get(table);
+  if (!types) {
+    const [schema = "public", name = table] = table.includes(".") ? table.split(".") : [];
+    types = sql<{ column_name: string; udt_name: string; max_length: number | null }>`
+      select column_name, udt_name, character_maximum_length as max_length
+        from information_schema.columns where table_schema = ${schema} and table_name = ${name}`
+      .execute(db)
+      .then(
+        ({ rows }) =>
+          new Map(rows.map((r) => [r.column_name, { type: r.udt_name, maxLength: r.max_length }])),
+      );
+    // A failed look-up (Postgres away) is asked again by the next partition, not cached.
+    types.catch(() => known?.delete(table));
+    known.set(table, types);
+  }
+  return types;
+}
+
+/** A value a column could not hold, and what its reader would have called the column's type. */
+export interface Unstorable {
+  readonly column: string;
+  readonly expected: Expected;
+  /** The value as read; for JSON, the part of it that had to change. */
+  readonly value: unknown;
+}
+
+/* eslint-disable no-control-regex -- NUL is one of the characters looked for */
+/** What Postgres refuses in any text: NUL, and half of a surrogate pair (invalid UTF-8). */
+const SUSPECT_CHARS = /[\u0000\ud800-\udfff]/;
+const UNSTORABLE_CHARS =
+  /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/* eslint-enable no-control-regex */
+
+/** Whether Postgres can hold `text` as text: no NUL, no lone surrogate. */
+export function storableText(text: string): boolean {
+  if (!SUSPECT_CHARS.test(text)) return true;
+  UNSTORABLE_CHARS.lastIndex = 0;
+  return !UNSTORABLE_CHARS.test(text);
+}
+
+/** `text` with every character Postgres cannot hold replaced by U+FFFD, the replacement mark. */
+export function storableTextOf(text: string): string {
+  return storableText(text) ? text : text.replace(UNSTORABLE_CHARS, "\ufffd");
+}
+
+const INTEGER = /^[+-]?\d+$/;
+const INTEGER_BITS: Record<string, bigint> = { int2: 15n, int4: 31n, int8: 63n };
+
+function integerFits(value: unknown, bits: bigint): boolean {
+  const text =
+    typeof value === "number"
+      ? Number.isInteger(value)
+        ? BigInt(value).toString()
+        : null
+      : typeof value === "bigint"
+        ? value.toString()
+        : value instanceof JsonDecimal
+          ? value.text
+          : typeof value === "string"
+            ? value.trim()
+            : null;
+  if (text === null || !INTEGER.test(text)) return false;
+  const n = BigInt(text);
+  const limit = 1n << bits;
+  return n >= -limit && n < limit;
+}
+
+const DECIMAL_PARTS = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
+/** numeric's limits: digits before the point, and after it. */
+const NUMERIC_WEIGHT = 131_072;
+const NUMERIC_SCALE = 16_383;
+
+/** Whether numeric takes this decimal text: within its digits before and after the point. */
+function numericFits(text: string): boolean {
+  const parts = DECIMAL_PARTS.exec(text.trim());
+  if (!parts) return false;
+  const whole = (parts[1] ?? "").replace(/^0+/, "");
+  const fraction = parts[2] ?? "";
+  if (whole === "" && fraction === "" && !/\d/.test(text)) return false;
+  const exponent = Number(parts[3] ?? "0");
+  // Zero fits whatever its exponent says.
+  if (!/[1-9]/.test(whole + fraction)) return fraction.length - exponent <= NUMERIC_SCALE;
+  return whole.length + exponent <= NUMERIC_WEIGHT && fraction.length - exponent <= NUMERIC_SCALE;
+}
+
+function numberText(value: unknown): string | null {
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : null;
+  if (value instanceof JsonDecimal) return value.text;
+  return typeof value === "string" || typeof value === "bigint" ? String(value) : null;
+}
+
+/** float8 (and float4) refuse what overflows them, and what underflows to zero from non-zero. */
+function floatFits(value: unknown, max: number): boolean {
+  const text = numberText(value);
+  if (text === null) return false;
+  const n = Number(text);
+  return (
+    Number.isFinite(n) &&
+    Math.abs(n) <= max &&
+    (n !== 0 || !/[1-9]/.test(text.split(/e/i)[0] ?? ""))
+  );
+}
+
+/** The earliest year timestamptz and date take (4713 BC, which JavaScript calls -4712). */
+const EARLIEST_YEAR = -4712;
+
+function instantFits(value: unknown): boolean {
+  if (value instanceof Date) {
+    return !Number.isNaN(value.getTime()) && value.getUTCFullYear() >= EARLIEST_YEAR;
+  }
+  // Readers give days and instants as ISO text, years 0001 on; a year 0000 does not exist.
+  return typeof value === "string" && storableText(value) && !value.startsWith("0000");
+}
+
+const EXPECTED_OF: Record<string, Expected> = {
+  int2: "integer",
+  int4: "integer",
+  int8: "integer",
+  numeric: "number",
+  float4: "number",
+  float8: "number",
+  date: "day",
+  timestamptz: "instant",
+  timestamp: "instant",
+  bool: "boolean",
+  jsonb: "json",
+  json: "json",
+};
+
+/** Whether a column of `type` can hold a value (never JSON: see storableJson). */
+function fits(value: unknown, { type, maxLength }: ColumnType): boolean {
+  const bits = INTEGER_BITS[type];
+  if (bits !== undefined) return integerFits(value, bits);
+  switch (type) {
+    case "numeric":
+      return numberText(value) !== null && numericFits(numberText(value) ?? "");
+    case "float8":
+      return floatFits(value, Number.MAX_VALUE);
+    case "float4":
+      return floatFits(value, 3.4028234663852886e38);
+    case "date":
+    case "timestamptz":
+    case "timestamp":
+      return instantFits(value);
+    case "bool":
+      return true;
+  }
+  if (typeof value !== "string") return true;
+  return storableText(value) && (maxLength === null || [...value].length <= maxLength);
+}
+
+/** What storableJson gives back: the value Postgres can hold, and what had to change. */
+interface StorableJson {
+  readonly value: unknown;
+  /** The strings and numbers changed, and the top-level parts holding one kept as text. */
+  readonly changed: unknown[];
+}
+
+/**
+ * A JSON value as jsonb can hold it: strings (and keys) with NUL or a lone surrogate get U+FFFD
+ * for those characters, and a number beyond numeric's digits becomes its text. A part nested too
+ * deep was kept as its text when the body was parsed (DeepJson): that is reported here too.
+ * Everything else is untouched, and a value that needed nothing is returned as it came (no copy).
+ */
+export function storableJson(value: unknown): StorableJson {
+  const changed: unknown[] = [];
+  // A part too deep to name is reported as the top-level part holding it, which a report can.
+  const visit = (node: unknown, top: unknown): unknown => {
+    if (typeof node === "string") {
+      if (storableText(node)) return node;
+      changed.push(node);
+      return storableTextOf(node);
+    }
+    if (node instanceof JsonDecimal) {
+      if (numericFits(node.text)) return node;
+      changed.push(node);
+      return node.text;
+    }
+    if (node instanceof DeepJson) {
+      changed.push(top);
+      return node;
+    }
+    if (node === null || typeof node !== "object" || node instanceof Date) return node;
+    const isTop = node === value;
+    if (Array.isArray(node)) {
+      let copy: unknown[] | null = null;
+      for (const [i, child] of node.entries()) {
+        const kept = visit(child, isTop ? child : top);
+        if (kept !== child) (copy ??= [...(node as unknown[])])[i] = kept;
+      }
+      return copy ?? node;
+    }
+    let copy: Record<string, unknown> | null = null;
+    for (const [key, child] of Object.entries(node)) {
+      const kept = visit(child, isTop ? child : top);
+      const name = storableText(key) ? key : storableTextOf(key);
+      if (name !== key) changed.push(key);
+      if (kept !== child || name !== key) {
+        copy ??= { ...(node as Record<string, unknown>) };
+        if (name !== key) delete copy[key];
+        copy[name] = kept;
+      }
+    }
+    return copy ?? node;
+  };
+  return { value: visit(value, value), changed };
+}
+
+/** JSON text of a value as jsonb can hold it (see storableJson). */
+export function storableJsonText(value: unknown): string {
+  return jsonText(storableJson(value).value);
+}
+
+/**
+ * The row as its table can hold it: a value its column cannot (NUL or a lone surrogate in text,
+ * a number beyond the column's range, a day before 4713 BC) becomes null, and a JSON value keeps
+ * all it can (see storableJson). Returns the row itself when nothing had to change, and every
+ * change made, so that each is reported and none is silent.
+ */
+export function storableRow(
+  row: Row,
+  types: ColumnTypes,
+): { readonly row: Row; readonly changes: Unstorable[] } {
+  let copy: Record<string, unknown> | null = null;
+  const changes: Unstorable[] = [];
+  for (const [column, value] of Object.entries(row)) {
+    const type = types.get(column);
+    if (value === null || value === undefined || !type) continue;
+    const expected = EXPECTED_OF[type.type] ?? "text";
+    if (type.type === "jsonb" || type.type === "json") {
+      const json = storableJson(value);
+      if (json.changed.length === 0) continue;
+      (copy ??= { ...row })[column] = json.value;
+      for (const part of json.changed) changes.push({ column, expected, value: part });
+    } else if (!fits(value, type)) {
+      (copy ??= { ...row })[column] = null;
+      changes.push({ column, expected, value });
+    }
+  }
+  return { row: copy ?? row, changes };
+}

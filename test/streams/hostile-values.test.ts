@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HOSTILE_DEPTH, HUGE_INTEGER } from "../../sandbox/drift.js";
+import type { StreamSummary } from "../../src/streams/run-sync.js";
+import { differences, fingerprints } from "../faults/table-fingerprints.js";
+import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+// Values no column of their kind can hold (a NUL or half a surrogate pair in a text, a 30-digit
+// integer, a rank beyond 32 bits, an id that cannot be a key, 10,000-deep nesting) fail no
+// partition: each becomes null in its typed column and is reported, a record whose key cannot
+// be stored is quarantined, and every other record lands. Once the upstream sends clean values,
+// a re-sync leaves the data tables exactly as a clean sync leaves another warehouse's.
+
+const TODAY = "2026-01-06";
+const DAY = { from: "2026-01-05", to: "2026-01-05" };
+
+const rowCounts = async (harness: SyncHarness) =>
+  new Map([...(await fingerprints(harness.warehouse))].map(([table, p]) => [table, p.rows]));
+
+describe("hostile values from the upstream", () => {
+  let hostile: SyncHarness;
+  let clean: SyncHarness;
+  let first: StreamSummary[];
+
+  beforeAll(async () => {
+    const etl = await demoTracking(TODAY);
+    [hostile, clean] = await Promise.all([
+      startSyncHarness("hostile_values", {
+        today: TODAY,
+        etl,
+        sandbox: { knobs: { drift: { hostile: true } } },
+      }),
+      startSyncHarness("hostile_clean", { today: TODAY, etl }),
+    ]);
+    first = await hostile.sync(DAY);
+  }, 240_000);
+  afterAll(async () => {
+    await hostile?.close();
+    await clean?.close();
+  });
+
+  it("fail no partition, and are each reported as untyped", () => {
+    expect(first.flatMap((s) => s.failed)).toEqual([]);
+    const untyped = new Set(
+      first.flatMap((s) => s.untyped.map((u) => `${s.stream} ${u.field} ${u.expected}`)),
+    );
+    for (const expected of [
+      "trend_items name text",
+      "trend_items count integer",
+      "trend_items x_nested json",
+      "artist_stats_chart_entries peak_rank integer",
+    ]) {
+      expect([...untyped]).toContain(expected);
+    }
+    const warned = first.filter((s) =>
+      s.warned.some((outcome) => outcome.warnings.some((w) => w.kind === "untyped")),
+    );
+    expect(warned.map((s) => s.stream)).toEqual(
+      expect.arrayContaining(["trend_items", "artist_stats_chart_entries"]),
+    );
+  });
+
+  it("keep null in the typed column and what was sent in raw", async () => {
+    const [items] = await hostile.warehouse.query<{
+      huge: number;
+      nul: number;
+      lone: number;
+      nested: number;
+    }>(
+      `select
+         count(*) filter (where raw->>'count' = $1 and count is null)::int as huge,
+         count(*) filter (where raw->>'name' like '%' || chr(65533) and item_name is null)::int as nul,
+         count(*) filter (where raw->>'name' not like '%' || chr(65533) and item_name is null
+                          and raw->>'name' is not null)::int as lone,
+         count(*) filter (where raw->'x_nested' is not null)::int as nested
+       from sales.trend_items`,
+      [HUGE_INTEGER],
+    );
+    // The 30 digits themselves, not the double nearest to them.
+    expect(items?.huge).toBeGreaterThan(0);
+    // Both NUL and half a surrogate pair are kept as U+FFFD in raw; the column holds neither.
+    expect(items?.nul).toBeGreaterThan(0);
+    expect(items?.lone).toBe(0);
+    expect(items?.nested).toBeGreaterThan(0);
+    const [deep] = await hostile.warehouse.query<{ depth: number; text: string }>(
+      `with recursive down(part, depth) as (
+         select raw->'x_nested', 1 from sales.trend_items where raw ? 'x_nested'
+         union all select part->0, depth + 1 from down where jsonb_typeof(part) = 'array')
+       select max(depth)::int as depth, (array_agg(part #>> '{}') filter (where jsonb_typeof(part) = 'string'))[1] as text
+         from down`,
+    );
+    // Structure down to the depth the warehouse keeps, the rest as the text it was sent as.
+    const brackets = deep?.text.match(/^\[*/)?.[0].length ?? 0;
+    expect((deep?.depth ?? 0) - 1 + brackets).toBe(HOSTILE_DEPTH);
+    const [ranks] = await hostile.warehouse.query<{ n: number }>(
+      `select count(*)::int as n from artist_stats.chart_entries
+        where raw->>'peak_rank' = '3000000000' and peak_rank is null`,
+    );
+    expect(ranks?.n).toBeGreaterThan(0);
+  });
+
+  it("quarantine the records whose key cannot be stored, and land the rest", async () => {
+    const rejected = await hostile.warehouse.query<{ table: string; n: number }>(
+      `select target_table as table, count(*)::int as n from etl.rejected_records
+        group by 1`,
+    );
+    expect(rejected.length).toBeGreaterThan(0);
+    const before = await rowCounts(hostile);
+    await clean.sync(DAY);
+    const expected = await rowCounts(clean);
+    // Short of the clean rows by at most the records quarantined: a record quarantined in one
+    // place may land from another (an artist of two products), and a row may come of another
+    // table's record (a payout's status history).
+    const quarantined = rejected.reduce((n, r) => n + r.n, 0);
+    const short = [...expected].filter(([table, rows]) => {
+      const landed = before.get(table) ?? 0;
+      return landed < rows - quarantined || landed > rows;
+    });
+    expect(short.map(([table, rows]) => [table, rows, before.get(table)])).toEqual([]);
+    // Chart entries are keyed by rank: a rank beyond 32 bits cannot be one.
+    expect(rejected.map((r) => r.table)).toEqual(
+      expect.arrayContaining(["artist_stats.chart_entries", "sales.trend_items"]),
+    );
+  });
+
+  it("leave the warehouse as a clean sync does once the upstream sends clean values", async () => {
+    hostile.upstream.sandbox.setKnobs({ drift: { hostile: false } });
+    const again = await hostile.sync(DAY);
+    expect(again.flatMap((s) => s.failed)).toEqual([]);
+    expect(again.flatMap((s) => s.untyped)).toEqual([]);
+    expect(
+      differences(await fingerprints(clean.warehouse), await fingerprints(hostile.warehouse)),
+    ).toEqual([]);
+  });
+});
