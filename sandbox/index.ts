@@ -2,6 +2,7 @@ export type { AddPayoutInput, SandboxDataset } from "./dataset/dataset.js";
 export type * from "./dataset/records.js";
 export type { RevisionChanges } from "./dataset/revision.js";
 export type {
+  CredentialEchoStatus,
   DriftKnobs,
   FaultKind,
   KnobsPatch,

@@ -39,6 +39,9 @@ export interface SandboxSize {
   trendItemsCap: number;
 }
 
+/** The answers a careless upstream repeats the credential in. */
+export type CredentialEchoStatus = 200 | 400 | 401;
+
 export type FaultKind = "html503" | "error500" | "reset" | "truncated" | "slow";
 
 export interface DriftKnobs {
@@ -129,6 +132,12 @@ export interface SandboxKnobs {
   down: boolean;
   /** Every request is refused with 401, whatever its key: a credential revoked upstream. */
   refuseCredential: boolean;
+  /**
+   * null, or the status every request is answered with, in a body that repeats the bearer token
+   * the request carried (see credential-echo.ts): 401 whatever the key, or, to a request with the
+   * right key, 400 or a 200 that declares failure. An upstream that echoes the request it refused.
+   */
+  echoCredential: CredentialEchoStatus | null;
   /** Trends list: bare array of items, or the totals fields with the items under `data`. */
   listShape: "array" | "object";
   /** Payouts, pending payouts and incomes: `{status: true, data}` or a bare array. */
@@ -166,7 +175,7 @@ export interface SandboxStats {
   maxPerSecond: number;
   /** TCP connections opened by clients: a client that keeps its connections alive opens few. */
   connections: number;
-  /** 200 answers whose body declared failure (shapes.failureEnvelopeRate). */
+  /** 200 answers whose body declared failure (shapes.failureEnvelopeRate, echoCredential 200). */
   failureEnvelopes: number;
 }
 

@@ -1,3 +1,4 @@
+import { CREDENTIAL_ECHO_STATUSES } from "./credential-echo.js";
 import { FAULT_KINDS } from "./faults.js";
 import type { DriftKnobs, SandboxKnobs, ShapeKnobs } from "./interfaces.js";
 
@@ -10,6 +11,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
   slowMs: 30_000,
   down: false,
   refuseCredential: false,
+  echoCredential: null,
   listShape: "array",
   royaltiesShape: "wrapped",
   chartsShape: "wrapped",
@@ -87,6 +89,7 @@ const CHECKS: Record<
   slowMs: isNonNegative,
   down: isBoolean,
   refuseCredential: isBoolean,
+  echoCredential: (value) => value === null || CREDENTIAL_ECHO_STATUSES.includes(value as never),
   listShape: isOneOf("array", "object"),
   royaltiesShape: isOneOf("wrapped", "array"),
   chartsShape: isOneOf("wrapped", "array"),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { bearerToken, credentialEcho } from "./credential-echo.js";
 import { applyDrift, driftedText } from "./drift.js";
 import { encodeBody } from "./encodings.js";
 import { drawFailureEnvelope } from "./failure-envelopes.js";
@@ -34,7 +35,10 @@ export function createRequestHandler(state: SandboxState) {
   };
 }
 
-/** count → down → auth → rate limit → fault → failure envelope → route, in that order. */
+/**
+ * count → down → auth → rate limit → credential echo → fault → failure envelope → route, in that
+ * order.
+ */
 async function handle(state: SandboxState, request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? "/", "http://sandbox");
   if (url.pathname.startsWith(ADMIN_PREFIX)) {
@@ -52,9 +56,11 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
 
   const limit = knobs.requestsPerSecond;
   const mode = knobs.rateLimitHeaders;
-  if (knobs.refuseCredential || !isAuthorized(request, state.apiKey)) {
+  const echo = credentialEcho(knobs.echoCredential, bearerToken(request));
+  if (knobs.refuseCredential || echo?.status === 401 || !isAuthorized(request, state.apiKey)) {
     const budget = limit === null ? null : state.limiter.peek(limit, arrivedMs);
-    return sendJson(to, json(401, { error: "Invalid token" }), rateLimitHeaders(budget, mode));
+    const refusal = echo?.status === 401 ? echo : json(401, { error: "Invalid token" });
+    return sendJson(to, refusal, rateLimitHeaders(budget, mode));
   }
   let budget: RateLimitState | null = null;
   if (limit !== null) {
@@ -66,6 +72,10 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     budget = decision;
   }
   const headers = rateLimitHeaders(budget, mode);
+  if (echo) {
+    if (echo.status === 200) state.stats.failureEnvelope();
+    return sendJson(to, echo, headers);
+  }
 
   const fault = drawFault(state.faultRng, knobs);
   if (fault) state.stats.fault(fault);
@@ -129,8 +139,7 @@ async function route(
 }
 
 function isAuthorized(request: IncomingMessage, apiKey: string): boolean {
-  const match = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? "");
-  return match?.[1] === apiKey;
+  return bearerToken(request) === apiKey;
 }
 
 /** The budget as it stands, on every answer while a limit is set, unless the knob says "none". */

@@ -1,7 +1,8 @@
 /**
  * The project's typed errors. Each carries the context an operator needs to act (operation,
- * status, partition...) and never a credential: messages are built from names and statuses
- * only, and every value that reaches a message comes from the caller's own parameters.
+ * status, partition...) and never a credential: messages are built from names, statuses and the
+ * caller's own parameters, and the upstream's own words reach them only through the HTTP client,
+ * which redacts the key from every answer about a failure first (an upstream may echo it).
  */
 
 export type ErrorContext = Readonly<Record<string, string | number | boolean | null | undefined>>;
@@ -147,7 +148,8 @@ export class UpstreamStatusError extends UpstreamError {
 
 /**
  * A 2xx whose body declares failure (`{status: false, message}` and the like): an upstream error,
- * retried like a 5xx, never data. `body` is the text as received, kept for diagnosis.
+ * retried like a 5xx, never data. `body` is the text as received but for the key (redacted), kept
+ * for diagnosis.
  */
 export class FailureBodyError extends UpstreamError {
   readonly status: number;

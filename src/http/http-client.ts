@@ -13,6 +13,7 @@ import {
   UpstreamStatusError,
 } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
+import { type Redact, secretRedactor } from "../logging/redact-secrets.js";
 import {
   type ResponseHeaders,
   rateLimitLimit,
@@ -56,7 +57,10 @@ export interface HttpRequest {
 export interface HttpResponse {
   readonly status: number;
   readonly body: unknown;
-  /** The body as received, before parsing. */
+  /**
+   * The body before parsing: data as received; an answer about a failure (a refusal taken as the
+   * answer, see acceptStatus and failureIsAnswer) with the key redacted, like every error's.
+   */
   readonly text: string;
   readonly headers: ResponseHeaders;
   /** How many attempts it took (1 = no retry). */
@@ -70,7 +74,7 @@ export interface HttpAttemptEvent {
   readonly outcome: number | string;
   readonly durationMs: number;
   readonly attempt: number;
-  /** The body as received of a 2xx that declared failure (FailureBodyError); absent: none. */
+  /** The body of a 2xx that declared failure (FailureBodyError), key redacted; absent: none. */
   readonly failureBody?: string;
 }
 
@@ -98,6 +102,15 @@ interface RawResponse {
   readonly text: string;
 }
 
+/** An answer about a failure, as the rest of the program sees it: the key redacted. */
+interface FailureAnswer {
+  readonly text: string;
+  /** Parsed from the redacted text; undefined when it is not JSON. */
+  readonly body: unknown;
+  /** The upstream's message, for errors (see upstreamMessage). */
+  readonly message: string;
+}
+
 /**
  * The one way to talk to the upstream: a keep-alive pool, a deadline on every attempt, the shared
  * request budget, and retries with exponential backoff and jitter for what a retry can fix.
@@ -105,6 +118,8 @@ interface RawResponse {
 export class HttpClient {
   readonly #options: HttpClientOptions;
   readonly #agent: Agent;
+  /** Removes the key from the upstream's answers about failures (see #failureAnswer). */
+  readonly #redact: Redact;
   /**
    * Until an answer shows the credential is accepted, one request goes out at a time and the
    * others wait for it: a bad key costs one request, not one per concurrent slot. After a 401
@@ -116,6 +131,7 @@ export class HttpClient {
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
+    this.#redact = secretRedactor([options.apiKey]);
     this.#agent = new Agent({
       keepAliveTimeout: 10_000,
       connections: options.connections ?? 16,
@@ -309,17 +325,22 @@ export class HttpClient {
     raw: RawResponse,
   ): Promise<Omit<HttpResponse, "attempts">> {
     const { status, headers, text } = raw;
-    const body = parseJson(text);
     if (status >= 200 && status < 300) {
+      const body = parseJson(text);
       if (body === INVALID) throw new InvalidJsonError(identity, status, text.length);
       await this.#respectExhaustedWindow(headers);
-      const failure = request.failureIsAnswer ? null : declaredFailure(body, text);
-      if (failure !== null) throw new FailureBodyError(identity, status, failure, text);
-      return { status, body, text, headers };
+      // Data is the upstream's and is landed as received (etl.responses), whatever it holds:
+      // only what the program says of a failure is its own to keep clean.
+      if (declaredFailure(body, text) === null) return { status, body, text, headers };
+      const failure = this.#failureAnswer(text);
+      if (request.failureIsAnswer) {
+        return { status, body: failure.body, text: failure.text, headers };
+      }
+      throw new FailureBodyError(identity, status, failure.message, failure.text);
     }
-    const parsed = body === INVALID ? undefined : body;
+    const failure = this.#failureAnswer(text);
     if (status === 401) {
-      const refused = new AuthError(identity, upstreamMessage(parsed, text));
+      const refused = new AuthError(identity, failure.message);
       this.#refused = refused;
       throw refused;
     }
@@ -336,8 +357,25 @@ export class HttpClient {
       await this.#options.budget.pause(waitMs);
       throw new RateLimitedError(identity, waitMs);
     }
-    if (request.acceptStatus?.(status, parsed)) return { status, body: parsed, text, headers };
-    throw new UpstreamStatusError(identity, status, upstreamMessage(parsed, text), parsed);
+    if (request.acceptStatus?.(status, failure.body)) {
+      return { status, body: failure.body, text: failure.text, headers };
+    }
+    throw new UpstreamStatusError(identity, status, failure.message, failure.body);
+  }
+
+  /**
+   * An answer about a failure, with the key redacted before anything reads it. Some upstreams
+   * repeat the request in their errors, credential included; what the program makes of such an
+   * answer (error messages, and so stored run errors, BullMQ's failed jobs, /readyz through the
+   * credential gate, command output; stored failure bodies and refused writes) is then clean by
+   * construction, wherever the upstream put the key. Parsed after the redaction, so the parsed
+   * body and the messages taken from it hold no form of the key the text did not.
+   */
+  #failureAnswer(text: string): FailureAnswer {
+    const redacted = this.#redact(text);
+    const parsed = parseJson(redacted);
+    const body = parsed === INVALID ? undefined : parsed;
+    return { text: redacted, body, message: upstreamMessage(body, redacted) };
   }
 
   /** The upstream says the window is spent: everyone waits for its reset instead of earning a 429. */

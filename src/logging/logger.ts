@@ -1,4 +1,5 @@
 import { type DestinationStream, type LevelWithSilent, type Logger, pino } from "pino";
+import { REDACTED, secretRedactor } from "./redact-secrets.js";
 
 export type { Logger };
 
@@ -10,17 +11,12 @@ export interface LoggerOptions {
   readonly destination?: DestinationStream;
 }
 
-const REDACTED = "[REDACTED]";
-
 /**
  * Field-name redaction catches the usual carriers of a credential; the final scrub of every line
  * catches the rest (an upstream echoing the key in a message, a stack trace, a URL).
  */
 export function createLogger(options: LoggerOptions): Logger {
-  // A secret may reach a line raw or JSON-escaped (quotes, backslashes, non-ASCII).
-  const secrets = options.secrets
-    .filter((secret) => secret.length >= 4)
-    .flatMap((secret) => [...new Set([secret, JSON.stringify(secret).slice(1, -1)])]);
+  const redact = secretRedactor(options.secrets);
   return pino(
     {
       level: options.level,
@@ -38,8 +34,7 @@ export function createLogger(options: LoggerOptions): Logger {
         censor: REDACTED,
       },
       hooks: {
-        streamWrite: (line) =>
-          secrets.reduce((text, secret) => text.split(secret).join(REDACTED), line),
+        streamWrite: redact,
       },
     },
     options.destination ?? defaultDestination(),

@@ -127,7 +127,10 @@ export async function otherUnfinishedPayoutRequests(
 export interface PayoutRequestOutcome {
   readonly status: Exclude<PayoutRequestStatus, "pending">;
   readonly payoutId: string | null;
-  /** The upstream's answer as received; null when none came. */
+  /**
+   * The upstream's answer: an acceptance as received, a refusal as the HTTP client hands every
+   * answer about a failure, with the key redacted; null when none came.
+   */
   readonly response: unknown;
   readonly message: string | null;
 }

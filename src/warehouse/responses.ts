@@ -4,7 +4,12 @@ import type { Database } from "./schema.js";
 
 type Db = Kysely<Database>;
 
-/** One response to land: where it belongs, what was asked, and the body as received. */
+/**
+ * One response to land: where it belongs, what was asked, and the body as received. Only data is
+ * landed, and it stays as the upstream sent it (no secret redacted from it): a replay must read
+ * exactly what was read. Answers about failures never land; the HTTP client redacts the key
+ * from those.
+ */
 export interface ResponseToLand {
   readonly page: string;
   readonly part: number;

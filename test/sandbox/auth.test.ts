@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { DEFAULT_KNOBS, type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { call } from "./call.js";
 
 describe("sandbox authentication", () => {
@@ -54,5 +54,69 @@ describe("sandbox authentication", () => {
     const wrongMethod = await call(sandbox, "/api/v1/incomes", { method: "POST" });
     expect(wrongMethod.status).toBe(404);
     expect(sandbox.stats().byOperation).toEqual({ unknown: 2 });
+  });
+});
+
+describe("sandbox credential echo", () => {
+  const KEY = 'echo/"key"+123';
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await startSandbox({ apiKey: KEY, today: "2026-02-01" });
+  });
+  afterAll(() => sandbox.close());
+
+  it("is off by default, and takes only null, 200, 400 or 401", () => {
+    expect(DEFAULT_KNOBS.echoCredential).toBeNull();
+    for (const value of [500, "401", true, 0]) {
+      expect(() => sandbox.setKnobs({ echoCredential: value as never })).toThrow(
+        /invalid value for knob echoCredential/,
+      );
+    }
+  });
+
+  it("refuses every key with 401 and repeats the token it carried (none without one)", async () => {
+    sandbox.setKnobs({ echoCredential: 401 });
+    sandbox.resetStats();
+    const right = await call(sandbox, "/api/v1/getDsps/all");
+    const wrong = await call(sandbox, "/api/v1/getDsps/all", { authorization: "Bearer other" });
+    const none = await call(sandbox, "/api/v1/getDsps/all", { authorization: null });
+    expect([right.status, wrong.status, none.status]).toEqual([401, 401, 401]);
+    expect(right.json).toEqual({ error: `Invalid token ${KEY}` });
+    expect(right.text).toContain(JSON.stringify(KEY).slice(1, -1));
+    expect(wrong.json).toEqual({ error: "Invalid token other" });
+    expect(none.json).toEqual({ error: "Invalid token (none)" });
+    expect(sandbox.stats().unauthorized).toBe(3);
+  });
+
+  it("answers the right key with a 400 or a failure body repeating it, and runs no route", async () => {
+    sandbox.setKnobs({ echoCredential: 400 });
+    sandbox.resetStats();
+    const payoutsBefore = sandbox.data.payouts().length;
+    const refused = await call(sandbox, "/api/v1/payouts", {
+      method: "POST",
+      body: { amount: "150.00" },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json).toEqual({
+      status: false,
+      message: `Invalid request for the token ${KEY}`,
+      request: { headers: { authorization: `Bearer ${KEY}` } },
+    });
+    expect(sandbox.data.payouts()).toHaveLength(payoutsBefore);
+    expect(
+      (await call(sandbox, "/api/v1/getDsps/all", { authorization: "Bearer x" })).json,
+    ).toEqual({ error: "Invalid token" });
+
+    sandbox.setKnobs({ echoCredential: 200 });
+    const failure = await call(sandbox, "/api/v1/getDsps/all");
+    expect(failure.status).toBe(200);
+    expect(failure.json).toEqual({
+      status: false,
+      message: `The token ${KEY} may not read this resource`,
+    });
+    expect(sandbox.stats().failureEnvelopes).toBe(1);
+
+    sandbox.setKnobs({ echoCredential: null });
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
   });
 });
