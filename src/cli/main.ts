@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { BackfillOptions } from "./commands/backfill.js";
 import type { GrantReaderOptions } from "./commands/grant-reader.js";
+import type { MigrateCommandOptions } from "./commands/migrate.js";
 import type { PlanOptions } from "./commands/plan.js";
 import type { StatusOptions } from "./commands/status.js";
 import type { ReplayOptions } from "./commands/replay.js";
@@ -74,7 +75,15 @@ program
 program
   .command("migrate")
   .description("create the database if it does not exist, then apply every pending migration")
-  .action(action(async () => (await commands.migrate()).migrateCommand(stdout)));
+  .option(
+    "--lock-timeout <seconds>",
+    "give up waiting for a lock after this long (default 60), naming the sessions holding it",
+  )
+  .action(
+    action(async (options: MigrateCommandOptions) =>
+      (await commands.migrate()).migrateCommand(options, stdout),
+    ),
+  );
 
 program
   .command("grant-reader")

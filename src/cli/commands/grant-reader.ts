@@ -13,6 +13,7 @@ import {
 import { scramSha256Verifier } from "../../warehouse/scram-verifier.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
+import { wholeNumberOption } from "../whole-number-option.js";
 
 export interface GrantReaderOptions {
   readonly login?: boolean;
@@ -23,16 +24,8 @@ export interface GrantReaderOptions {
 
 /** --statement-timeout and --connection-limit, checked before anything runs. */
 function sessionLimits(options: GrantReaderOptions): ReaderSessionLimits {
-  const whole = (flag: string, text: string | undefined, min: number, max: number) => {
-    if (text === undefined) return undefined;
-    const value = Number(text);
-    if (!/^-?\d+$/.test(text) || value < min || value > max) {
-      throw new UsageError(`${flag} takes a whole number from ${min} to ${max} (got "${text}")`);
-    }
-    return value;
-  };
-  const seconds = whole("--statement-timeout", options.statementTimeout, 1, 86_400);
-  const connections = whole("--connection-limit", options.connectionLimit, -1, 10_000);
+  const seconds = wholeNumberOption("--statement-timeout", options.statementTimeout, 1, 86_400);
+  const connections = wholeNumberOption("--connection-limit", options.connectionLimit, -1, 10_000);
   return {
     statementTimeoutMs:
       seconds === undefined ? DEFAULT_READER_LIMITS.statementTimeoutMs : seconds * 1000,
