@@ -61,6 +61,7 @@ Configuration (see README.md):
 
 Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
             4 records quarantined or a list possibly incomplete (sync, replay),
+              a power the reader keeps that could not be revoked (grant-reader),
             130 stopped by SIGTERM or SIGINT (sync, replay)`,
   )
   .version(packageVersion(), "-V, --version", "print the release (package.json's version)")
