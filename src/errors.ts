@@ -77,6 +77,23 @@ export class UnreachableError extends EtlError {
   }
 }
 
+/**
+ * A migration gave up waiting for a lock another session held (the migration lock, or a table a
+ * migration alters): nothing was migrated. `holders` names those sessions.
+ */
+export class LockWaitError extends EtlError {
+  constructor(lock: string, waitedMs: number, holders: string, pids: readonly number[]) {
+    const end =
+      pids.length === 0
+        ? ""
+        : `, or end it: select pg_terminate_backend(${pids.join("), pg_terminate_backend(")})`;
+    super(
+      `gave up after ${Math.ceil(waitedMs / 1000)} s waiting for ${lock}, held by ${holders}; nothing was migrated: run again once it lets go${end}`,
+      { lock, waitedMs, pids: pids.join(",") },
+    );
+  }
+}
+
 /** A command-line argument is invalid; nothing was done. */
 export class UsageError extends EtlError {}
 

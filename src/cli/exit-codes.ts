@@ -10,6 +10,8 @@ export const ExitCode = {
   /**
    * Every partition ran, but records were quarantined or a list may hold more than was read:
    * the data is kept (etl.responses, etl.rejected_records), the warehouse is not yet complete.
+   * grant-reader: the role was granted, but it keeps a power the server would not let this role
+   * take away (temporary tables, large objects, advisory locks).
    */
   attention: 4,
   /**

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { BackfillOptions } from "./commands/backfill.js";
 import type { GrantReaderOptions } from "./commands/grant-reader.js";
+import type { MigrateCommandOptions } from "./commands/migrate.js";
 import type { PlanOptions } from "./commands/plan.js";
 import type { StatusOptions } from "./commands/status.js";
 import type { ReplayOptions } from "./commands/replay.js";
@@ -60,6 +61,7 @@ Configuration (see README.md):
 
 Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
             4 records quarantined or a list possibly incomplete (sync, replay),
+              a power the reader keeps that could not be revoked (grant-reader),
             130 stopped by SIGTERM or SIGINT (sync, replay)`,
   )
   .version(packageVersion(), "-V, --version", "print the release (package.json's version)")
@@ -74,7 +76,15 @@ program
 program
   .command("migrate")
   .description("create the database if it does not exist, then apply every pending migration")
-  .action(action(async () => (await commands.migrate()).migrateCommand(stdout)));
+  .option(
+    "--lock-timeout <seconds>",
+    "give up waiting for a lock after this long (default 60), naming the sessions holding it",
+  )
+  .action(
+    action(async (options: MigrateCommandOptions) =>
+      (await commands.migrate()).migrateCommand(options, stdout),
+    ),
+  );
 
 program
   .command("grant-reader")

@@ -2,6 +2,7 @@ import { sql, type Transaction } from "kysely";
 import pg from "pg";
 import { EtlError, UsageError } from "../errors.js";
 import type { Warehouse } from "./database.js";
+import { publicGrantsLeft, revokePublicGrants } from "./public-grants.js";
 import type { Database } from "./schema.js";
 
 /** The schemas a reader may read: everything but the pipeline's own (etl). */
@@ -51,6 +52,12 @@ export const READER_SEARCH_PATH = ["analytics", "sales", "catalogue", "artist_st
  */
 const IDLE_IN_TRANSACTION_MS = 300_000;
 
+/**
+ * From PostgreSQL 17, a whole transaction, however many queries, ends after this (or after the
+ * statement timeout, when longer: a single query must meet its own limit first).
+ */
+const TRANSACTION_MS = 1_800_000;
+
 export interface ReaderRoleOptions {
   readonly role: string;
   readonly limits: ReaderSessionLimits;
@@ -72,6 +79,10 @@ export interface ReaderRoleOutcome {
   /** The session settings now in force for the role in this database. */
   readonly settings: readonly string[];
   readonly connectionLimit: number;
+  /** The pipeline's roles given back what PUBLIC lost (temporary tables, advisory locks). */
+  readonly pipelineRoles: readonly string[];
+  /** What the role can still do that it should not, each with who can take it away. */
+  readonly notTakenAway: readonly string[];
 }
 
 interface RoleAttributes {
@@ -126,6 +137,13 @@ async function defaultPrivilegeOwners(trx: Transaction<Database>): Promise<strin
   return rows.map((row) => row.rolname);
 }
 
+/** transaction_timeout came with PostgreSQL 17. */
+async function serverHasTransactionTimeout(trx: Transaction<Database>): Promise<boolean> {
+  const { rows } = await sql<{ version: number }>`
+    select current_setting('server_version_num')::int as version`.execute(trx);
+  return (rows[0]?.version ?? 0) >= 170_000;
+}
+
 /** What the role can do that a reader must not; empty when it is read-only as intended. */
 async function violations(trx: Transaction<Database>, role: string): Promise<string[]> {
   const { rows } = await sql<{ problem: string }>`
@@ -159,8 +177,11 @@ async function violations(trx: Transaction<Database>, role: string): Promise<str
 /**
  * Makes `role` a read-only reader of the warehouse, in one transaction: creates it when missing,
  * grants USAGE on the reader schemas and SELECT on their tables and views (and on those created
- * later), revokes everything else it held there and on etl, then checks that it can write or
- * create nothing anywhere in the database. Running it again changes nothing.
+ * later), revokes everything else it held there and on etl, takes back from PUBLIC in this
+ * database the temporary tables, large objects and advisory locks every role has by default
+ * (giving the pipeline's roles back the ones they use), then checks that it can write or create
+ * nothing anywhere in the database. Running it again changes nothing. What it could not take
+ * back (only a superuser revokes EXECUTE on Postgres's functions) is in `notTakenAway`.
  */
 export async function grantReaderRole(
   db: Warehouse,
@@ -243,6 +264,9 @@ export async function grantReaderRole(
       relations.push({ schema, count: rows[0]?.count ?? 0 });
     }
 
+    // What every role has by default: temporary tables, large objects, advisory locks.
+    const pipelineRoles = await revokePublicGrants(trx, role, session.database);
+
     const problems = await violations(trx, role);
     if (problems.length > 0) {
       // Thrown inside the transaction: nothing of this run is kept.
@@ -253,11 +277,15 @@ export async function grantReaderRole(
     }
     // In this database only: the role may read others, where other settings suit it.
     // search_path is a list: one quoted string would be a single schema named "analytics, ...".
-    const settings = {
+    const settings: Record<string, string> = {
       search_path: READER_SEARCH_PATH.map((schema) => pg.escapeIdentifier(schema)).join(", "),
       statement_timeout: pg.escapeLiteral(`${options.limits.statementTimeoutMs}ms`),
       idle_in_transaction_session_timeout: pg.escapeLiteral(`${IDLE_IN_TRANSACTION_MS}ms`),
     };
+    if (await serverHasTransactionTimeout(trx)) {
+      const ms = Math.max(TRANSACTION_MS, options.limits.statementTimeoutMs);
+      settings.transaction_timeout = pg.escapeLiteral(`${ms}ms`);
+    }
     for (const [name, value] of Object.entries(settings)) {
       await run(`alter role ${quoted} in database ${database} set ${name} = ${value}`);
     }
@@ -277,6 +305,8 @@ export async function grantReaderRole(
       defaultPrivilegesFor: owners,
       settings: inForce.map((row) => row.setting),
       connectionLimit: options.limits.connectionLimit,
+      pipelineRoles,
+      notTakenAway: await publicGrantsLeft(trx, role),
     };
   });
 }

@@ -1,10 +1,14 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sql } from "kysely";
+import { LockWaitError } from "../../src/errors.js";
+import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { MIGRATION_LOCK_KEY } from "../../src/warehouse/migration-lock.js";
 import { scramSha256Verifier } from "../../src/warehouse/scram-verifier.js";
 import { runCli } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { createTestWarehouse, migrationsWith, type TestWarehouse } from "../helpers/warehouse.js";
 
 const ROLE = `bi_test_${randomBytes(4).toString("hex")}`;
 const PASSWORD = `pw-${randomBytes(12).toString("base64url")}`;
@@ -20,21 +24,21 @@ function etl(args: string[], env: Record<string, string> = {}) {
   });
 }
 
-/** A client of the reader (trust auth locally: the password is sent but not checked). */
-function readerClient(): pg.Client {
+/** A client of the reader, or of `user` (trust auth locally: the password is sent but not checked). */
+function readerClient(user = ROLE): pg.Client {
   const url = new URL(warehouse.url);
   return new pg.Client({
     host: url.hostname,
     port: Number(url.port || 5432),
     database: decodeURIComponent(url.pathname.slice(1)),
-    user: ROLE,
+    user,
     password: PASSWORD,
   });
 }
 
-/** A session as the reader. */
-async function asReader<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = readerClient();
+/** A session as the reader, or as `user`. */
+async function asReader<T>(run: (client: pg.Client) => Promise<T>, user = ROLE): Promise<T> {
+  const client = readerClient(user);
   await client.connect();
   try {
     return await run(client);
@@ -43,8 +47,8 @@ async function asReader<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** The SQLSTATE of the statement run as the reader, or "ok". */
-function outcome(text: string): Promise<string> {
+/** The SQLSTATE of the statement run as the reader (or `user`), or "ok". */
+function outcome(text: string, user = ROLE): Promise<string> {
   return asReader(async (client) => {
     try {
       await client.query(text);
@@ -52,7 +56,13 @@ function outcome(text: string): Promise<string> {
     } catch (error) {
       return (error as { code?: string }).code ?? String(error);
     }
-  });
+  }, user);
+}
+
+/** Drops a role this file created, with its privileges in the test database. */
+async function dropRole(name: string): Promise<void> {
+  await warehouse.query(`drop owned by ${pg.escapeIdentifier(name)}`);
+  await warehouse.query(`drop role ${pg.escapeIdentifier(name)}`);
 }
 
 /** Every privilege granted to the role in the database, and its default privileges. */
@@ -274,6 +284,15 @@ describe("etl grant-reader", () => {
       idle: "5min",
       unqualified: 1,
     });
+    // transaction_timeout came with PostgreSQL 17: set there, absent before.
+    const [server] = await warehouse.query<{ version: number }>(
+      "select current_setting('server_version_num')::int as version",
+    );
+    if ((server?.version ?? 0) >= 170_000) {
+      expect(first.stdout).toContain("transaction_timeout=1800000ms");
+    } else {
+      expect(first.stdout).not.toContain("transaction_timeout");
+    }
     const [limit] = await warehouse.query<{ n: number }>(
       "select rolconnlimit as n from pg_roles where rolname = $1",
       [ROLE],
@@ -329,11 +348,142 @@ describe("etl grant-reader", () => {
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("exists with CREATEDB");
     } finally {
-      await warehouse.query(`drop owned by ${pg.escapeIdentifier(powerful)}`);
-      await warehouse.query(`drop role ${pg.escapeIdentifier(powerful)}`);
+      await dropRole(powerful);
     }
     const [me] = await warehouse.query<{ user: string }>("select current_user as user");
     const self = await etl(["grant-reader", me?.user ?? "root"]);
     expect(self.code).toBe(2);
+  });
+});
+
+describe("etl grant-reader: what every role may do by default", () => {
+  it.each([
+    ["create a large object", "select lo_create(0)"],
+    ["create a large object by lo_creat", "select lo_creat(-1)"],
+    ["create a large object from bytes", "select lo_from_bytea(0, 'data')"],
+    ["create a temporary table", "create temporary table bi_scratch (a int)"],
+    ["create a temporary table as a query", "create temp table bi_scratch as select 1 as a"],
+    ["take the migration lock", `select pg_advisory_lock(${MIGRATION_LOCK_KEY})`],
+    ["take the migration lock shared", `select pg_advisory_lock_shared(${MIGRATION_LOCK_KEY})`],
+    ["try the migration lock", `select pg_try_advisory_lock(${MIGRATION_LOCK_KEY})`],
+    [
+      "take the migration lock for a transaction",
+      `select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
+    ],
+    ["take an advisory lock on two keys", "select pg_advisory_lock(1, 2)"],
+  ])("cannot %s: permission denied", async (_what, statement) => {
+    expect(await outcome(statement)).toBe("42501");
+  });
+
+  it("can run no function that takes an advisory lock or creates a large object, and created none", async () => {
+    const runnable = await warehouse.query<{ name: string; reader: boolean }>(
+      `select p.oid::regprocedure::text as name, has_function_privilege($1, p.oid, 'EXECUTE') as reader
+         from pg_proc p
+        where p.pronamespace = 'pg_catalog'::regnamespace
+          and (p.proname ~ '^pg_(try_)?advisory_(xact_)?lock(_shared)?$'
+               or p.proname in ('lo_creat', 'lo_create', 'lo_from_bytea', 'lo_import'))
+        order by 1`,
+      [ROLE],
+    );
+    // 16 lock functions (session or transaction, exclusive or shared, waiting or trying, bigint
+    // or two int keys), 3 creating large objects, 2 importing a server file.
+    expect(runnable).toHaveLength(21);
+    expect(runnable.filter((fn) => fn.reader)).toEqual([]);
+    const objects = await warehouse.query("select oid from pg_largeobject_metadata");
+    expect(objects).toEqual([]);
+  });
+
+  it("can lift its own timeouts (Postgres lets every role), yet a migration behind its open transaction gives up within the bound, naming its session", async () => {
+    const probe = "9999-12-31-999-lock-probe";
+    const provider = migrationsWith({
+      [probe]: {
+        up: async (db) => {
+          await sql`alter table sales.trend_items add column lock_probe int`.execute(db);
+        },
+      },
+    });
+    const reader = readerClient();
+    await reader.connect();
+    try {
+      await reader.query("set statement_timeout = 0");
+      await reader.query("set idle_in_transaction_session_timeout = 0");
+      await reader.query("set application_name = 'bi-dashboard'");
+      const lifted = await reader.query<{ statement_timeout: string }>("show statement_timeout");
+      expect(lifted.rows[0]?.statement_timeout).toBe("0");
+      await reader.query("begin");
+      await reader.query("select count(*) from sales.trend_items");
+      const [{ pid, client } = { pid: -1, client: null }] = (
+        await reader.query<{ pid: number; client: string | null }>(
+          "select pg_backend_pid() as pid, host(inet_client_addr()) as client",
+        )
+      ).rows;
+
+      const failure = await migrateToLatest(warehouse.db, { lockWaitMs: 1000, provider }).catch(
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(LockWaitError);
+      const message = (failure as Error).message;
+      expect(message).toContain(`waiting for a table lock of migration ${probe}`);
+      expect(message).toContain(
+        `pid ${pid} (user ${ROLE}, application "bi-dashboard"${client ? `, from ${client}` : ""}, idle in transaction since`,
+      );
+      expect(message).toContain("on sales.trend_items");
+      expect(message).toContain(`pg_terminate_backend(${pid})`);
+    } finally {
+      await reader.end();
+    }
+    const applied = await warehouse.query("select 1 from etl.kysely_migration where name = $1", [
+      probe,
+    ]);
+    expect(applied).toEqual([]);
+    const column = await warehouse.query(
+      "select 1 from information_schema.columns where table_schema = 'sales' and table_name = 'trend_items' and column_name = 'lock_probe'",
+    );
+    expect(column).toEqual([]);
+  });
+
+  it("leaves the pipeline's other roles their temporary tables and advisory locks, not large objects", async () => {
+    const writer = `${ROLE}_etl`;
+    const quoted = pg.escapeIdentifier(writer);
+    await warehouse.query(`create role ${quoted} login`);
+    try {
+      await warehouse.query(`grant usage on schema etl to ${quoted}`);
+      await warehouse.query(`grant insert on etl.sync_runs to ${quoted}`);
+      const again = await etl(["grant-reader", ROLE]);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toContain(`kept for the pipeline's roles: ${writer}`);
+      expect(await outcome("create temporary table staging (a int)", writer)).toBe("ok");
+      expect(await outcome("select pg_advisory_xact_lock(42)", writer)).toBe("ok");
+      expect(await outcome("select lo_create(0)", writer)).toBe("42501");
+      expect(await outcome("create temporary table staging (a int)")).toBe("42501");
+    } finally {
+      await dropRole(writer);
+    }
+  });
+
+  it("exits 4 naming what it could not take away when a role the reader belongs to grants it", async () => {
+    const group = `${ROLE}_grp`;
+    const quoted = pg.escapeIdentifier(group);
+    const [{ database } = { database: "" }] = await warehouse.query<{ database: string }>(
+      "select current_database() as database",
+    );
+    await warehouse.query(`create role ${quoted} nologin`);
+    try {
+      await warehouse.query(`grant execute on function lo_create(oid) to ${quoted}`);
+      await warehouse.query(
+        `grant temporary on database ${pg.escapeIdentifier(database)} to ${quoted}`,
+      );
+      await warehouse.query(`grant ${quoted} to ${pg.escapeIdentifier(ROLE)}`);
+      const result = await etl(["grant-reader", ROLE]);
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stdout).toContain(`not taken away: ${ROLE} can create temporary tables`);
+      expect(result.stdout).toContain(
+        `not taken away: ${ROLE} can create large objects (lo_create): granted to PUBLIC or a role it belongs to`,
+      );
+      expect(result.stdout).not.toContain("advisory locks");
+    } finally {
+      await dropRole(group);
+    }
+    expect((await etl(["grant-reader", ROLE])).code).toBe(0);
   });
 });

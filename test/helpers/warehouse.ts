@@ -1,9 +1,13 @@
 import { randomBytes } from "node:crypto";
+import { resolve } from "node:path";
+import type { Migration } from "kysely";
 import pg from "pg";
 import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { ensureDatabase } from "../../src/warehouse/ensure-database.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { FolderMigrationProvider } from "../../src/warehouse/migration-provider.js";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+import { PROJECT_ROOT } from "./cli.js";
 
 export const PG_HOST_URL = process.env.TEST_PG_URL ?? "postgres://127.0.0.1:5432";
 
@@ -65,4 +69,16 @@ export async function dropDatabase(name: string): Promise<void> {
   await withDatabaseClient((c) =>
     c.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`),
   );
+}
+
+/**
+ * The release's migrations and `extra` after them (name them to sort last): a warehouse the
+ * helper migrated then has exactly `extra` pending, for migrateToLatest's `provider`.
+ */
+export function migrationsWith(extra: Readonly<Record<string, Migration>>) {
+  const folder = new FolderMigrationProvider(resolve(PROJECT_ROOT, "migrations"));
+  return {
+    names: async () => [...(await folder.names()), ...Object.keys(extra)],
+    getMigrations: async () => ({ ...(await folder.getMigrations()), ...extra }),
+  };
 }

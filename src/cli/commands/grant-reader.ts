@@ -13,6 +13,7 @@ import {
 import { scramSha256Verifier } from "../../warehouse/scram-verifier.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
+import { wholeNumberOption } from "../whole-number-option.js";
 
 export interface GrantReaderOptions {
   readonly login?: boolean;
@@ -23,16 +24,8 @@ export interface GrantReaderOptions {
 
 /** --statement-timeout and --connection-limit, checked before anything runs. */
 function sessionLimits(options: GrantReaderOptions): ReaderSessionLimits {
-  const whole = (flag: string, text: string | undefined, min: number, max: number) => {
-    if (text === undefined) return undefined;
-    const value = Number(text);
-    if (!/^-?\d+$/.test(text) || value < min || value > max) {
-      throw new UsageError(`${flag} takes a whole number from ${min} to ${max} (got "${text}")`);
-    }
-    return value;
-  };
-  const seconds = whole("--statement-timeout", options.statementTimeout, 1, 86_400);
-  const connections = whole("--connection-limit", options.connectionLimit, -1, 10_000);
+  const seconds = wholeNumberOption("--statement-timeout", options.statementTimeout, 1, 86_400);
+  const connections = wholeNumberOption("--connection-limit", options.connectionLimit, -1, 10_000);
   return {
     statementTimeoutMs:
       seconds === undefined ? DEFAULT_READER_LIMITS.statementTimeoutMs : seconds * 1000,
@@ -62,7 +55,9 @@ function passwordVerifier(options: GrantReaderOptions): string | undefined {
 
 /**
  * Creates (when missing) a read-only role for BI tools and grants it the warehouse: the business
- * schemas and the analytics views, nothing of etl, no write and no create anywhere.
+ * schemas and the analytics views, nothing of etl, no write and no create anywhere, no temporary
+ * table, large object or advisory lock. Exits 4 when the server kept one of those last from being
+ * taken away (only a superuser can revoke the functions' EXECUTE).
  */
 export async function grantReaderCommand(
   role: string,
@@ -101,6 +96,19 @@ export async function grantReaderCommand(
     );
     out.line(
       `checked: ${role} cannot insert, update, delete, truncate or create anything in ${outcome.database}`,
+    );
+    if (outcome.pipelineRoles.length > 0) {
+      out.line(
+        `temporary tables and advisory locks kept for the pipeline's roles: ${outcome.pipelineRoles.join(", ")}`,
+      );
+    }
+    for (const power of outcome.notTakenAway) out.line(`not taken away: ${role} can ${power}`);
+    if (outcome.notTakenAway.length > 0) return ExitCode.attention;
+    out.line(
+      `checked: ${role} cannot create temporary tables or large objects, nor take advisory locks`,
+    );
+    out.line(
+      `${role} can still lift its own timeouts (no Postgres role can be kept from it): migrate waits for no lock longer than its --lock-timeout`,
     );
     return ExitCode.ok;
   } finally {

@@ -13,6 +13,7 @@ import { PageSizes } from "../../streams/page-sizes.js";
 import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, pingWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
+import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamStatuses } from "../../warehouse/stream-status.js";
@@ -31,7 +32,13 @@ export async function workerCommand(): Promise<ExitCode> {
   const logger = createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY ?? ""] });
   await ensureDatabase(env.DATABASE_URL);
   const db = createWarehouse(env.DATABASE_URL);
-  const { newer } = await migrateToLatest(db);
+  const { newer } = await migrateToLatest(db, {
+    onLockWait: (holders, waitMs) =>
+      logger.warn(
+        { holders: holders.map((holder) => holder.pid), waitMs },
+        `waiting for the migration lock, held by ${describeHolders(holders)}`,
+      ),
+  });
   if (newer.length > 0) {
     logger.warn(
       { migrations: newer },
