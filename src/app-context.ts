@@ -21,6 +21,11 @@ export interface AppContextOptions {
   readonly logger?: Logger;
   /** Test and benchmark hooks into the HTTP client (backoff timings, attempt observer). */
   readonly http?: Partial<Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt">>;
+  /**
+   * Return before Redis answers, connecting (and reconnecting) in the background: a long-running
+   * process that waits for its dependencies itself. A command fails fast instead.
+   */
+  readonly connectInBackground?: boolean;
 }
 
 /** The budget every process using this upstream and key shares through `redis`. */
@@ -56,7 +61,8 @@ export async function createAppContext(
   });
   // Without a listener ioredis reports each reconnection failure on stderr by itself.
   redis.on("error", (error) => logger.debug({ err: error.message }, "redis connection error"));
-  await redis.connect();
+  if (options.connectInBackground) redis.connect().catch(() => undefined);
+  else await redis.connect();
   const budget = requestBudget(etl, upstream, redis);
   const http = new HttpClient({
     baseUrl: upstream.url,

@@ -16,6 +16,7 @@ import { STREAMS } from "../../src/streams/registry.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { credentialGateOf } from "../../src/jobs/credential-gate.js";
+import { dependencyGateOf } from "../../src/jobs/dependency-gate.js";
 import { startEtlWorker } from "../../src/jobs/start-worker.js";
 import { followRun, standardOutput } from "../../src/cli/follow-run.js";
 import { table } from "../../src/cli/output.js";
@@ -125,6 +126,13 @@ async function main(): Promise<number> {
       queue,
       redis: context.redis,
       credential: credentialGateOf(context, config),
+      dependencies: dependencyGateOf({
+        db,
+        redis: context.redis,
+        databaseUrl,
+        redisUrl: env.REDIS_URL,
+        logger: context.logger,
+      }),
       runner: { db, api: context.api, logger: context.logger, config },
     },
   });

@@ -2,6 +2,7 @@ import type { AppContext } from "../app-context.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { AuthError, errorMessage, isUpstreamAnswer } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
+import { type GateListener, notifyAll } from "./gate-listeners.js";
 
 export interface CredentialGateOptions {
   /** One request to the upstream: resolves if the credential is accepted, AuthError if not. */
@@ -14,7 +15,7 @@ export interface CredentialGateOptions {
   readonly logger: Logger;
 }
 
-type Listener = () => unknown;
+type Listener = GateListener;
 
 /** The first wait before checking again a credential that could not be checked yet. */
 const FIRST_RECHECK_MS = 1_000;
@@ -71,6 +72,11 @@ export class CredentialGate {
     this.#schedule();
   }
 
+  /** True once a check found the credential accepted, until a refusal. */
+  get accepted(): boolean {
+    return this.#standing.state === "accepted";
+  }
+
   /** True while the upstream refuses the credential (for /metrics). */
   get refused(): boolean {
     return this.#standing.state === "refused";
@@ -111,16 +117,7 @@ export class CredentialGate {
   }
 
   #notify(listeners: readonly Listener[]): void {
-    for (const listener of listeners) {
-      Promise.resolve()
-        .then(listener)
-        .catch((error: unknown) =>
-          this.#options.logger.error(
-            { err: errorMessage(error) },
-            "a credential gate listener failed",
-          ),
-        );
-    }
+    notifyAll(listeners, this.#options.logger, "credential");
   }
 
   #schedule(): void {

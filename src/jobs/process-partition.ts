@@ -6,13 +6,15 @@ import type { Stream } from "../streams/stream.js";
 import { savePageSizes } from "../warehouse/page-sizes.js";
 import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
+import { handBackDuringOutage } from "./hand-back.js";
 import { lockPartition } from "./partition-lock.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**
  * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with
- * backoff. A partition cut short by a shutdown, or by a refused credential (which closes the
- * worker's credential gate), goes back to the queue without spending an attempt.
+ * backoff. A partition cut short by a shutdown, by a refused credential (which closes the
+ * worker's credential gate) or by Postgres or Redis going away (which closes its dependency
+ * gate) goes back to the queue without spending an attempt.
  */
 export async function processPartition(
   job: Job<PartitionJobData>,
@@ -56,11 +58,13 @@ async function runLocked(
       // Holding the lock, no other attempt of this partition can be alive.
       closeAbandoned: true,
       jobId: job.id,
+      deferRecord: (record) => deps.dependencies.defer(record),
     },
     stream,
     job.data.partition,
   );
   deps.onPartition?.(outcome);
+  if (outcome.status === "failed") await handBackDuringOutage(job, token, deps.dependencies);
   const learned = deps.runner.pageSizes?.takeChanged() ?? [];
   if (learned.length > 0) await savePageSizes(deps.runner.db, learned);
   if (outcome.status === "succeeded") {

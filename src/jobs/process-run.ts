@@ -7,6 +7,7 @@ import { runGraph } from "../streams/stream-dependencies.js";
 import { utcToday } from "../time/calendar.js";
 import { pruneResponses } from "../warehouse/responses.js";
 import { jobOptions } from "./etl-queue.js";
+import { handBackDuringOutage } from "./hand-back.js";
 import { jobFinished } from "./job-finished.js";
 import { jobStream } from "./job-stream.js";
 import {
@@ -70,6 +71,22 @@ async function awaitJobs(
  * prunes stored responses older than keep_responses_days.
  */
 export async function processRun(
+  job: Job<RunJobData>,
+  token: string | undefined,
+  deps: WorkerDeps,
+): Promise<RunResult> {
+  try {
+    return await planAndAwait(job, token, deps);
+  } catch (error) {
+    // Planning cut short by an outage resumes where it stopped (its progress is in the job).
+    if (!(error instanceof DelayedError || error instanceof WaitingChildrenError)) {
+      await handBackDuringOutage(job, token, deps.dependencies);
+    }
+    throw error;
+  }
+}
+
+async function planAndAwait(
   job: Job<RunJobData>,
   token: string | undefined,
   deps: WorkerDeps,

@@ -87,11 +87,16 @@ export function startEtlWorker(options: {
   worker.on("error", (error) => {
     logger.error({ err: error.message }, "worker error");
   });
-  // Not waiting for the active jobs: the job that met the refusal is one of them.
-  deps.credential.on("close", () => worker.pause(true));
-  // resume() also starts a worker that never ran.
-  deps.credential.on("open", () => worker.resume());
+  // Jobs are taken while the upstream accepts the key and Postgres and Redis answer. Not waiting
+  // for the active jobs on a pause: the job that met the refusal or the outage is one of them.
+  const runnable = () => deps.credential.accepted && deps.dependencies.open;
+  for (const gate of [deps.credential, deps.dependencies]) {
+    gate.on("close", () => worker.pause(true));
+    // resume() also starts a worker that never ran.
+    gate.on("open", () => (runnable() ? worker.resume() : undefined));
+  }
   void deps.credential.verify();
+  void deps.dependencies.probe();
   return {
     worker,
     async stop(graceMs) {
@@ -103,6 +108,7 @@ export function startEtlWorker(options: {
       try {
         await worker.close();
         await Promise.all(clearing);
+        await deps.dependencies.stop();
       } finally {
         clearTimeout(timer);
       }

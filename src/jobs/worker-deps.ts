@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { PartitionOutcome, RunnerDeps } from "../streams/run-partition.js";
 import type { CredentialGate } from "./credential-gate.js";
+import type { DependencyGate } from "./dependency-gate.js";
 
 /** What the processors need; `today` is taken when each job starts. */
 export interface WorkerDeps {
@@ -13,6 +14,8 @@ export interface WorkerDeps {
   readonly shutdown: AbortSignal;
   /** Closed while the upstream refuses the credential: the worker then takes no job. */
   readonly credential: CredentialGate;
+  /** Closed while Postgres or Redis does not answer: the worker then takes no job. */
+  readonly dependencies: DependencyGate;
   readonly onPartition?: (outcome: PartitionOutcome) => void;
   /** A job found stalled by this worker (its lock expired while active) went back to the queue. */
   readonly onStalled?: () => void;

@@ -45,6 +45,12 @@ export interface RunnerDeps {
    * made before the job has moved. Without one (a one-shot sync), a failure is final.
    */
   readonly jobId?: string;
+  /**
+   * Keeps a record of the attempt's end that Postgres refused (a worker's: written once Postgres
+   * answers again). Without it, such a record is lost and the attempt stays `running` until the
+   * partition's next attempt closes it.
+   */
+  readonly deferRecord?: (record: () => Promise<void>) => void;
 }
 
 /**
@@ -88,7 +94,7 @@ function endsAsInterrupted(error: unknown, signal: AbortSignal | undefined): boo
  * the database allows; a replay leaves the partition's state as its sync set it.
  */
 async function unopened(
-  deps: Pick<RunnerDeps, "db" | "logger" | "signal" | "jobId">,
+  deps: Pick<RunnerDeps, "db" | "logger" | "signal" | "jobId" | "deferRecord">,
   kind: "sync" | "replay",
   stream: Stream,
   partition: Partition,
@@ -99,7 +105,7 @@ async function unopened(
   const log = deps.logger.child({ stream: stream.name, partition: partition.key });
   log.error({ err: errorMessage(error) }, "partition attempt could not be recorded");
   if (!interrupted && kind === "sync") {
-    await recordSafely(log, () =>
+    await recordSafely(log, deps, () =>
       markPartitionFailed(deps.db, stream.name, partition.key, errorMessage(error), deps.jobId),
     );
   }
@@ -121,13 +127,19 @@ async function unopened(
 
 /**
  * Records how an attempt ended when it did not succeed; a database that fails this too costs a
- * log line, not the run (the attempt stays `running` until it is picked up again).
+ * log line, not the run: the record is deferred when the caller can write it later, and
+ * otherwise the attempt stays `running` until it is picked up again.
  */
-async function recordSafely(log: Logger, record: () => Promise<void>): Promise<void> {
+async function recordSafely(
+  log: Logger,
+  deps: Pick<RunnerDeps, "deferRecord">,
+  record: () => Promise<void>,
+): Promise<void> {
   try {
     await record();
   } catch (error) {
     log.error({ err: errorMessage(error) }, "the attempt's end could not be recorded");
+    deps.deferRecord?.(record);
   }
 }
 
@@ -246,11 +258,11 @@ async function syncNoting(
     const message = errorMessage(error);
     if (endsAsInterrupted(error, deps.signal)) {
       log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
-      await recordSafely(log, () => finishSyncRun(db, runId, end("interrupted", message)));
+      await recordSafely(log, deps, () => finishSyncRun(db, runId, end("interrupted", message)));
       return outcome("interrupted", error);
     }
     log.error({ err: message, requests }, "partition failed");
-    await recordSafely(log, () =>
+    await recordSafely(log, deps, () =>
       db.transaction().execute(async (trx) => {
         await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
         await finishSyncRun(trx, runId, end("failed", message));
@@ -366,16 +378,19 @@ export async function replayPartition(
     } catch (error) {
       const message = errorMessage(error);
       const status = deps.signal?.aborted ? "interrupted" : "failed";
-      await recordSafely(deps.logger.child({ stream: stream.name, partition: partition.key }), () =>
-        finishSyncRun(deps.db, runId, {
-          status,
-          requests: 0,
-          rowsWritten: load.rowsWritten,
-          error: message,
-          untyped: load.untyped.fields(),
-          rowsRejected: load.rowsRejected,
-          warnings: load.warnings,
-        }),
+      await recordSafely(
+        deps.logger.child({ stream: stream.name, partition: partition.key }),
+        deps,
+        () =>
+          finishSyncRun(deps.db, runId, {
+            status,
+            requests: 0,
+            rowsWritten: load.rowsWritten,
+            error: message,
+            untyped: load.untyped.fields(),
+            rowsRejected: load.rowsRejected,
+            warnings: load.warnings,
+          }),
       );
       return load.outcome(status, 0, performance.now() - started, error);
     } finally {

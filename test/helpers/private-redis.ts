@@ -58,7 +58,7 @@ export async function privateRedis(options: { persistent?: boolean } = {}): Prom
   };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, "127.0.0.1");
   await once(server, "listening");

@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import { credentialGateOf } from "../../src/jobs/credential-gate.js";
+import { dependencyGateOf } from "../../src/jobs/dependency-gate.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { type RunProgress, readRunProgress } from "../../src/jobs/run-progress.js";
 import { type EtlWorker, startEtlWorker } from "../../src/jobs/start-worker.js";
@@ -29,6 +30,13 @@ export function startQueueHarness(harness: SyncHarness): QueueHarness {
           queue,
           redis: harness.upstream.context.redis,
           credential: credentialGateOf(harness.upstream.context, harness.config),
+          dependencies: dependencyGateOf({
+            db: harness.warehouse.db,
+            redis: harness.upstream.context.redis,
+            databaseUrl: harness.warehouse.url,
+            redisUrl,
+            logger: harness.upstream.context.logger,
+          }),
           runner: {
             db: harness.warehouse.db,
             api: harness.upstream.context.api,

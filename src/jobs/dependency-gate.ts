@@ -1,0 +1,284 @@
+import type { Redis } from "ioredis";
+import { withTimeout } from "../async/with-timeout.js";
+import { errorMessage } from "../errors.js";
+import type { Logger } from "../logging/logger.js";
+import { type GateListener, notifyAll } from "./gate-listeners.js";
+import { redisCheck } from "../operator/health-checks.js";
+import { pingWarehouse, type Warehouse } from "../warehouse/database.js";
+
+export type DependencyName = "postgres" | "redis";
+
+export interface DependencyGateOptions {
+  /** One light request to each dependency: resolves when it answers. */
+  readonly probes: Readonly<Record<DependencyName, () => Promise<void>>>;
+  /** Where each dependency is, for messages (host and port, no credentials). */
+  readonly where: Readonly<Record<DependencyName, string>>;
+  readonly logger: Logger;
+  /** The longest wait between two probes while a dependency is away. */
+  readonly recheckMs?: number;
+  /** A probe that has not answered by then counts as no answer. */
+  readonly probeTimeoutMs?: number;
+  /** Releases what the probes hold, once the gate stops. */
+  readonly onStop?: () => void;
+}
+
+/** What the worker last found of one dependency. */
+export interface DependencyStanding {
+  readonly name: DependencyName;
+  readonly up: boolean;
+  /** Since when it has been as it is (up or away); null until first probed. */
+  readonly since: Date | null;
+  readonly problem: string | null;
+}
+
+type Listener = GateListener;
+
+const FIRST_RECHECK_MS = 1_000;
+const DEFAULT_RECHECK_MS = 15_000;
+const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+const NAMES: readonly DependencyName[] = ["postgres", "redis"];
+
+/**
+ * Whether the worker's own dependencies, Postgres and Redis, answer, as last found. A job cannot
+ * do its work without them, and a job that fails for want of them would spend an attempt on an
+ * outage (its failure not even recorded): so while one is away the gate is closed, the worker
+ * takes no job (they stay queued, attempts unspent), and jobs cut short are handed back. Records
+ * that could not be written meanwhile are kept and written once both answer again. The gate
+ * starts closed: a worker takes work once a first probe finds both.
+ */
+export class DependencyGate {
+  readonly #options: DependencyGateOptions;
+  readonly #onClose: Listener[] = [];
+  readonly #onOpen: Listener[] = [];
+  readonly #standing = new Map<DependencyName, DependencyStanding>(
+    NAMES.map((name) => [name, { name, up: false, since: null, problem: null }]),
+  );
+  readonly #deferred: (() => Promise<void>)[] = [];
+  #open = false;
+  #checks = 0;
+  #timer: NodeJS.Timeout | null = null;
+  #stopped = false;
+  #probing: Promise<boolean> | null = null;
+
+  constructor(options: DependencyGateOptions) {
+    this.#options = options;
+  }
+
+  /** Called when the gate opens (both answer) and when a dependency found away closes it. */
+  on(event: "close" | "open", listener: Listener): void {
+    (event === "close" ? this.#onClose : this.#onOpen).push(listener);
+  }
+
+  get open(): boolean {
+    return this.#open;
+  }
+
+  /** Each dependency as last found, for /metrics. */
+  standings(): DependencyStanding[] {
+    return NAMES.map((name) => this.#get(name));
+  }
+
+  /**
+   * Probes both now (probes already under way are shared); true when both answer. A dependency
+   * found away closes the gate, which then probes again with backoff until both answer.
+   */
+  probe(): Promise<boolean> {
+    this.#probing ??= this.#probeAll().finally(() => {
+      this.#probing = null;
+    });
+    return this.#probing;
+  }
+
+  /**
+   * Resolves once both answer, probing with backoff meanwhile (each wait logged, naming the
+   * dependency and where it is); rejects if `signal` aborts first.
+   */
+  async waitUntilOpen(signal: AbortSignal): Promise<void> {
+    if (await this.probe()) return;
+    await new Promise<void>((resolve, reject) => {
+      const stop = () =>
+        reject(signal.reason instanceof Error ? signal.reason : new Error("stopped"));
+      signal.addEventListener("abort", stop, { once: true });
+      this.on("open", () => {
+        signal.removeEventListener("abort", stop);
+        resolve();
+      });
+    });
+  }
+
+  /**
+   * Keeps a record that could not be written (Postgres away): it is written once the gate opens
+   * again, in the order kept.
+   */
+  defer(record: () => Promise<void>): void {
+    this.#deferred.push(record);
+  }
+
+  /** How many records wait to be written. */
+  get deferred(): number {
+    return this.#deferred.length;
+  }
+
+  /**
+   * For /readyz: probes (sharing a probe under way), then rejects while `name` does not answer,
+   * saying where it is and since when.
+   */
+  async health(name: DependencyName): Promise<void> {
+    await this.probe();
+    const standing = this.#get(name);
+    if (standing.up) return;
+    const where = `${name} at ${this.#options.where[name]}`;
+    throw new Error(
+      standing.since === null
+        ? `${where} not reached yet: ${standing.problem ?? "no answer"}`
+        : `${where} unreachable since ${standing.since.toISOString()}: ${standing.problem ?? "no answer"} (taking no jobs)`,
+    );
+  }
+
+  /** Stops probing (the worker is stopping); records still deferred are tried once more. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    await this.#writeDeferred();
+    this.#options.onStop?.();
+  }
+
+  #get(name: DependencyName): DependencyStanding {
+    return this.#standing.get(name) ?? { name, up: false, since: null, problem: null };
+  }
+
+  async #probeAll(): Promise<boolean> {
+    const timeoutMs = this.#options.probeTimeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+    const results = await Promise.all(
+      NAMES.map(async (name) => {
+        try {
+          await withTimeout(this.#options.probes[name], timeoutMs);
+          return { name, problem: null };
+        } catch (error) {
+          return { name, problem: errorMessage(error) };
+        }
+      }),
+    );
+    this.#checks += 1;
+    for (const { name, problem } of results) this.#note(name, problem);
+    const allUp = results.every((r) => r.problem === null);
+    if (allUp && !this.#open) await this.#reopen();
+    else if (!allUp) this.#closeGate();
+    else this.#schedule();
+    return allUp;
+  }
+
+  #note(name: DependencyName, problem: string | null): void {
+    const before = this.#get(name);
+    const up = problem === null;
+    if (before.up === up && before.since !== null) {
+      if (!up) this.#standing.set(name, { ...before, problem });
+      return;
+    }
+    this.#standing.set(name, { name, up, since: new Date(), problem });
+    const where = this.#options.where[name];
+    if (up) this.#options.logger.info({ dependency: name, where }, `${name} answers again`);
+    else {
+      this.#options.logger.error(
+        { dependency: name, where, err: problem },
+        `${name} at ${where} does not answer: taking no jobs until it does`,
+      );
+    }
+  }
+
+  #closeGate(): void {
+    const wasOpen = this.#open;
+    this.#open = false;
+    if (wasOpen) {
+      // The open gate's next probe was far off: the backoff starts again from a second.
+      if (this.#timer) clearTimeout(this.#timer);
+      this.#timer = null;
+      this.#notify(this.#onClose);
+    }
+    this.#schedule();
+  }
+
+  async #reopen(): Promise<void> {
+    // Records of attempts cut short come before new work, so status is true before jobs run.
+    if (!(await this.#writeDeferred())) return this.#schedule();
+    this.#open = true;
+    this.#checks = 0;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#schedule();
+    this.#notify(this.#onOpen);
+  }
+
+  /** Writes the deferred records in order; false if one still fails (it and the rest are kept). */
+  async #writeDeferred(): Promise<boolean> {
+    while (this.#deferred.length > 0) {
+      const record = this.#deferred[0];
+      try {
+        await record?.();
+      } catch (error) {
+        this.#options.logger.warn(
+          { err: errorMessage(error), waiting: this.#deferred.length },
+          "records of attempts cut short by an outage could not be written yet",
+        );
+        return false;
+      }
+      this.#deferred.shift();
+    }
+    return true;
+  }
+
+  /** The next probe: every recheckMs while open (an idle worker notices an outage too). */
+  #schedule(): void {
+    if (this.#stopped || this.#timer) return;
+    const recheckMs = this.#options.recheckMs ?? DEFAULT_RECHECK_MS;
+    const waitMs = this.#open
+      ? recheckMs
+      : Math.min(recheckMs, FIRST_RECHECK_MS * 2 ** Math.min(this.#checks, 10));
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (!this.#stopped) void this.probe();
+    }, waitMs);
+    this.#timer.unref();
+  }
+
+  #notify(listeners: readonly Listener[]): void {
+    notifyAll(listeners, this.#options.logger, "dependencies");
+  }
+}
+
+/**
+ * The gate of a worker writing to `db` and queueing in the Redis of `redis`: its probes are a
+ * `select 1` and a PING on a connection of its own that fails at once while Redis is away
+ * (BullMQ's queues commands while disconnected, so a probe on it would only time out).
+ */
+export function dependencyGateOf(options: {
+  readonly db: Warehouse;
+  readonly redis: Redis;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  readonly logger: Logger;
+}): DependencyGate {
+  const probe = options.redis.duplicate({
+    lazyConnect: false,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
+  probe.on("error", () => undefined);
+  const gate = new DependencyGate({
+    logger: options.logger,
+    where: { postgres: hostOf(options.databaseUrl), redis: hostOf(options.redisUrl) },
+    probes: { postgres: () => pingWarehouse(options.db), redis: () => redisCheck(probe) },
+    onStop: () => probe.disconnect(),
+  });
+  return gate;
+}
+
+/** host:port of a connection URL: where a dependency is, with no credential. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid URL)";
+  }
+}

@@ -1,0 +1,22 @@
+import { DelayedError, type Job } from "bullmq";
+import type { DependencyGate } from "./dependency-gate.js";
+
+/** When a job handed back during an outage is looked at again (the gate decides when it runs). */
+const HAND_BACK_DELAY_MS = 1_000;
+
+/**
+ * Hands a job that failed back to the queue, its attempt unspent, when Postgres or Redis does
+ * not answer: the failure is the outage's, not the job's, and the gate (now closed) keeps the
+ * worker from taking it again until both answer. Returns when both answer: the failure is the
+ * job's own, for BullMQ to retry or fail as usual. (With Redis away the move fails too: the job's
+ * lock then lapses and the stalled-job check hands it back once Redis returns.)
+ */
+export async function handBackDuringOutage(
+  job: Job,
+  token: string | undefined,
+  dependencies: DependencyGate,
+): Promise<void> {
+  if (!token || (await dependencies.probe())) return;
+  await job.moveToDelayed(Date.now() + HAND_BACK_DELAY_MS, token);
+  throw new DelayedError();
+}
