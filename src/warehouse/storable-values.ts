@@ -74,24 +74,26 @@ const INTEGER = /^[+-]?\d+$/;
 const INTEGER_BITS: Record<string, bigint> = { int2: 15n, int4: 31n, int8: 63n };
 
 function integerFits(value: unknown, bits: bigint): boolean {
+  // A JavaScript number (most values) is compared as it is: 2^15, 2^31 and 2^63 are exact doubles.
+  if (typeof value === "number") {
+    const limit = 2 ** Number(bits);
+    return Number.isInteger(value) && value >= -limit && value < limit;
+  }
   const text =
-    typeof value === "number"
-      ? Number.isInteger(value)
-        ? BigInt(value).toString()
-        : null
-      : typeof value === "bigint"
-        ? value.toString()
-        : value instanceof JsonDecimal
-          ? value.text
-          : typeof value === "string"
-            ? value.trim()
-            : null;
+    typeof value === "bigint"
+      ? value.toString()
+      : value instanceof JsonDecimal
+        ? value.text
+        : typeof value === "string"
+          ? value.trim()
+          : null;
   if (text === null || !INTEGER.test(text)) return false;
   const n = BigInt(text);
   const limit = 1n << bits;
   return n >= -limit && n < limit;
 }
 
+const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
 const DECIMAL_PARTS = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/;
 /** numeric's limits: digits before the point, and after it. */
 const NUMERIC_WEIGHT = 131_072;
@@ -99,6 +101,10 @@ const NUMERIC_SCALE = 16_383;
 
 /** Whether numeric takes this decimal text: within its digits before and after the point. */
 function numericFits(text: string): boolean {
+  // Without an exponent, a text this short cannot pass either limit: only its form matters.
+  if (text.length <= NUMERIC_SCALE && !text.includes("e") && !text.includes("E")) {
+    return PLAIN_DECIMAL.test(text.trim());
+  }
   const parts = DECIMAL_PARTS.exec(text.trim());
   if (!parts) return false;
   const whole = (parts[1] ?? "").replace(/^0+/, "");
@@ -190,6 +196,7 @@ interface StorableJson {
  * Everything else is untouched, and a value that needed nothing is returned as it came (no copy).
  */
 export function storableJson(value: unknown): StorableJson {
+  if (holdsOnlyStorable(value)) return { value, changed: [] };
   const changed: unknown[] = [];
   // A part too deep to name is reported as the top-level part holding it, which a report can.
   const visit = (node: unknown, top: unknown): unknown => {
@@ -233,6 +240,27 @@ export function storableJson(value: unknown): StorableJson {
   return { value: visit(value, value), changed };
 }
 
+/**
+ * Whether jsonb holds a JSON value as it is: a walk that allocates nothing, for every record's
+ * raw; only a value it finds wanting is walked again to be changed.
+ */
+function holdsOnlyStorable(node: unknown): boolean {
+  if (typeof node === "string") return storableText(node);
+  if (typeof node !== "object" || node === null) return true;
+  if (Array.isArray(node)) {
+    for (const child of node) if (!holdsOnlyStorable(child)) return false;
+    return true;
+  }
+  if (node instanceof JsonDecimal) return numericFits(node.text);
+  if (node instanceof DeepJson) return false;
+  if (node instanceof Date) return true;
+  const record = node as Record<string, unknown>;
+  for (const key in record) {
+    if (!storableText(key) || !holdsOnlyStorable(record[key])) return false;
+  }
+  return true;
+}
+
 /** JSON text of a value as jsonb can hold it (see storableJson). */
 export function storableJsonText(value: unknown): string {
   return jsonText(storableJson(value).value);
@@ -250,7 +278,8 @@ export function storableRow(
 ): { readonly row: Row; readonly changes: Unstorable[] } {
   let copy: Record<string, unknown> | null = null;
   const changes: Unstorable[] = [];
-  for (const [column, value] of Object.entries(row)) {
+  for (const column in row) {
+    const value = row[column];
     const type = types.get(column);
     if (value === null || value === undefined || !type) continue;
     const expected = EXPECTED_OF[type.type] ?? "text";
