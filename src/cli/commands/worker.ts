@@ -1,6 +1,7 @@
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { streamSchedules } from "../../jobs/schedule-interval.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
+import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch.js";
 import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
 import { createAppContext } from "../../app-context.js";
@@ -21,10 +22,11 @@ import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
 /**
- * The long-running worker: reconciles the job schedulers with the config, processes runs and
- * partitions `worker_concurrency` at a time under the shared request budget, and serves
- * /livez, /readyz, /metrics and /queues. On SIGTERM or SIGINT it stops taking jobs, gives active ones
- * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
+ * The long-running worker: reconciles the job schedulers with the config (and re-creates them
+ * should Redis lose them while it runs), processes runs and partitions `worker_concurrency` at a
+ * time under the shared request budget, and serves /livez, /readyz, /metrics and /queues. On
+ * SIGTERM or SIGINT it stops taking jobs, gives active ones `shutdown_grace_ms` to finish (then
+ * hands them back to the queue) and exits 0.
  */
 export async function workerCommand(): Promise<ExitCode> {
   const config = loadConfig();
@@ -66,9 +68,12 @@ export async function workerCommand(): Promise<ExitCode> {
   healthRedis.on("error", () => undefined);
   const stopping = listenForStop();
   const credential = credentialGateOf({ ...context, logger }, etl);
+  let schedulers: SchedulerWatch | undefined;
   try {
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
+    // Redis may lose them while the worker runs (restarted empty, flushed): it re-creates them.
+    schedulers = watchSchedulers({ queue, config: etl, logger });
     const families = new Map(STREAMS.map((stream) => [stream.name, stream.family]));
     metrics.setSources({
       requestRate: () => context.budget.currentRate(),
@@ -128,6 +133,7 @@ export async function workerCommand(): Promise<ExitCode> {
     logger.info("worker stopped");
     return ExitCode.ok;
   } finally {
+    await schedulers?.stop();
     healthRedis.disconnect();
     await queue.close();
     await context.close();
