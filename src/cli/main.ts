@@ -5,6 +5,7 @@ import type { MigrateCommandOptions } from "./commands/migrate.js";
 import type { PlanOptions } from "./commands/plan.js";
 import type { StatusOptions } from "./commands/status.js";
 import type { ReplayOptions } from "./commands/replay.js";
+import type { RequeueOptions } from "./commands/requeue.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
 import { packageVersion } from "../package-version.js";
@@ -32,6 +33,7 @@ const commands = {
   migrate: () => import("./commands/migrate.js"),
   plan: () => import("./commands/plan.js"),
   replay: () => import("./commands/replay.js"),
+  requeue: () => import("./commands/requeue.js"),
   retryFailed: () => import("./commands/retry-failed.js"),
   status: () => import("./commands/status.js"),
   sync: () => import("./commands/sync.js"),
@@ -175,6 +177,20 @@ streamsAndDays(
   .action(
     action(async (options: RetryFailedOptions) =>
       (await commands.retryFailed()).retryFailedCommand(options, stdout),
+    ),
+  );
+
+program
+  .command("requeue")
+  .description(
+    "queue again a run the queue lost (status lists them: Redis lost its data), the same kind, streams and days",
+  )
+  .argument("[run]", "the lost run's id, as status lists it")
+  .option("--lost", "every lost run not queued again yet")
+  .option("--wait", "follow the run with a progress bar, as backfill --wait does")
+  .action(
+    action(async (run: string | undefined, options: RequeueOptions) =>
+      (await commands.requeue()).requeueCommand(run, options, stdout),
     ),
   );
 

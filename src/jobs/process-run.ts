@@ -6,6 +6,7 @@ import type { Partition } from "../streams/stream.js";
 import { runGraph } from "../streams/stream-dependencies.js";
 import { utcToday } from "../time/calendar.js";
 import { pruneResponses } from "../warehouse/responses.js";
+import { recordRunStarted } from "../warehouse/runs.js";
 import { jobOptions } from "./etl-queue.js";
 import { handBackDuringOutage } from "./hand-back.js";
 import { jobFinished } from "./job-finished.js";
@@ -68,7 +69,8 @@ async function awaitJobs(
  * AWAIT_IN_PLACE_MS); those partitions go to the front of the queue. Progress is saved in the job's data
  * after each stream, so a crashed or retried run resumes where it was. Once every stream is
  * planned, the run waits (in BullMQ's waiting-children state) for all its partitions, then
- * prunes stored responses older than keep_responses_days.
+ * prunes stored responses older than keep_responses_days. Each time it is taken up, it is recorded
+ * as running in etl.runs (and recorded there if no command did: a scheduled run).
  */
 export async function processRun(
   job: Job<RunJobData>,
@@ -93,6 +95,14 @@ async function planAndAwait(
 ): Promise<RunResult> {
   const today = utcToday();
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
+  await recordRunStarted(deps.runner.db, {
+    runId: parent.id,
+    kind: job.data.kind,
+    streams: job.data.streams,
+    range: job.data.range,
+    // A scheduled run's job is added, delayed, when the one before it starts: it is due later.
+    queuedAt: new Date(job.timestamp + (job.opts.delay ?? 0)),
+  });
   const streams = job.data.streams.map(jobStream);
   const { order, after, awaited } = runGraph(streams);
   if ((job.data.streamsPlanned ?? 0) === 0) {

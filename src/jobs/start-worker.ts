@@ -3,6 +3,7 @@ import { type Job, Worker } from "bullmq";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import { bullConnection, bullPrefix, QUEUE_NAME } from "./etl-queue.js";
+import { recordRunFinished, type RunEnd } from "../warehouse/runs.js";
 import { clearRetryMarks } from "../warehouse/stream-state.js";
 import { PARTITION_JOB, type PartitionJobData, RUN_JOB, type RunJobData } from "./job-types.js";
 import { processPartition } from "./process-partition.js";
@@ -17,6 +18,11 @@ export interface EtlWorker {
    * each gives its job back to the queue for another worker.
    */
   stop(graceMs: number): Promise<void>;
+}
+
+/** When BullMQ finished the job, or now if it does not say. */
+function finishedAt(job: Job): Date {
+  return new Date(job.finishedOn ?? Date.now());
 }
 
 export function startEtlWorker(options: {
@@ -49,8 +55,27 @@ export function startEtlWorker(options: {
       autorun: false,
     },
   );
-  // Clears of retry marks still writing: a stopping worker waits for them.
-  const clearing = new Set<Promise<void>>();
+  // Writes of finished jobs to the warehouse still going: a stopping worker waits for them.
+  const writing = new Set<Promise<void>>();
+  const write = (done: Promise<void>) => {
+    const tracked = done.finally(() => writing.delete(tracked));
+    writing.add(tracked);
+  };
+  // A run's end, in etl.runs. A worker that dies before leaves it running there: `etl status`
+  // finds its job finished (or gone) in the queue and records that.
+  const runFinished = (runId: string, end: RunEnd) =>
+    write(
+      recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) =>
+        logger.warn(
+          { jobId: runId, status: end.status, err: errorMessage(err) },
+          "could not record the run's end in etl.runs; etl status will",
+        ),
+      ),
+    );
+  worker.on("completed", (job) => {
+    if (job.name !== RUN_JOB || !job.id) return;
+    runFinished(job.id, { status: "succeeded", finishedAt: finishedAt(job) });
+  });
   worker.on("failed", (job, error) => {
     const data = job?.data as Partial<PartitionJobData> | undefined;
     logger.warn(
@@ -64,21 +89,25 @@ export function startEtlWorker(options: {
       },
       "job failed",
     );
-    // finishedOn: BullMQ has moved the job to failed, with no attempt left. Its last attempt named
-    // it in etl.stream_state as the job that may try again: it will not, the failure is final.
-    // Cleared only now, so a crash before the move leaves the mark (settleRetries finds it).
-    if (job?.name !== PARTITION_JOB || job.finishedOn === undefined || !job.id) return;
-    if (!data?.stream || !data.partition) return;
+    // finishedOn: BullMQ has moved the job to failed, with no attempt left.
+    if (job?.finishedOn === undefined || !job.id) return;
+    if (job.name === RUN_JOB) {
+      runFinished(job.id, { status: "failed", finishedAt: finishedAt(job), error: error.message });
+      return;
+    }
+    // A partition's last attempt named its job in etl.stream_state as the one that may try again:
+    // it will not, the failure is final. Cleared only now, so a crash before the move leaves the
+    // mark (settleRetries finds it).
+    if (job.name !== PARTITION_JOB || !data?.stream || !data.partition) return;
     const mark = { stream: data.stream, partition: data.partition.key, jobId: job.id };
-    const cleared = clearRetryMarks(deps.runner.db, [mark])
-      .catch((err: unknown) =>
+    write(
+      clearRetryMarks(deps.runner.db, [mark]).catch((err: unknown) =>
         logger.warn(
           { ...mark, err: errorMessage(err) },
           "could not record the partition as failed for good; the next run or status will",
         ),
-      )
-      .finally(() => clearing.delete(cleared));
-    clearing.add(cleared);
+      ),
+    );
   });
   worker.on("stalled", (jobId) => {
     logger.warn({ jobId }, "job stalled (its lock expired while active): handed back to the queue");
@@ -107,7 +136,7 @@ export function startEtlWorker(options: {
       }, graceMs);
       try {
         await worker.close();
-        await Promise.all(clearing);
+        await Promise.all(writing);
         await deps.dependencies.stop();
       } finally {
         clearTimeout(timer);

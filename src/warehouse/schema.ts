@@ -76,6 +76,25 @@ export interface PageSizesTable {
   learned_at: Generated<Date>;
 }
 
+/** Where a run stands: see the comment on etl.runs.status. */
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "lost";
+
+export interface RunsTable {
+  run_id: string;
+  kind: string;
+  streams: string[];
+  /** date: read as text (`range_from::text`), a Date would be local midnight. */
+  range_from: ColumnType<unknown, string | null | undefined, never>;
+  range_to: ColumnType<unknown, string | null | undefined, never>;
+  queued_at: ColumnType<Date, Date | undefined, never>;
+  queued_by: ColumnType<string | null, string | null | undefined, string | null>;
+  started_at: ColumnType<Date | null, Date | undefined, Date | null>;
+  finished_at: ColumnType<Date | null, Date | undefined, Date | null>;
+  status: ColumnType<RunStatus, RunStatus | undefined, RunStatus>;
+  error: ColumnType<string | null, string | null | undefined, string | null>;
+  replaced_by: ColumnType<string | null, never, string>;
+}
+
 /** The tables the pipeline queries by name; streams write through the generic row writer. */
 export interface Database {
   "etl.sync_runs": SyncRunsTable;
@@ -83,4 +102,5 @@ export interface Database {
   "etl.responses": ResponsesTable;
   "etl.rejected_records": RejectedRecordsTable;
   "etl.page_sizes": PageSizesTable;
+  "etl.runs": RunsTable;
 }

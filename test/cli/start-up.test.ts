@@ -41,7 +41,7 @@ describe("the CLI's start-up", () => {
     expect([...packages].sort()).toEqual(["commander"]);
   });
 
-  it("queues a backfill before it loads the warehouse's client, which only following it needs", () => {
+  it("connects a backfill to Redis before it loads the warehouse's client, which records the run", () => {
     const { packages } = staticGraph(
       resolve(import.meta.dirname, "../../src/cli/commands/backfill.ts"),
     );

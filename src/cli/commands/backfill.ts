@@ -8,6 +8,7 @@ import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 import { utcToday } from "../../time/calendar.js";
+import type { Warehouse } from "../../warehouse/database.js";
 
 export interface BackfillOptions extends DayRangeOptions {
   readonly only?: string;
@@ -16,8 +17,9 @@ export interface BackfillOptions extends DayRangeOptions {
 
 /**
  * Queues a backfill of every stream (or those named) for workers: daily streams over the range,
- * the others once. With --wait, follows it to the end and fails if any partition failed; exits
- * 4 (attention) when its partitions quarantined records or may be incomplete.
+ * the others once, and records it in etl.runs (migrating first), so that a run Redis loses is
+ * listed by `etl status`. With --wait, follows it to the end and fails if any partition failed;
+ * exits 4 (attention) when its partitions quarantined records or may be incomplete.
  */
 export async function backfillCommand(
   options: BackfillOptions,
@@ -28,13 +30,24 @@ export async function backfillCommand(
   const range = parseDayRange(options);
   const selected = selectStreams(parseList(options.only));
   const streams = selected.map((s) => s.name);
+  // Recording the run needs the warehouse's client: it loads while Redis connects, not before.
+  const warehouse = Promise.all([
+    import("../../warehouse/database.js"),
+    import("../../warehouse/migrate.js"),
+  ]);
+  // Awaited below; a queue that cannot open must not leave it rejected and unheard.
+  warehouse.catch(() => undefined);
   const queue = await openEtlQueue(env.REDIS_URL, etl);
+  let db: Warehouse | undefined;
   try {
-    // Following the run needs the warehouse's client: it loads while the run starts, not before.
+    const [{ createWarehouse }, { migrateToLatest }] = await warehouse;
+    db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
+    await migrateToLatest(db);
+    // Following the run: it loads while the run is queued.
     const following = options.wait ? import("../wait-for-run.js") : undefined;
     // Awaited below; a failure to queue must not leave it rejected and unheard.
     following?.catch(() => undefined);
-    const { runId, added } = await enqueueRun(queue, { kind: "backfill", streams, range });
+    const { runId, added } = await enqueueRun(queue, { kind: "backfill", streams, range }, db);
     out.line(
       added
         ? `backfill ${runId} queued: ${streams.length} streams, ${range.from}..${range.to}`
@@ -46,6 +59,7 @@ export async function backfillCommand(
       ? await (await following).waitForRun(queue, runId, streams, env.DATABASE_URL, out)
       : ExitCode.ok;
   } finally {
+    await db?.destroy();
     await closeEtlQueue(queue);
   }
 }

@@ -8,6 +8,7 @@ import { selectStreams } from "../../streams/registry.js";
 import type { Stream } from "../../streams/stream.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
+import { migrateToLatest } from "../../warehouse/migrate.js";
 import { failureCounts } from "../../warehouse/stream-state.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
@@ -38,7 +39,8 @@ async function plannedRetries(
  * still has attempts left is not one: that job tries it again. The run plans each stream as usual
  * and keeps only those partitions, so a retried partition is the one the stream would plan today;
  * the command plans them the same way first, so the count it prints is what the run queues, and
- * it says how many failures it leaves and why. With --wait, follows the run as a backfill.
+ * it says how many failures it leaves and why. The run is recorded in etl.runs, as a backfill's.
+ * With --wait, follows the run as a backfill.
  */
 export async function retryFailedCommand(
   options: RetryFailedOptions,
@@ -50,6 +52,7 @@ export async function retryFailedCommand(
   const queue = await openEtlQueue(env.REDIS_URL, etl);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
   try {
+    await migrateToLatest(db);
     await settleRetries(db, queue);
     const counts = await failureCounts(
       db,
@@ -72,7 +75,7 @@ export async function retryFailedCommand(
         : "";
     const streams = [...planned.keys()];
     const run =
-      streams.length === 0 ? null : await enqueueRun(queue, { kind: "retry", streams, range });
+      streams.length === 0 ? null : await enqueueRun(queue, { kind: "retry", streams, range }, db);
     if (!run) {
       out.line(`no partition failed for good${within}: nothing to retry`);
     } else if (run.added) {

@@ -10,14 +10,17 @@ import {
   queueReady,
 } from "../../jobs/etl-queue.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
+import { settleRuns } from "../../jobs/settle-runs.js";
 import { STREAMS } from "../../streams/registry.js";
 import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
+import { lostRuns } from "../../warehouse/runs.js";
 import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/stream-status.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
+import { lostRunLines } from "../run-lines.js";
 import { type Output, table } from "../output.js";
 import { type StatusReport, type StreamLine, statusHtml } from "../status-html.js";
 import { errorMessage } from "../../errors.js";
@@ -100,8 +103,9 @@ function streamLine(
  * Per stream: the last success, how many days behind it is (daily streams: since the last day
  * synced, which is yesterday when current; others: since the last success), the partitions that
  * failed for good (what `etl retry-failed` queues), and under attention those whose last attempt
- * failed while their job has attempts left ("retrying"); then the queue. With --html, the same as
- * a page, with each stream's attempts of the last days.
+ * failed while their job has attempts left ("retrying"); then the queue, and the runs it lost
+ * (recorded in etl.runs as queued or running, their job gone). With --html, the same as a page,
+ * with each stream's attempts of the last days.
  */
 export async function statusCommand(options: StatusOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
@@ -112,7 +116,11 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     // The queue says which failures are final: a job that finished or is gone tries no more.
     // Without Redis the warehouse's picture still prints, the queue said to be unreachable.
     const ready = await queueReady(queue);
-    if (ready.ready) await settleRetries(db, queue);
+    if (ready.ready) {
+      await settleRetries(db, queue);
+      // And which runs it lost: only those not finished are looked up.
+      await settleRuns(db, queue);
+    }
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
     const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
@@ -131,7 +139,9 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     }
     out.line("");
     const section = await queueSection(queue, ready, env.REDIS_URL);
-    for (const line of section.lines) out.line(line);
+    const lost = lostRunLines(await lostRuns(db));
+    const queueLines = lost.length === 0 ? section.lines : [...section.lines, "", ...lost];
+    for (const line of queueLines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
       const report: StatusReport = {
@@ -139,7 +149,7 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
         days,
         streams: lines,
         attempts: await attemptsByDay(db, days[0] ?? today),
-        queue: section.lines,
+        queue: queueLines,
       };
       await writeFile(options.html, statusHtml(report));
       out.line("");

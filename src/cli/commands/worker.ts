@@ -1,6 +1,7 @@
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { streamSchedules } from "../../jobs/schedule-interval.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
+import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch.js";
 import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { dependencyGateOf } from "../../jobs/dependency-gate.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
@@ -23,7 +24,7 @@ import { listenForStop } from "../stop-signal.js";
 /**
  * The long-running worker: serves /livez, /readyz, /metrics and /queues at once, waits for
  * Postgres and Redis (naming them, retrying with backoff, not ready meanwhile), reconciles the
- * job schedulers with the config, then processes runs and partitions `worker_concurrency` at a
+ * job schedulers with the config (and re-creates them should Redis lose them while it runs), then processes runs and partitions `worker_concurrency` at a
  * time under the shared request budget, pausing while the upstream refuses the key or Postgres
  * or Redis does not answer. On SIGTERM or SIGINT it stops taking jobs, gives active ones
  * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
@@ -80,6 +81,7 @@ export async function workerCommand(): Promise<ExitCode> {
     queues: [queue],
     logger,
   });
+  let schedulers: SchedulerWatch | undefined;
   try {
     // Not ready, and taking nothing, until both answer; a stop meanwhile ends the wait.
     await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
@@ -87,6 +89,8 @@ export async function workerCommand(): Promise<ExitCode> {
     await prepareWarehouse(env.DATABASE_URL, db, logger);
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
+    // Redis may lose them while the worker runs (restarted empty, flushed): it re-creates them.
+    schedulers = watchSchedulers({ queue, config: etl, logger });
     const worker = startEtlWorker({
       redisUrl: env.REDIS_URL,
       config: etl,
@@ -121,6 +125,7 @@ export async function workerCommand(): Promise<ExitCode> {
     logger.info("worker stopped");
     return ExitCode.ok;
   } finally {
+    await schedulers?.stop();
     await dependencies.stop();
     await server.close();
     await queue.close();

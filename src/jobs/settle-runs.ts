@@ -1,0 +1,47 @@
+import type { Queue } from "bullmq";
+import type { Warehouse } from "../warehouse/database.js";
+import { markRunsLost, recordRunFinished, unfinishedRuns } from "../warehouse/runs.js";
+
+/** Jobs looked up at once: a script call each, sent together on the queue's connection. */
+const LOOKUPS_AT_ONCE = 500;
+
+export interface SettledRuns {
+  /** Runs recorded as queued or running whose job was gone from the queue: now lost. */
+  readonly lost: number;
+  /** Runs whose job had finished without its worker recording it (it died first): now recorded. */
+  readonly finished: number;
+}
+
+/**
+ * Makes etl.runs true to the queue for the runs it records as queued or running (never the
+ * history: one lookup per unfinished run). A run whose job is gone from the queue, as when Redis
+ * lost its data, is lost: no worker will run it, `etl status` lists it and `etl requeue` queues it
+ * again. One whose job completed or failed for good while its worker could not record it (it died
+ * in between) is recorded so. A run is recorded only once its job is in the queue, so a run being
+ * queued is never taken for lost.
+ */
+export async function settleRuns(db: Warehouse, queue: Queue): Promise<SettledRuns> {
+  const runIds = await unfinishedRuns(db);
+  const gone: string[] = [];
+  let finished = 0;
+  for (let at = 0; at < runIds.length; at += LOOKUPS_AT_ONCE) {
+    const slice = runIds.slice(at, at + LOOKUPS_AT_ONCE);
+    const states = await Promise.all(slice.map((runId) => queue.getJobState(runId)));
+    for (const [i, runId] of slice.entries()) {
+      const state = states[i];
+      if (state === "unknown") gone.push(runId);
+      if (state !== "completed" && state !== "failed") continue;
+      const job = await queue.getJob(runId);
+      const finishedAt = new Date(job?.finishedOn ?? Date.now());
+      await recordRunFinished(
+        db,
+        runId,
+        state === "completed"
+          ? { status: "succeeded", finishedAt }
+          : { status: "failed", finishedAt, error: job?.failedReason ?? "failed" },
+      );
+      finished += 1;
+    }
+  }
+  return { lost: await markRunsLost(db, gone), finished };
+}
