@@ -8,6 +8,7 @@ import type { PartitionOutcome } from "../streams/run-partition.js";
 import type { PageWarning } from "../streams/stream.js";
 import { packageVersion } from "../package-version.js";
 import { errorMessage } from "../errors.js";
+import { KeptReading } from "./kept-reading.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;
@@ -32,15 +33,32 @@ export type RequestRateSource = () => Promise<CurrentRate>;
 /** Whether the upstream refuses the worker's credential now (CredentialGate.refused). */
 export type CredentialSource = () => boolean;
 
+/** What the worker last found of one of its dependencies (DependencyGate.standings). */
+export interface DependencySample {
+  /** postgres or redis. */
+  readonly name: string;
+  readonly up: boolean;
+  /** Since when it has been as it is (up or away); null until first probed. */
+  readonly since: Date | null;
+}
+
+export type DependenciesSource = () => readonly DependencySample[];
+
 export interface MetricSources {
+  /** Read from Redis: while it is away, etl_queue_jobs keeps the counts last read. */
   readonly queueCounts?: QueueCountsSource;
+  /** Read from Postgres: while it is away, the etl_stream_ gauges keep the values last read. */
   readonly streams?: StreamsSource;
   readonly requestRate?: RequestRateSource;
   readonly credentialRefused?: CredentialSource;
+  readonly dependencies?: DependenciesSource;
 }
 
 export interface EtlMetricsOptions {
-  /** Told when a scrape-time source fails; the scrape still answers without that metric. */
+  /**
+   * Told when a scrape-time source fails (the scrape still answers, with the values last read or
+   * without that metric), and when a source that failed reads again.
+   */
   readonly logger?: Logger;
   /** Longest wait for one scrape-time source. Default 2000 ms. */
   readonly sourceTimeoutMs?: number;
@@ -173,17 +191,26 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     registers: [registry],
   });
 
+  /**
+   * The sources read from a dependency at scrape time. A read that fails (the dependency away, or
+   * slower than sourceTimeoutMs) keeps the values of the last read that succeeded, so the alerts
+   * that read them neither lose their series nor resolve during an outage; etl_metrics_source_stale
+   * says so. A process that has read nothing since it started has nothing to keep.
+   */
+  const kept = { timeoutMs: sourceTimeoutMs, logger: options.logger };
+  const queueReading = new KeptReading("queue", () => sources.queueCounts, kept);
+  const streamsReading = new KeptReading("streams", () => sources.streams, kept);
+
   const queueJobs: Gauge<"state"> = new Gauge({
     name: "etl_queue_jobs",
-    help: "Jobs in the queue by state, read at scrape time.",
+    help: "Jobs in the queue by state, read from Redis at scrape time; while Redis does not answer, the counts last read (etl_metrics_source_stale says so).",
     labelNames: ["state"] as const,
     registers: [registry],
     collect: async () => {
-      // Reset first: a state that vanished, or a source that failed, must not export stale counts.
+      await queueReading.read();
+      // Reset first: a state no longer counted must not stay exported.
       queueJobs.reset();
-      const source = sources.queueCounts;
-      if (!source) return;
-      const counts = await readSource("queueCounts", source);
+      const counts = queueReading.value;
       if (!counts) return;
       const byState = new Map<string, number>(QUEUE_STATES.map((state) => [state, 0]));
       for (const [state, count] of Object.entries(counts)) {
@@ -195,9 +222,6 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     },
   });
 
-  // The three stream gauges are collected together at every scrape: one read serves them all.
-  let streamsRead: Promise<readonly StreamSample[] | undefined> | undefined;
-
   /** A gauge by stream and family, set at scrape time to `value` of each stream (none for null). */
   function streamGauge(
     name: string,
@@ -206,16 +230,15 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   ): void {
     const gauge: Gauge<"stream" | "family"> = new Gauge({
       name,
-      help: `${help}, by stream and family, read at scrape time.`,
+      help: `${help}, by stream and family, read from Postgres at scrape time; while Postgres does not answer, the values last read (etl_metrics_source_stale says so).`,
       labelNames: ["stream", "family"] as const,
       registers: [registry],
       collect: async () => {
-        // Reset first: a stream that vanished, or a failed source, must not export stale values.
+        // The three stream gauges share one read per scrape.
+        await streamsReading.read();
+        // Reset first: a stream no longer in etl.stream_state must not stay exported.
         gauge.reset();
-        const source = sources.streams;
-        if (!source) return;
-        streamsRead ??= readSource("streams", source).finally(() => (streamsRead = undefined));
-        for (const sample of (await streamsRead) ?? []) {
+        for (const sample of streamsReading.value ?? []) {
           const current = value(sample);
           // No series rather than a made-up number for a stream without a time to measure from.
           if (current === null) continue;
@@ -224,6 +247,21 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       },
     });
   }
+
+  const sourceStale: Gauge<"source"> = new Gauge({
+    name: "etl_metrics_source_stale",
+    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), streams (the etl_stream_ gauges read from etl.stream_state, from Postgres). No series for a source the process does not read.",
+    labelNames: ["source"] as const,
+    registers: [registry],
+    collect: async () => {
+      await Promise.all([queueReading.read(), streamsReading.read()]);
+      sourceStale.reset();
+      for (const reading of [queueReading, streamsReading]) {
+        if (reading.stale !== null)
+          sourceStale.set({ source: reading.name }, reading.stale ? 1 : 0);
+      }
+    },
+  });
 
   const scheduleInterval = new Gauge({
     name: "etl_stream_schedule_interval_seconds",
@@ -275,6 +313,32 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       // Without a source, no series: an unlabelled gauge would otherwise say 0, "accepted".
       if (source) credentialRefused.set(source() ? 1 : 0);
       else credentialRefused.remove();
+    },
+  });
+
+  const dependencyUp: Gauge<"dependency"> = new Gauge({
+    name: "etl_dependency_up",
+    help: "1 while the dependency (postgres, redis) answered the worker's last probe, 0 while it does not (the worker then takes no jobs); probed every 15 s, and more often while one is away. No series until first probed.",
+    labelNames: ["dependency"] as const,
+    registers: [registry],
+    collect: () => {
+      dependencyUp.reset();
+      for (const { name, up, since } of sources.dependencies?.() ?? []) {
+        if (since !== null) dependencyUp.set({ dependency: label(name) }, up ? 1 : 0);
+      }
+    },
+  });
+  const dependencySince: Gauge<"dependency"> = new Gauge({
+    name: "etl_dependency_last_change_timestamp_seconds",
+    help: "When the worker found the dependency (postgres, redis) as it is now, answering or not (Unix time): the probe that found it away or back, or the worker's first probe of it. No series until first probed.",
+    labelNames: ["dependency"] as const,
+    registers: [registry],
+    collect: () => {
+      dependencySince.reset();
+      for (const { name, since } of sources.dependencies?.() ?? []) {
+        if (since !== null)
+          dependencySince.set({ dependency: label(name) }, since.getTime() / 1000);
+      }
     },
   });
 

@@ -16,6 +16,8 @@ export interface PrivateRedis {
   start(): Promise<void>;
   /** SIGKILL, like a crash: no shutdown handshake with the clients. */
   kill(): Promise<void>;
+  /** Kills it and removes its files (those of a persistent one). */
+  remove(): Promise<void>;
 }
 
 /**
@@ -29,12 +31,15 @@ export async function privateRedis(options: { persistent?: boolean } = {}): Prom
     ? ["--appendonly", "yes", "--appendfsync", "always", "--save", "", "--dir", dir]
     : ["--save", "", "--appendonly", "no"];
   let child: ChildProcess | null = null;
+  const removeFiles = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
   // Should the test runner die before afterAll, the server must not outlive it.
   process.once("exit", () => {
     child?.kill("SIGKILL");
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    removeFiles();
   });
-  return {
+  const server: PrivateRedis = {
     port,
     async start() {
       if (child) throw new Error("the private redis is already running");
@@ -55,7 +60,12 @@ export async function privateRedis(options: { persistent?: boolean } = {}): Prom
       running.kill("SIGKILL");
       await exited;
     },
+    async remove() {
+      await server.kill();
+      removeFiles();
+    },
   };
+  return server;
 }
 
 export async function freePort(): Promise<number> {

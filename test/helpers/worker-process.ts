@@ -80,6 +80,23 @@ export function spawnWorker(options: EtlProcessOptions): Promise<WorkerProcess> 
   });
 }
 
+/**
+ * Where a worker that has not started yet (it waits for Postgres or Redis) serves /metrics and
+ * /readyz: its operator server listens from the start and says so.
+ */
+export async function operatorUrlOf(worker: EtlProcess, timeoutMs = 60_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = worker.logs.find((l) => safeJson(l)?.msg === "operator server listening");
+    const url = line ? safeJson(line)?.url : undefined;
+    if (typeof url === "string") return url;
+    if (Date.now() > deadline || worker.child.exitCode !== null) {
+      throw new Error(`the worker never said where it listens:\n${worker.logs.join("\n")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 function safeJson(line: string): Record<string, unknown> | null {
   try {
     return JSON.parse(line) as Record<string, unknown>;

@@ -10,7 +10,12 @@ import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
-import { spawnEtl, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import {
+  operatorUrlOf,
+  spawnEtl,
+  spawnWorker,
+  type WorkerProcess,
+} from "../helpers/worker-process.js";
 import pg from "pg";
 
 // A worker whose Postgres goes away for longer than the jobs' whole retry budget takes no job
@@ -165,15 +170,7 @@ describe("a worker started while Redis is away", () => {
       env: workerEnv(harness, config, harness.warehouse.url, redis.url),
     });
     try {
-      const operator = await vi.waitFor(
-        () => {
-          const line = worker.logs.find((l) => l.includes("operator server listening"));
-          const url = line ? (JSON.parse(line) as { url?: string }).url : undefined;
-          if (!url) throw new Error("the operator server has not said where it listens");
-          return url;
-        },
-        { timeout: 60_000, interval: 100 },
-      );
+      const operator = await operatorUrlOf(worker);
       expect((await fetch(`${operator}/livez`)).status).toBe(200);
       const notReady = await readyz(operator);
       expect(notReady.status).toBe(503);

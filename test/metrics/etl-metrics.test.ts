@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
-import { createEtlMetrics, type EtlMetrics } from "../../src/metrics/etl-metrics.js";
+import { createEtlMetrics, type EtlMetrics, QUEUE_STATES } from "../../src/metrics/etl-metrics.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
 import { runPromtool } from "../helpers/promtool.js";
 import { startUpstream } from "../helpers/upstream.js";
@@ -27,6 +27,9 @@ const METRIC_NAMES = [
   "etl_stream_schedule_interval_seconds",
   "etl_request_rate_limit",
   "etl_upstream_credential_refused",
+  "etl_dependency_up",
+  "etl_dependency_last_change_timestamp_seconds",
+  "etl_metrics_source_stale",
 ];
 
 const OPERATION = "catalogue.getTerritories";
@@ -112,6 +115,10 @@ function observedMetrics(): EtlMetrics {
         },
       ]),
     credentialRefused: () => true,
+    dependencies: () => [
+      { name: "postgres", up: true, since: new Date("2026-01-03T09:00:00Z") },
+      { name: "redis", up: false, since: new Date("2026-01-03T10:20:00.250Z") },
+    ],
   });
   return metrics;
 }
@@ -191,6 +198,12 @@ describe("/metrics", () => {
         `etl_stream_schedule_interval_seconds{stream="sales_trends",family="trends"} 3600`,
         `etl_request_rate_limit{source="limit"} 30`,
         `etl_upstream_credential_refused 1`,
+        `etl_dependency_up{dependency="postgres"} 1`,
+        `etl_dependency_up{dependency="redis"} 0`,
+        `etl_dependency_last_change_timestamp_seconds{dependency="postgres"} 1767430800`,
+        `etl_dependency_last_change_timestamp_seconds{dependency="redis"} 1767435600.25`,
+        `etl_metrics_source_stale{source="queue"} 0`,
+        `etl_metrics_source_stale{source="streams"} 0`,
       ]),
     );
     expect(text).toMatch(
@@ -227,16 +240,104 @@ describe("/metrics", () => {
     waiting = 5;
     expect((await scrape(server)).text).toContain('etl_queue_jobs{state="waiting"} 5');
 
-    metrics.setSources({
-      queueCounts: () => Promise.reject(new Error("Connection is closed.")),
-      streams: () => new Promise(() => undefined),
-      requestRate: () => Promise.reject(new Error("Connection is closed.")),
-    });
+    metrics.setSources({ requestRate: () => Promise.reject(new Error("Connection is closed.")) });
     const { text } = await scrape(server);
     expect(text).toContain("process_cpu_user_seconds_total");
-    expect(text).not.toMatch(/^etl_queue_jobs\{/m);
-    expect(text).not.toMatch(/^etl_stream_/m);
+    expect(text).toContain('etl_queue_jobs{state="waiting"} 5');
+    // The budget's rate lives in Redis: while it cannot be read, nothing is allowed at any rate.
     expect(text).not.toMatch(/^etl_request_rate_limit/m);
+  });
+
+  it("keeps the last values of a source that fails or hangs, says so, and reads it again", async () => {
+    const lines: string[] = [];
+    const logger = createLogger({
+      level: "info",
+      secrets: [],
+      destination: { write: (line: string) => lines.push(line) },
+    });
+    const metrics = createEtlMetrics({ sourceTimeoutMs: 100, logger });
+    const sample = (stream: string, failed: number) => ({
+      stream,
+      family: "trends",
+      lastSuccessAt: new Date("2026-01-03T10:00:00Z"),
+      lastDay: "2026-01-02",
+      failedPartitions: failed,
+    });
+    let queueCounts = () => Promise.resolve({ waiting: 4, failed: 1 });
+    let streams = () => Promise.resolve([sample("trend_items", 2), sample("trend_totals", 0)]);
+    metrics.setSources({ queueCounts: () => queueCounts(), streams: () => streams() });
+    const server = await serve(metrics);
+    const figures = (text: string) =>
+      text.split("\n").filter((line) => /^etl_(queue_jobs|stream_)\S*\{/.test(line));
+    const read = await scrape(server);
+    expect(figures(read.text)).toHaveLength(QUEUE_STATES.length + 3 * 2);
+    expect(read.text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 0$/m);
+    expect(read.text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 0$/m);
+
+    // Redis refuses, Postgres hangs: every series stays, with its value, for as many scrapes.
+    queueCounts = () => Promise.reject(new Error("Connection is closed."));
+    streams = () => new Promise(() => undefined);
+    for (let scrapes = 0; scrapes < 3; scrapes++) {
+      const { text } = await scrape(server);
+      expect(figures(text)).toEqual(figures(read.text));
+      expect(text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 1$/m);
+      expect(text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 1$/m);
+    }
+    // Said once per source when it starts failing, not at every scrape.
+    const warnings = lines.filter((line) => line.includes("keep the values last read"));
+    expect(warnings.map((line) => (JSON.parse(line) as { source: string }).source)).toEqual([
+      "queue",
+      "streams",
+    ]);
+
+    // Back: the values are read again, and a stream no longer known goes.
+    queueCounts = () => Promise.resolve({ waiting: 0, failed: 1 });
+    streams = () => Promise.resolve([sample("trend_items", 0)]);
+    const { text } = await scrape(server);
+    expect(text).toMatch(/^etl_queue_jobs\{state="waiting"\} 0$/m);
+    expect(text).toMatch(
+      /^etl_stream_failed_partitions\{stream="trend_items",family="trends"\} 0$/m,
+    );
+    expect(text).not.toContain('stream="trend_totals"');
+    expect(text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 0$/m);
+    expect(text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 0$/m);
+    expect(lines.filter((line) => line.includes("metrics source reads again"))).toHaveLength(2);
+  });
+
+  it("has nothing to keep for a source that has not read since the start", async () => {
+    const metrics = createEtlMetrics({ sourceTimeoutMs: 100 });
+    expect(await metrics.registry.metrics()).not.toMatch(/^etl_metrics_source_stale\{/m);
+    metrics.setSources({
+      queueCounts: () => Promise.reject(new Error("Connection is closed.")),
+      streams: () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432")),
+    });
+    const text = await metrics.registry.metrics();
+    expect(text).not.toMatch(/^etl_queue_jobs\{/m);
+    expect(text).not.toMatch(/^etl_stream_(last|failed)\w*\{/m);
+    expect(text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 1$/m);
+    expect(text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 1$/m);
+  });
+
+  it("says whether each dependency answers and since when, once it has been probed", async () => {
+    const metrics = createEtlMetrics();
+    let standings = [
+      { name: "postgres", up: false, since: null },
+      { name: "redis", up: false, since: null },
+    ] as { name: string; up: boolean; since: Date | null }[];
+    metrics.setSources({ dependencies: () => standings });
+    // Not probed yet: neither up nor down.
+    expect(await metrics.registry.metrics()).not.toMatch(/^etl_dependency_\w+\{/m);
+    standings = [
+      { name: "postgres", up: false, since: new Date("2026-01-03T10:00:00Z") },
+      { name: "redis", up: true, since: new Date("2026-01-03T09:00:00Z") },
+    ];
+    const lines = (await metrics.registry.metrics()).split("\n");
+    expect(lines.filter((line) => line.startsWith("etl_dependency_"))).toEqual([
+      'etl_dependency_up{dependency="postgres"} 0',
+      'etl_dependency_up{dependency="redis"} 1',
+      'etl_dependency_last_change_timestamp_seconds{dependency="postgres"} 1767434400',
+      'etl_dependency_last_change_timestamp_seconds{dependency="redis"} 1767430800',
+    ]);
   });
 
   it("reads the streams once per scrape for their three gauges, and the credential's state", async () => {

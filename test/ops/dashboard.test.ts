@@ -29,6 +29,11 @@ const WANTED: readonly (readonly [string, (panel: DashboardPanel) => boolean])[]
   ],
   ["queue depth by state", queries(/by \(state\) \(etl_queue_jobs\b/)],
   ["rows written by stream", queries(/by \(stream\) \(rate\(etl_rows_written_total\[/)],
+  ["whether Postgres and Redis answer", queries(/^min by \(dependency\) \(etl_dependency_up\)$/)],
+  [
+    "the figures kept through an outage",
+    queries(/^max by \(source\) \(etl_metrics_source_stale\)$/),
+  ],
 ];
 
 describe("the dashboard", () => {

@@ -69,6 +69,7 @@ export async function workerCommand(): Promise<ExitCode> {
         failedPartitions: s.failed.length,
       })),
     credentialRefused: () => credential.refused,
+    dependencies: () => dependencies.standings(),
   });
   const server = await startOperatorServer({
     port: env.WORKER_PORT,
