@@ -268,10 +268,25 @@ export function dependencyGateOf(options: {
   const gate = new DependencyGate({
     logger: options.logger,
     where: { postgres: hostOf(options.databaseUrl), redis: hostOf(options.redisUrl) },
-    probes: { postgres: () => pingWarehouse(options.db), redis: () => redisCheck(probe) },
+    probes: { postgres: () => serverAnswers(options.db), redis: () => redisCheck(probe) },
     onStop: () => probe.disconnect(),
   });
   return gate;
+}
+
+/** Postgres's SQLSTATE for a database that does not exist. */
+const INVALID_CATALOG_NAME = "3D000";
+
+/**
+ * Resolves when the Postgres server answers: a database not created yet is an answer (the worker
+ * creates it as it starts), not an outage to wait out.
+ */
+async function serverAnswers(db: Warehouse): Promise<void> {
+  try {
+    await pingWarehouse(db);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== INVALID_CATALOG_NAME) throw error;
+  }
 }
 
 /** host:port of a connection URL: where a dependency is, with no credential. */

@@ -9,6 +9,7 @@ import {
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { dropDatabase } from "../helpers/warehouse.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
 import {
   operatorUrlOf,
@@ -165,9 +166,11 @@ describe("a worker started while Redis is away", () => {
     const harness = await startSyncHarness("redis_late", { today: TODAY });
     const dir = makeTempDir("redis-late");
     const config = workerConfig(harness, dir);
+    // A database not created yet: Postgres answers, and the worker creates it once it starts.
+    const database = `${harness.warehouse.url}_new`;
     const worker = spawnEtl(["worker"], {
       cwd: dir.path,
-      env: workerEnv(harness, config, harness.warehouse.url, redis.url),
+      env: workerEnv(harness, config, database, redis.url),
     });
     try {
       const operator = await operatorUrlOf(worker);
@@ -192,6 +195,7 @@ describe("a worker started while Redis is away", () => {
     } finally {
       worker.child.kill("SIGTERM");
       expect(await worker.exited).toBe(0);
+      await dropDatabase(new URL(database).pathname.slice(1));
       await redis.kill();
       await harness.close();
       dir.remove();
