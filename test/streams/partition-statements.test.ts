@@ -39,11 +39,13 @@ describe("the statements of one partition", () => {
     expect(first.filter((s) => s.includes('"rejected_records"'))).toEqual([]);
     // Six round trips each: the attempt's row, then begin, the responses, the rows, one statement
     // that deletes the rows no longer served, records the partition's state and ends the
-    // attempt, then commit.
+    // attempt, then commit. Once per process, the page sizes learned and the table's column
+    // types (what its columns can hold).
     const counts: Record<string, number> = {};
     for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
       'select "operation", "cap",': 1,
+      "select column_name, udt_name,": 1,
       "with earlier as": 10,
       begin: 10,
       'insert into "etl"."responses"': 10,
@@ -53,6 +55,7 @@ describe("the statements of one partition", () => {
     });
 
     const again = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
+    expect(again.filter((s) => s.startsWith("select column_name"))).toEqual([]);
     // Once it has run, records it quarantined then may now be storable: the release is sent.
     expect(again.filter((s) => s.startsWith('delete from "etl"."rejected_records"'))).toHaveLength(
       10,
