@@ -4,7 +4,9 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import { type GateListener, notifyAll } from "./gate-listeners.js";
 import { redisCheck } from "../operator/health-checks.js";
-import { pingWarehouse, type Warehouse } from "../warehouse/database.js";
+import pg from "pg";
+import type { Warehouse } from "../warehouse/database.js";
+import { pgConnectionConfig } from "../warehouse/pg-connection-config.js";
 
 export type DependencyName = "postgres" | "redis";
 
@@ -37,6 +39,9 @@ const FIRST_RECHECK_MS = 1_000;
 const DEFAULT_RECHECK_MS = 15_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 const NAMES: readonly DependencyName[] = ["postgres", "redis"];
+/** How long one deferred record may take, and how often it may fail while Postgres answers. */
+const RECORD_TIMEOUT_MS = 10_000;
+const RECORD_TRIES = 3;
 
 /**
  * Whether the worker's own dependencies, Postgres and Redis, answer, as last found. A job cannot
@@ -53,7 +58,8 @@ export class DependencyGate {
   readonly #standing = new Map<DependencyName, DependencyStanding>(
     NAMES.map((name) => [name, { name, up: false, since: null, problem: null }]),
   );
-  readonly #deferred: (() => Promise<void>)[] = [];
+  readonly #deferred: { readonly write: () => Promise<void>; failures: number }[] = [];
+  #writing: Promise<boolean> | null = null;
   #open = false;
   #checks = 0;
   #timer: NodeJS.Timeout | null = null;
@@ -95,6 +101,8 @@ export class DependencyGate {
    */
   async waitUntilOpen(signal: AbortSignal): Promise<void> {
     if (await this.probe()) return;
+    // A stop that came during the probe has already fired its event.
+    signal.throwIfAborted();
     await new Promise<void>((resolve, reject) => {
       const stop = () =>
         reject(signal.reason instanceof Error ? signal.reason : new Error("stopped"));
@@ -111,7 +119,7 @@ export class DependencyGate {
    * again, in the order kept.
    */
   defer(record: () => Promise<void>): void {
-    this.#deferred.push(record);
+    this.#deferred.push({ write: record, failures: 0 });
   }
 
   /** How many records wait to be written. */
@@ -140,6 +148,7 @@ export class DependencyGate {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    await this.#probing;
     await this.#writeDeferred();
     this.#options.onStop?.();
   }
@@ -163,10 +172,15 @@ export class DependencyGate {
     this.#checks += 1;
     for (const { name, problem } of results) this.#note(name, problem);
     const allUp = results.every((r) => r.problem === null);
-    if (allUp && !this.#open) await this.#reopen();
-    else if (!allUp) this.#closeGate();
-    else this.#schedule();
-    return allUp;
+    if (!allUp) this.#closeGate();
+    else if (!this.#open) await this.#reopen();
+    else {
+      // A record deferred while the gate stayed open (a write that failed alone) waits no
+      // longer than the next probe.
+      await this.#writeDeferred();
+      this.#schedule();
+    }
+    return allUp && this.#open;
   }
 
   #note(name: DependencyName, problem: string | null): void {
@@ -194,6 +208,7 @@ export class DependencyGate {
       // The open gate's next probe was far off: the backoff starts again from a second.
       if (this.#timer) clearTimeout(this.#timer);
       this.#timer = null;
+      this.#checks = 0;
       this.#notify(this.#onClose);
     }
     this.#schedule();
@@ -210,18 +225,33 @@ export class DependencyGate {
     this.#notify(this.#onOpen);
   }
 
-  /** Writes the deferred records in order; false if one still fails (it and the rest are kept). */
-  async #writeDeferred(): Promise<boolean> {
-    while (this.#deferred.length > 0) {
-      const record = this.#deferred[0];
+  /**
+   * Writes the deferred records in order; false if one still fails (it and the rest are kept).
+   * One writer at a time: a stop may come while the gate reopens.
+   */
+  #writeDeferred(): Promise<boolean> {
+    this.#writing ??= this.#writeEach().finally(() => {
+      this.#writing = null;
+    });
+    return this.#writing;
+  }
+
+  async #writeEach(): Promise<boolean> {
+    for (let record = this.#deferred[0]; record !== undefined; record = this.#deferred[0]) {
       try {
-        await record?.();
+        await withTimeout(record.write, RECORD_TIMEOUT_MS);
       } catch (error) {
-        this.#options.logger.warn(
-          { err: errorMessage(error), waiting: this.#deferred.length },
-          "records of attempts cut short by an outage could not be written yet",
+        record.failures += 1;
+        // Refused again and again while Postgres answers: the record itself is at fault, and
+        // must not keep the worker from its jobs. (Its attempt is closed by the next attempt.)
+        const dropped = record.failures >= RECORD_TRIES;
+        this.#options.logger[dropped ? "error" : "warn"](
+          { err: errorMessage(error), waiting: this.#deferred.length, failures: record.failures },
+          dropped
+            ? "a record of an attempt cut short by an outage was refused again: dropped"
+            : "records of attempts cut short by an outage could not be written yet",
         );
-        return false;
+        if (!dropped) return false;
       }
       this.#deferred.shift();
     }
@@ -268,7 +298,7 @@ export function dependencyGateOf(options: {
   const gate = new DependencyGate({
     logger: options.logger,
     where: { postgres: hostOf(options.databaseUrl), redis: hostOf(options.redisUrl) },
-    probes: { postgres: () => serverAnswers(options.db), redis: () => redisCheck(probe) },
+    probes: { postgres: () => serverAnswers(options.databaseUrl), redis: () => redisCheck(probe) },
     onStop: () => probe.disconnect(),
   });
   return gate;
@@ -281,11 +311,18 @@ const INVALID_CATALOG_NAME = "3D000";
  * Resolves when the Postgres server answers: a database not created yet is an answer (the worker
  * creates it as it starts), not an outage to wait out.
  */
-async function serverAnswers(db: Warehouse): Promise<void> {
+async function serverAnswers(url: string): Promise<void> {
+  // A connection of its own: the jobs' pool may be busy, and a probe waiting for it would
+  // take a loaded worker for one whose Postgres is away.
+  const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 5_000 });
+  client.on("error", () => undefined);
   try {
-    await pingWarehouse(db);
+    await client.connect();
+    await client.query("select 1");
   } catch (error) {
     if ((error as { code?: unknown }).code !== INVALID_CATALOG_NAME) throw error;
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

@@ -3,6 +3,11 @@ import type { DependencyGate } from "./dependency-gate.js";
 
 /** When a job handed back during an outage is looked at again (the gate decides when it runs). */
 const HAND_BACK_DELAY_MS = 1_000;
+/**
+ * How often one job is handed back: a job that fails on its own each time a probe happens to
+ * fail too must still end, by its attempts, rather than come back for ever.
+ */
+const MAX_HAND_BACKS = 20;
 
 /**
  * Hands a job that failed back to the queue, its attempt unspent, when Postgres or Redis does
@@ -16,7 +21,9 @@ export async function handBackDuringOutage(
   token: string | undefined,
   dependencies: DependencyGate,
 ): Promise<void> {
-  if (!token || (await dependencies.probe())) return;
+  const handedBack = Number((job.data as { handedBack?: number }).handedBack ?? 0);
+  if (!token || handedBack >= MAX_HAND_BACKS || (await dependencies.probe())) return;
+  await job.updateData({ ...(job.data as object), handedBack: handedBack + 1 });
   await job.moveToDelayed(Date.now() + HAND_BACK_DELAY_MS, token);
   throw new DelayedError();
 }

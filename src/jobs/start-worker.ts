@@ -63,14 +63,16 @@ export function startEtlWorker(options: {
   };
   // A run's end, in etl.runs. A worker that dies before leaves it running there: `etl status`
   // finds its job finished (or gone) in the queue and records that.
+  // Postgres away: written once it answers, as an attempt's end is, before the queue trims the job.
   const runFinished = (runId: string, end: RunEnd) =>
     write(
-      recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) =>
+      recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) => {
         logger.warn(
           { jobId: runId, status: end.status, err: errorMessage(err) },
-          "could not record the run's end in etl.runs; etl status will",
-        ),
-      ),
+          "could not record the run's end in etl.runs yet",
+        );
+        deps.dependencies.defer(() => recordRunFinished(deps.runner.db, runId, end));
+      }),
     );
   worker.on("completed", (job) => {
     if (job.name !== RUN_JOB || !job.id) return;

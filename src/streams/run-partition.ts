@@ -9,7 +9,12 @@ import { parseJsonBody } from "../api/json-body.js";
 import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
-import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
+import {
+  attemptRunning,
+  finishSyncRun,
+  startSyncRun,
+  type SyncRunStart,
+} from "../warehouse/sync-runs.js";
 import {
   AuthError,
   errorMessage,
@@ -105,7 +110,7 @@ async function unopened(
   const log = deps.logger.child({ stream: stream.name, partition: partition.key });
   log.error({ err: errorMessage(error) }, "partition attempt could not be recorded");
   if (!interrupted && kind === "sync") {
-    await recordSafely(log, deps, () =>
+    await recordSafely(log, deps, null, () =>
       markPartitionFailed(deps.db, stream.name, partition.key, errorMessage(error), deps.jobId),
     );
   }
@@ -127,19 +132,25 @@ async function unopened(
 
 /**
  * Records how an attempt ended when it did not succeed; a database that fails this too costs a
- * log line, not the run: the record is deferred when the caller can write it later, and
- * otherwise the attempt stays `running` until it is picked up again.
+ * log line, not the run. A worker writes the record later (`deferRecord`), if the attempt
+ * (`runId`) is still `running` by then: a later attempt of the partition that closed it as
+ * abandoned has recorded newer news. Without either, the attempt stays `running` until the
+ * partition's next attempt closes it.
  */
 async function recordSafely(
   log: Logger,
-  deps: Pick<RunnerDeps, "deferRecord">,
+  deps: Pick<RunnerDeps, "db" | "deferRecord">,
+  runId: string | null,
   record: () => Promise<void>,
 ): Promise<void> {
   try {
     await record();
   } catch (error) {
     log.error({ err: errorMessage(error) }, "the attempt's end could not be recorded");
-    deps.deferRecord?.(record);
+    if (runId === null) return;
+    deps.deferRecord?.(async () => {
+      if (await attemptRunning(deps.db, runId)) await record();
+    });
   }
 }
 
@@ -258,11 +269,13 @@ async function syncNoting(
     const message = errorMessage(error);
     if (endsAsInterrupted(error, deps.signal)) {
       log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
-      await recordSafely(log, deps, () => finishSyncRun(db, runId, end("interrupted", message)));
+      await recordSafely(log, deps, runId, () =>
+        finishSyncRun(db, runId, end("interrupted", message)),
+      );
       return outcome("interrupted", error);
     }
     log.error({ err: message, requests }, "partition failed");
-    await recordSafely(log, deps, () =>
+    await recordSafely(log, deps, runId, () =>
       db.transaction().execute(async (trx) => {
         await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
         await finishSyncRun(trx, runId, end("failed", message));
@@ -381,6 +394,7 @@ export async function replayPartition(
       await recordSafely(
         deps.logger.child({ stream: stream.name, partition: partition.key }),
         deps,
+        runId,
         () =>
           finishSyncRun(deps.db, runId, {
             status,

@@ -185,6 +185,16 @@ function closeRun(
     .where("run_id", "=", runId);
 }
 
+/** Whether an attempt is still open (`running`): no later attempt closed it as abandoned. */
+export async function attemptRunning(db: Db, runId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("etl.sync_runs")
+    .select("status")
+    .where("run_id", "=", runId)
+    .executeTakeFirst();
+  return row?.status === "running";
+}
+
 /** What the syncs of these streams since `since` left to look at. */
 export async function attentionSince(
   db: Db,
