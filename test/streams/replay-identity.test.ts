@@ -82,7 +82,8 @@ describe.each([
       etl: streamingIds ? tracking : { ...tracking, streaming_artist_ids: [] },
     });
     expect(failures(await harness.sync(RANGE))).toEqual([]);
-  });
+    // A sync of every stream: on a machine busy with other files it may take minutes.
+  }, 240_000);
 
   afterAll(() => harness?.close());
 
