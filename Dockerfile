@@ -32,8 +32,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM node:22-slim
 ENV NODE_ENV=production
 # A heap budget: left alone, V8 lets garbage grow to several times the worker's live heap before
-# collecting it. With 128 MB the worker peaks near 200 MiB RSS (docs/benchmarks.md), and the bench
-# runs it with these same options.
+# collecting it. 128 MB holds the largest answer max_response_bytes lets through (16 MiB, about 3.3
+# times its size in heap until its rows are written): a worker backfilling while it reads one
+# needs 81 to 96 MB and peaks at 247 MiB RSS, within a 256 MiB container (docs/benchmarks.md,
+# "Memory per response"). The bench runs the worker and the CLI with these same options.
 ENV NODE_OPTIONS=--max-old-space-size=128
 WORKDIR /app
 # Owned by root and read-only to the `node` user the process runs as.

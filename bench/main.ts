@@ -8,11 +8,12 @@ import { loadPath } from "./load-path.js";
 import { memory } from "./memory.js";
 import { pipeFull } from "./pipe-full.js";
 import { requestPlan } from "./request-plan.js";
+import { responseMemory } from "./response-memory.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
 import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
-const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe", "plan"] as const;
+const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe", "plan", "response"] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -20,11 +21,13 @@ const { values } = parseArgs({
     only: { type: "string" },
     rows: { type: "string", default: "1000000" },
     "memory-days": { type: "string", default: "7" },
+    "response-mib": { type: "string", default: "1,5,20,50" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
   console.log(`Usage: npm run bench -- [--only ${SECTIONS.join(",")}] [--rows N] [--memory-days N]
+                       [--response-mib 1,5,20,50]
   load        1M (--rows) synthetic trend items: the loader against COPY, fresh and 10% changed
   fetch       a backfill at R = 50 req/s against a sandbox with 50 ms latency
   end-to-end  the large account (a year, 5,000 products, 200 tracked artists) backfilled with
@@ -33,7 +36,10 @@ if (values.help) {
               (--memory-days) days
   pipe        14 days of the default account against an unlimited upstream answering in 40 ms,
               max_concurrency 8: sync and backfill wall against requests × latency ÷ 8
-  plan        the large account's last 3 days synced, then \`etl plan\` of its year per stream`);
+  plan        the large account's last 3 days synced, then \`etl plan\` of its year per stream
+  response    one answer of 1, 5, 20 and 50 MiB (--response-mib) and one just under
+              max_response_bytes (a list of incomes) synced by the CLI: the least heap it needs
+              and its peak RSS, ÷ the body's size, and how it ends under the image's NODE_OPTIONS`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -59,6 +65,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   memory: () => memory(Number(values["memory-days"])),
   pipe: () => pipeFull(),
   plan: () => requestPlan(),
+  response: () => responseMemory(values["response-mib"].split(",").map(Number)),
 };
 
 const results: SectionResult[] = [];

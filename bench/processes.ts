@@ -12,11 +12,7 @@ export function built(script: string): string {
   return resolve(PROJECT_ROOT, "dist", script.replace(/\.ts$/, ".js"));
 }
 
-/** The NODE_OPTIONS the Docker image runs the worker and the CLI with, read from the Dockerfile. */
-export function imageNodeOptions(): string {
-  const dockerfile = readFileSync(resolve(PROJECT_ROOT, "Dockerfile"), "utf8");
-  return /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? "";
-}
+export { imageNodeOptions } from "../test/helpers/cli.js";
 
 /** A project script, built, run by node: its pid is node's. */
 interface NodeProcess {
@@ -47,7 +43,8 @@ function startNode(
   });
   const lines: string[] = [];
   const waiters: { match: (line: string) => boolean; done: (line: string) => void }[] = [];
-  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  // "close": the process has ended and its output has all been read (its last line included).
+  const exited = new Promise<number | null>((done) => child.once("close", (code) => done(code)));
   for (const stream of [child.stdout, child.stderr]) {
     let buffered = "";
     stream.on("data", (chunk: Buffer) => {
@@ -136,12 +133,16 @@ export async function startSandboxProcess(options: {
   };
 }
 
-/** `etl <args>` to its end. */
+/** `etl <args>` to its end; `nodeArgs` go to node before the script (e.g. `--import` a preload). */
 export async function runEtl(
   args: readonly string[],
   env: Record<string, string>,
-): Promise<{ code: number | null; lines: readonly string[] }> {
-  const node = startNode([built("src/cli/main.ts")], args, { LOG_LEVEL: "warn", ...env });
+  nodeArgs: readonly string[] = [],
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; lines: readonly string[] }> {
+  const node = startNode([...nodeArgs, built("src/cli/main.ts")], args, {
+    LOG_LEVEL: "warn",
+    ...env,
+  });
   const code = await node.exited;
-  return { code, lines: node.lines };
+  return { code, signal: node.child.signalCode, lines: node.lines };
 }

@@ -14,10 +14,14 @@ export interface Scratch {
   drop(): Promise<void>;
 }
 
-export async function createScratch(label: string): Promise<Scratch> {
+/** A new database, empty or (`template`: a database no one is connected to) a copy of another. */
+export async function createScratch(label: string, template?: string): Promise<Scratch> {
   const suffix = randomBytes(4).toString("hex");
   const database = `music_etl_bench_${label}_${suffix}`;
-  await withDatabaseClient((c) => c.query(`create database ${pg.escapeIdentifier(database)}`));
+  const copy = template === undefined ? "" : ` template ${pg.escapeIdentifier(template)}`;
+  await withDatabaseClient((c) =>
+    c.query(`create database ${pg.escapeIdentifier(database)}${copy}`),
+  );
   const redisPrefix = `bench-${label}-${suffix}`;
   return {
     database,

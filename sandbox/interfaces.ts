@@ -149,6 +149,11 @@ export interface SandboxKnobs {
   shapes: ShapeKnobs;
   /** POST /payouts: perform the first request but destroy the socket instead of answering. */
   dropFirstPayoutResponse: boolean;
+  /**
+   * Every answer sent in chunks of 16 KiB with no Content-Length (Transfer-Encoding: chunked), as
+   * a server that streams its JSON does: a client learns its size only as it arrives.
+   */
+  chunkedBodies: boolean;
 }
 
 /** Knobs to change; drift and shapes merge field by field. */

@@ -43,6 +43,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     emptyCases: false,
   },
   dropFirstPayoutResponse: false,
+  chunkedBodies: false,
 };
 
 const isNonNegative = (value: unknown) =>
@@ -94,6 +95,7 @@ const CHECKS: Record<
   royaltiesShape: isOneOf("wrapped", "array"),
   chartsShape: isOneOf("wrapped", "array"),
   dropFirstPayoutResponse: isBoolean,
+  chunkedBodies: isBoolean,
 };
 
 const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {

@@ -189,7 +189,7 @@ async function send(
   const waitMs = knobs.latencyMs - (performance.now() - arrivedAt);
   if (waitMs > 0) await sleep(waitMs, undefined, { signal: state.signal });
   state.stats.status(status);
-  writeResponse(response, status, text, headers, contentType);
+  writeResponse(response, status, text, headers, contentType, knobs.chunkedBodies);
 }
 
 function sendJson(to: Outgoing, reply: Reply, headers: Record<string, number> = {}): Promise<void> {

@@ -70,6 +70,7 @@ export async function createAppContext(
     budget,
     logger,
     timeoutMs: etl.request_timeout_ms,
+    maxResponseBytes: etl.max_response_bytes,
     maxRetries: etl.max_retries,
     maxRateLimitWaitMs: etl.max_rate_limit_wait_ms,
     connections: etl.max_concurrency,

@@ -245,6 +245,43 @@ export class InvalidJsonError extends UpstreamError {
   }
 }
 
+/** A size in bytes as an operator reads it: "16777216 bytes, 16 MiB". */
+function sizeText(bytes: number): string {
+  const mib = bytes / 2 ** 20;
+  return `${bytes} bytes, ${mib >= 1 ? `${Math.round(mib * 10) / 10} MiB` : `${Math.ceil(bytes / 1024)} KiB`}`;
+}
+
+/**
+ * An answer larger than max_response_bytes, refused before it is read whole: by its
+ * Content-Length, or once more bytes than the limit have arrived. Not retried: the same request
+ * brings the same answer, and a process that read it whole would run out of memory, not the
+ * partition. `receivedBytes` is what the Content-Length declared, or what arrived before the
+ * read stopped.
+ */
+export class ResponseTooLargeError extends UpstreamError {
+  readonly status: number;
+  readonly limitBytes: number;
+
+  constructor(
+    request: RequestContext,
+    status: number,
+    limitBytes: number,
+    receivedBytes: number,
+    declared: boolean,
+  ) {
+    const seen = declared
+      ? `its Content-Length says ${sizeText(receivedBytes)}`
+      : `reading stopped at ${sizeText(receivedBytes)}`;
+    super(
+      `HTTP ${status} answer larger than max_response_bytes (${sizeText(limitBytes)}): ${seen}; not retried: to accept it, raise max_response_bytes and the heap with it (README, "Memory")`,
+      request,
+      { status, limitBytes, receivedBytes, retryable: false },
+    );
+    this.status = status;
+    this.limitBytes = limitBytes;
+  }
+}
+
 /**
  * Whether the upstream answered the request with an HTTP status: any answer but a 401 got past
  * authentication, so it proves the credential accepted; no answer at all (a reset, a timeout)
@@ -255,6 +292,7 @@ export function isUpstreamAnswer(error: unknown): boolean {
     error instanceof UpstreamStatusError ||
     error instanceof FailureBodyError ||
     error instanceof RateLimitedError ||
-    error instanceof InvalidJsonError
+    error instanceof InvalidJsonError ||
+    (error instanceof ResponseTooLargeError && error.status !== 401)
   );
 }

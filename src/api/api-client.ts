@@ -45,8 +45,13 @@ export interface Exchange {
   readonly status: number;
   /** The body parsed as JSON. */
   readonly body: unknown;
-  /** The body exactly as received. */
-  readonly text: string;
+  /**
+   * The body exactly as received, as its UTF-8 bytes: outside V8's heap and one byte a character,
+   * where its text is two bytes a character once any is above U+00FF. The text is not kept once
+   * parsed: with the parsed body and the rows read from it, it was the largest part of what a
+   * large answer held in memory until its rows were written.
+   */
+  readonly bytes: Buffer;
 }
 
 export interface ApiClient {
@@ -97,7 +102,7 @@ async function exchange<S extends z.ZodType>(
     params: parsed.data as Record<string, unknown>,
     status: response.status,
     body: response.body,
-    text: response.text,
+    bytes: Buffer.from(response.text),
   };
 }
 
@@ -123,7 +128,7 @@ async function follow(
     params: { link: path },
     status: response.status,
     body: response.body,
-    text: response.text,
+    bytes: Buffer.from(response.text),
   };
 }
 

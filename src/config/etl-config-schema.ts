@@ -173,6 +173,16 @@ export const etlConfigSchema = z
       .int("must be a whole number")
       .min(1, "must be at least 1")
       .default(2 * 1024 * 1024),
+    /**
+     * The largest answer read: a larger one fails its request (not retried) instead of the
+     * process. An answer costs a few times its size in memory until its rows are written
+     * (docs/benchmarks.md, "Memory per response"): the image's heap is sized for this default.
+     */
+    max_response_bytes: z
+      .number()
+      .int("must be a whole number")
+      .min(1024, "must be at least 1024")
+      .default(16 * 1024 * 1024),
     request_timeout_ms: z
       .number()
       .int("must be a whole number")

@@ -9,6 +9,7 @@ import {
   RateLimitedError,
   RateLimitWaitTooLongError,
   RequestTimeoutError,
+  ResponseTooLargeError,
   UpstreamError,
   UpstreamStatusError,
 } from "../errors.js";
@@ -27,6 +28,7 @@ import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js"
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
 import { declaredFailure } from "./failure-body.js";
+import { declaredLength, readBody } from "./read-body.js";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -84,6 +86,11 @@ export interface HttpClientOptions {
   readonly budget: RequestBudget;
   readonly logger: Logger;
   readonly timeoutMs: number;
+  /**
+   * The largest answer read (max_response_bytes): a larger one is refused as it arrives, by its
+   * Content-Length or once more has arrived, with ResponseTooLargeError.
+   */
+  readonly maxResponseBytes: number;
   readonly maxRetries: number;
   /** Cap on any one wait the upstream asks for (Retry-After, X-RateLimit-Reset). */
   readonly maxRateLimitWaitMs: number;
@@ -255,7 +262,7 @@ export class HttpClient {
   }
 
   async #send(request: HttpRequest, identity: RequestIdentity): Promise<RawResponse> {
-    const { baseUrl, apiKey, timeoutMs } = this.#options;
+    const { baseUrl, apiKey, timeoutMs, maxResponseBytes } = this.#options;
     const abort = linkedAbort(request.signal, timeoutMs);
     const url = new URL(baseUrl + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) {
@@ -279,9 +286,20 @@ export class HttpClient {
         },
         body: request.body === undefined ? undefined : JSON.stringify(request.body),
       });
-      const text = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, text };
+      const status = response.statusCode;
+      // Counted as it arrives: an answer past the limit never fills the heap.
+      const declared = declaredLength(response.headers);
+      if (declared !== null && declared > maxResponseBytes) {
+        response.body.destroy();
+        throw new ResponseTooLargeError(identity, status, maxResponseBytes, declared, true);
+      }
+      const body = await readBody(response.body, maxResponseBytes, declared);
+      if ("tooLarge" in body) {
+        throw new ResponseTooLargeError(identity, status, maxResponseBytes, body.tooLarge, false);
+      }
+      return { status, headers: response.headers, text: body.text };
     } catch (error) {
+      if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw request.signal.reason;
       const code = (error as { code?: string }).code;
       if (abort.timedOut || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {

@@ -1,6 +1,7 @@
 export type ResponseHeaders = Readonly<Record<string, string | string[] | undefined>>;
 
-function header(headers: ResponseHeaders, name: string): string | undefined {
+/** A header's value; the first of a repeated one. */
+export function header(headers: ResponseHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
 }

@@ -1,5 +1,5 @@
-import { DelayedError, type Job } from "bullmq";
-import { AuthError } from "../errors.js";
+import { DelayedError, type Job, UnrecoverableError } from "bullmq";
+import { AuthError, ResponseTooLargeError } from "../errors.js";
 import { runPartition } from "../streams/run-partition.js";
 import { utcToday } from "../time/calendar.js";
 import type { Stream } from "../streams/stream.js";
@@ -12,9 +12,10 @@ import type { WorkerDeps } from "./worker-deps.js";
 
 /**
  * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with
- * backoff. A partition cut short by a shutdown, by a refused credential (which closes the
- * worker's credential gate) or by Postgres or Redis going away (which closes its dependency
- * gate) goes back to the queue without spending an attempt.
+ * backoff, but for an answer larger than max_response_bytes: another attempt would ask for the
+ * same answer and be refused again. A partition cut short by a shutdown, by a refused credential
+ * (which closes the worker's credential gate) or by Postgres or Redis going away (which closes
+ * its dependency gate) goes back to the queue without spending an attempt.
  */
 export async function processPartition(
   job: Job<PartitionJobData>,
@@ -74,6 +75,9 @@ async function runLocked(
   if (outcome.status === "interrupted" && token) {
     await job.moveToDelayed(Date.now(), token);
     throw new DelayedError();
+  }
+  if (outcome.error instanceof ResponseTooLargeError) {
+    throw new UnrecoverableError(outcome.error.message);
   }
   throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
 }

@@ -10,6 +10,12 @@ import { processPartition } from "./process-partition.js";
 import { processRun } from "./process-run.js";
 import type { WorkerDeps } from "./worker-deps.js";
 import { errorMessage } from "../errors.js";
+import {
+  MAX_STALLED_COUNT,
+  recordStalledOut,
+  stalledOut,
+  stalledOutMessage,
+} from "./stalled-out.js";
 
 export interface EtlWorker {
   readonly worker: Worker;
@@ -49,7 +55,8 @@ export function startEtlWorker(options: {
       // A crashed worker's jobs are picked up again after about one lock period.
       lockDuration: config.job_lock_ms,
       stalledInterval: config.job_lock_ms,
-      maxStalledCount: 3,
+      // A job that stalled twice is failed, not handed to a third worker (see stalled-out.ts).
+      maxStalledCount: MAX_STALLED_COUNT,
       // Started by the credential gate once the upstream accepts the key: a worker with a refused
       // key must not take jobs only to hand them back.
       autorun: false,
@@ -80,6 +87,7 @@ export function startEtlWorker(options: {
   });
   worker.on("failed", (job, error) => {
     const data = job?.data as Partial<PartitionJobData> | undefined;
+    const stalled = job !== undefined && stalledOut(job);
     logger.warn(
       {
         jobId: job?.id,
@@ -87,7 +95,7 @@ export function startEtlWorker(options: {
         stream: data?.stream,
         partition: data?.partition?.key,
         attempt: job?.attemptsMade,
-        err: error.message,
+        err: stalled ? stalledOutMessage(job) : error.message,
       },
       "job failed",
     );
@@ -102,11 +110,17 @@ export function startEtlWorker(options: {
     // mark (settleRetries finds it).
     if (job.name !== PARTITION_JOB || !data?.stream || !data.partition) return;
     const mark = { stream: data.stream, partition: data.partition.key, jobId: job.id };
+    // A job that stalled out never ran its last attempt: nothing recorded its failure yet.
+    const recorded = stalled
+      ? recordStalledOut(deps, job as Job<PartitionJobData>)
+      : clearRetryMarks(deps.runner.db, [mark]);
     write(
-      clearRetryMarks(deps.runner.db, [mark]).catch((err: unknown) =>
+      recorded.catch((err: unknown) =>
         logger.warn(
           { ...mark, err: errorMessage(err) },
-          "could not record the partition as failed for good; the next run or status will",
+          stalled
+            ? "could not record the partition whose job stalled out as failed"
+            : "could not record the partition as failed for good; the next run or status will",
         ),
       ),
     );

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
 import { notingNothing, untyped, type UntypedValue } from "../api/untyped-values.js";
@@ -161,6 +162,25 @@ function askingProxy(record: object, asked: Set<string>): object {
   });
 }
 
+/** Records stringified at a time for a page's digest. */
+const DIGEST_RECORDS = 1_000;
+
+/**
+ * A digest of a page's records (null: none), to tell the same page served again: equal exactly
+ * when JSON.stringify of the records is (but for a collision of SHA-256), yet computed a thousand
+ * records at a time, so a page is never held as one more string. That string was kept until the
+ * next page: on a large answer about twice the body (JSON text with one character above U+00FF
+ * is held two bytes a character).
+ */
+function recordsDigest(records: readonly unknown[]): string | null {
+  if (records.length === 0) return null;
+  const hash = createHash("sha256");
+  for (let start = 0; start < records.length; start += DIGEST_RECORDS) {
+    hash.update(JSON.stringify(records.slice(start, start + DIGEST_RECORDS)));
+  }
+  return hash.digest("base64");
+}
+
 /**
  * The load stage of one partition: reads records from its pages' responses, turns them into
  * rows, writes them in batches, and closes the partition. Used by a sync (pages as they are
@@ -188,7 +208,7 @@ export class PartitionLoad {
   readonly #pages: string[] = [];
   #pendingBytes = 0;
   #position = 0;
-  /** The previous page's records, to catch an upstream that serves the same page again. */
+  /** The previous page's records (recordsDigest), to catch an upstream serving a page again. */
   #previousPage: string | null = null;
 
   constructor(options: PartitionLoadOptions) {
@@ -218,7 +238,6 @@ export class PartitionLoad {
     const { stream, partition, timer } = this.#options;
     if (this.#position === 0 && this.#pages.length === 0) await this.#learnColumnTypes();
     const { next } = timer.timeSync("normalise", () => {
-      const text = exchanges.map((e) => e.text).join("\n");
       const context = {
         today: this.#options.today,
         position: this.#position,
@@ -228,12 +247,12 @@ export class PartitionLoad {
       const page = stream.read(exchanges, partition, context);
       const step = stream.paging.next(page.list ?? null, cursor, context, partition);
       // An upstream that ignores the offset would otherwise be paged forever.
-      const records = page.records.length > 0 ? JSON.stringify(page.records) : null;
+      const records = recordsDigest(page.records);
       if (records !== null && records === this.#previousPage) {
         throw new PagingError(stream.name, partition.key, this.#position);
       }
       this.#previousPage = records;
-      this.#pendingBytes += text.length;
+      this.#pendingBytes += exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
       const pageIndex = this.#pendingPages.length;
       this.#pendingPages.push({ cursor, exchanges });
       this.#pages.push(pageKey(cursor));

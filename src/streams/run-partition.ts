@@ -235,7 +235,7 @@ async function syncNoting(
             operation: exchange.operation,
             params: exchange.params,
             status: exchange.status,
-            text: exchange.text,
+            text: exchange.bytes,
           })),
         ),
       ),
@@ -424,7 +424,9 @@ function refuseFailureBodies(
   pages: readonly { exchanges: readonly Exchange[] }[],
 ): void {
   for (const exchange of pages.flatMap((page) => page.exchanges)) {
-    const failure = declaredFailure(exchange.body, exchange.text);
+    // The text only makes the message of a failure: decoded for those alone.
+    if (declaredFailure(exchange.body, "") === null) continue;
+    const failure = declaredFailure(exchange.body, exchange.bytes.toString());
     if (failure !== null) {
       throw new StoredFailureError(stream.name, partition.key, exchange.operation, failure);
     }
@@ -463,7 +465,7 @@ function groupPages(
         params: response.params,
         status: response.status,
         body: parseJsonBody(response.text),
-        text: response.text,
+        bytes: Buffer.from(response.text),
       };
       ids.set(exchange, response.responseId);
       exchanges.push(exchange);

@@ -5,10 +5,10 @@ import type { Database } from "./schema.js";
 type Db = Kysely<Database>;
 
 /**
- * One response to land: where it belongs, what was asked, and the body as received. Only data is
- * landed, and it stays as the upstream sent it (no secret redacted from it): a replay must read
- * exactly what was read. Answers about failures never land; the HTTP client redacts the key
- * from those.
+ * One response to land: where it belongs, what was asked, and the body as received (its text, or
+ * that text's UTF-8 bytes: stored alike). Only data is landed, and it stays as the upstream sent
+ * it (no secret redacted from it): a replay must read exactly what was read. Answers about
+ * failures never land; the HTTP client redacts the key from those.
  */
 export interface ResponseToLand {
   readonly page: string;
@@ -16,7 +16,7 @@ export interface ResponseToLand {
   readonly operation: string;
   readonly params: unknown;
   readonly status: number;
-  readonly text: string;
+  readonly text: string | Buffer;
 }
 
 /** A landed response as the load stage reads it again. */
@@ -30,7 +30,8 @@ export interface StoredResponse {
   readonly text: string;
 }
 
-function sha256(text: string): Buffer {
+/** The digest of a body: of its text's UTF-8 bytes, so a text and its bytes have the same. */
+function sha256(text: string | Buffer): Buffer {
   return createHash("sha256").update(text).digest();
 }
 
@@ -55,6 +56,7 @@ export async function landResponses(
     params: JSON.stringify(response.params),
     status: response.status,
     body_sha256: sha256(response.text),
+    // Bytes go to Postgres in binary format, which a text column reads as UTF-8 text.
     body: response.text,
   }));
   const identity = (page: string, part: number, hash: Buffer) =>

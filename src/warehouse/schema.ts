@@ -54,7 +54,7 @@ export interface ResponsesTable {
   status: number;
   fetched_at: Generated<Date>;
   body_sha256: ColumnType<Buffer, Buffer, never>;
-  body: ColumnType<string, string, never>;
+  body: ColumnType<string, string | Buffer, never>;
 }
 
 export interface RejectedRecordsTable {

@@ -85,6 +85,27 @@ export async function startSyncRun(
   return { runId: row.run_id, firstAttempt: !row.ever_ran, abandoned: row.abandoned };
 }
 
+/**
+ * Closes a partition's attempts still marked running as abandoned, with `error`, when the caller
+ * holds the partition's lock (so none of them can be alive) and opens no attempt of its own.
+ * Returns how many it closed.
+ */
+export async function closeAbandonedAttempts(
+  db: Db,
+  stream: string,
+  partition: string,
+  error: string,
+): Promise<number> {
+  const closed = await db
+    .updateTable("etl.sync_runs")
+    .set({ status: "abandoned", finished_at: new Date(), closed_by: PROCESS_IDENTITY, error })
+    .where("stream", "=", stream)
+    .where("partition", "=", partition)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  return Number(closed.numUpdatedRows);
+}
+
 export interface SyncRunEnd {
   readonly status: Exclude<AttemptStatus, "running" | "abandoned">;
   readonly requests: number;

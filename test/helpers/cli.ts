@@ -1,11 +1,40 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import pLimit from "p-limit";
+import { REDIS_URL } from "./redis.js";
 
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TSX = resolve(PROJECT_ROOT, "node_modules/.bin/tsx");
+
+/**
+ * The environment of an `etl` process against a sandbox and a test warehouse, with its config file
+ * at `configPath`; `extra` adds or overrides variables.
+ */
+export function etlEnv(
+  upstream: { readonly url: string; readonly apiKey: string },
+  databaseUrl: string,
+  configPath: string,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    MUSIC_API_URL: upstream.url,
+    MUSIC_API_KEY: upstream.apiKey,
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    ETL_CONFIG: configPath,
+    LOG_LEVEL: "info",
+    ...extra,
+  };
+}
+
+/** The NODE_OPTIONS the Docker image runs the worker and the CLI with, read from the Dockerfile. */
+export function imageNodeOptions(): string {
+  const dockerfile = readFileSync(resolve(PROJECT_ROOT, "Dockerfile"), "utf8");
+  return /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1]?.trim() ?? "";
+}
 
 /**
  * CLI processes of one test file running at once. Each starts a TypeScript loader, about a

@@ -65,6 +65,14 @@ export function spawnEtl(
   return { child, logs, stdout: () => stdout, exited };
 }
 
+/** Kills the processes still running (SIGKILL) and waits for every one of them to end. */
+export async function endProcesses(processes: readonly EtlProcess[]): Promise<void> {
+  for (const p of processes) {
+    if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGKILL");
+  }
+  await Promise.all(processes.map((p) => p.exited));
+}
+
 /** `etl worker` as its own process; resolves once it reports it has started. */
 export function spawnWorker(options: EtlProcessOptions): Promise<WorkerProcess> {
   return new Promise((resolvePromise, reject) => {

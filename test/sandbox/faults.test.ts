@@ -1,3 +1,4 @@
+import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { call } from "./call.js";
@@ -55,6 +56,23 @@ describe("sandbox faults", () => {
     expect(result.text.length).toBe(Math.floor(whole.text.length / 2));
     expect(whole.text.startsWith(result.text)).toBe(true);
     expect(sandbox.stats().faults.truncated).toBe(1);
+  });
+
+  it("chunkedBodies: the same body in 16 KiB chunks, with no Content-Length", async () => {
+    sandbox = await startSandbox({ today: "2026-02-01", size: { incomes: 1_000 } });
+    const whole = await call(sandbox, "/api/v1/incomes");
+    sandbox.setKnobs({ chunkedBodies: true });
+    // As they arrive: the network may join or split what the sandbox wrote.
+    const chunks: number[] = [];
+    const response = await request(`${sandbox.url}/api/v1/incomes`, {
+      headers: { authorization: `Bearer ${sandbox.apiKey}` },
+    });
+    for await (const chunk of response.body) chunks.push((chunk as Buffer).length);
+    expect(whole.headers["content-length"]).toBe(String(Buffer.byteLength(whole.text)));
+    expect(response.headers["content-length"]).toBeUndefined();
+    expect(response.headers["transfer-encoding"]).toBe("chunked");
+    expect(chunks.reduce((a, b) => a + b, 0)).toBe(Buffer.byteLength(whole.text));
+    expect((await call(sandbox, "/api/v1/incomes")).text).toBe(whole.text);
   });
 
   it("slow: answers normally after slowMs", async () => {

@@ -25,7 +25,13 @@ afterAll(() => warehouse.drop());
 /** A page handed to the runner as one response whose body is the page itself. */
 function answer(page: unknown): Exchange[] {
   return [
-    { operation: "test.op", params: {}, status: 200, body: page, text: JSON.stringify(page) },
+    {
+      operation: "test.op",
+      params: {},
+      status: 200,
+      body: page,
+      bytes: Buffer.from(JSON.stringify(page)),
+    },
   ];
 }
 
