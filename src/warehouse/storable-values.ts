@@ -165,8 +165,10 @@ function fits(value: unknown, { type, maxLength }: ColumnType): boolean {
   const bits = INTEGER_BITS[type];
   if (bits !== undefined) return integerFits(value, bits);
   switch (type) {
-    case "numeric":
-      return numberText(value) !== null && numericFits(numberText(value) ?? "");
+    case "numeric": {
+      const text = numberText(value);
+      return text !== null && numericFits(text);
+    }
     case "float8":
       return floatFits(value, Number.MAX_VALUE);
     case "float4":
