@@ -7,7 +7,7 @@ import { runReplay } from "../../src/streams/run-replay.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
-import { startSandbox } from "../../sandbox/index.js";
+import { type SandboxSize, startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
 
@@ -69,11 +69,14 @@ export async function startSyncHarness(
 }
 
 /**
- * The demo's tracking config (ETL_CONFIG keys) for the sandbox of `today`: it names the sandbox's
- * own artists, read from a sandbox of the same seed.
+ * The demo's tracking config (ETL_CONFIG keys) for the sandbox of `today` (and `size`): it names
+ * the sandbox's own artists, read from a sandbox of the same seed and size.
  */
-export async function demoTracking(today: string): Promise<ReturnType<typeof sandboxTracking>> {
-  const probe = await startSandbox({ today });
+export async function demoTracking(
+  today: string,
+  size?: Partial<SandboxSize>,
+): Promise<ReturnType<typeof sandboxTracking>> {
+  const probe = await startSandbox({ today, size });
   try {
     return sandboxTracking(probe.data);
   } finally {

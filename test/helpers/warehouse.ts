@@ -10,6 +10,8 @@ import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js"
 import { PROJECT_ROOT } from "./cli.js";
 
 export const PG_HOST_URL = process.env.TEST_PG_URL ?? "postgres://127.0.0.1:5432";
+/** Names the migrated database a test run copies warehouses from (test/helpers/template-warehouse.ts). */
+export const TEMPLATE_ENV = "MUSIC_ETL_TEST_TEMPLATE";
 
 export interface TestWarehouse {
   readonly url: string;
@@ -22,15 +24,27 @@ export interface TestWarehouse {
   drop(): Promise<void>;
 }
 
-/** A database of this test file's own, migrated; `drop` removes it. */
+/**
+ * A database of this test file's own, migrated (a copy of the run's template when vitest made
+ * one; the bench and other callers migrate); `drop` removes it.
+ */
 export async function createTestWarehouse(label: string): Promise<TestWarehouse> {
   const name = `music_etl_test_${label.replace(/\W/g, "_")}_${randomBytes(4).toString("hex")}`;
   const url = `${PG_HOST_URL}/${name}`;
-  await ensureDatabase(url);
+  const template = process.env[TEMPLATE_ENV];
+  if (template) {
+    await withDatabaseClient((c) =>
+      c.query(
+        `create database ${pg.escapeIdentifier(name)} template ${pg.escapeIdentifier(template)}`,
+      ),
+    );
+  } else {
+    await ensureDatabase(url);
+  }
   const db = createWarehouse(url, { maxConnections: 4 });
   const client = new pg.Client(pgConnectionConfig(url));
   try {
-    await migrateToLatest(db);
+    if (!template) await migrateToLatest(db);
     await client.connect();
   } catch (error) {
     // A setup that fails halfway must not leave its database behind.
