@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { runCli } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -23,14 +23,7 @@ interface RequestRow {
 function etl(args: string[], env: Record<string, string> = {}) {
   return runCli(args, {
     cwd: dir.path,
-    env: {
-      MUSIC_API_URL: sandbox.url,
-      MUSIC_API_KEY: sandbox.apiKey,
-      DATABASE_URL: warehouse.url,
-      REDIS_URL,
-      LOG_LEVEL: "silent",
-      ...env,
-    },
+    env: etlEnv(sandbox, warehouse.url, null, { LOG_LEVEL: "silent", ...env }),
   });
 }
 

@@ -1,7 +1,8 @@
 import { partitionsInFlight } from "../../src/config/partitions-in-flight.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { etlEnv } from "../helpers/cli.js";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 import { spawnEtl } from "../helpers/worker-process.js";
@@ -50,12 +51,7 @@ describe("etl sync stopped by SIGTERM", () => {
       ["sync", "--from", "2026-01-05", "--to", "2026-01-05", "--only", "trend_items"],
       {
         cwd: dir.path,
-        env: {
-          MUSIC_API_URL: sandbox.url,
-          MUSIC_API_KEY: sandbox.apiKey,
-          DATABASE_URL: warehouse.url,
-          REDIS_URL,
-        },
+        env: etlEnv(sandbox, warehouse.url, null),
       },
     );
     const deadline = Date.now() + 60_000;

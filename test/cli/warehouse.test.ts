@@ -2,8 +2,8 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { runCli } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
 
@@ -16,14 +16,7 @@ let sandbox: Sandbox;
 function etl(args: string[], env: Record<string, string> = {}) {
   return runCli(args, {
     cwd: dir.path,
-    env: {
-      MUSIC_API_URL: sandbox.url,
-      MUSIC_API_KEY: sandbox.apiKey,
-      DATABASE_URL: `${PG_HOST_URL}/${database}`,
-      REDIS_URL,
-      LOG_LEVEL: "silent",
-      ...env,
-    },
+    env: etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, { LOG_LEVEL: "silent", ...env }),
   });
 }
 

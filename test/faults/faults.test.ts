@@ -3,10 +3,10 @@ import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { table } from "../../src/cli/output.js";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { type KnobsPatch, startSandbox } from "../../sandbox/index.js";
-import { runCli } from "../helpers/cli.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
 import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -166,14 +166,9 @@ async function spawnWorkerFor(
   const file = dir.write("etl.config.json", config);
   return spawnWorker({
     cwd: dir.path,
-    env: {
-      MUSIC_API_URL: harness.upstream.sandbox.url,
-      MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
-      DATABASE_URL: harness.warehouse.url,
+    env: etlEnv(harness.upstream.sandbox, harness.warehouse.url, file, {
       REDIS_URL: harness.upstream.redisUrl,
-      ETL_CONFIG: file,
-      LOG_LEVEL: "info",
-    },
+    }),
   });
 }
 
@@ -459,13 +454,10 @@ describe("bad input is refused at once, clearly, and writes nothing", () => {
       dir.write("etl.config.json", { start_date: "2026-01-01", redis_prefix: prefix, ...config });
       const result = await runCli(args, {
         cwd: dir.path,
-        env: {
-          MUSIC_API_URL: sandbox.url,
+        env: etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, {
           MUSIC_API_KEY: key ?? sandbox.apiKey,
-          DATABASE_URL: `${PG_HOST_URL}/${database}`,
-          REDIS_URL,
           LOG_LEVEL: "silent",
-        },
+        }),
       });
       const output = result.stdout + result.stderr;
       const written = await createdDatabase(database);

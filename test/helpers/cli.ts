@@ -11,12 +11,13 @@ const TSX = resolve(PROJECT_ROOT, "node_modules/.bin/tsx");
 
 /**
  * The environment of an `etl` process against a sandbox and a test warehouse, with its config file
- * at `configPath`; `extra` adds or overrides variables.
+ * at `configPath` (null: none), the machine's Redis and logs at info; `extra` adds or overrides
+ * variables.
  */
 export function etlEnv(
   upstream: { readonly url: string; readonly apiKey: string },
   databaseUrl: string,
-  configPath: string,
+  configPath: string | null,
   extra: Record<string, string> = {},
 ): Record<string, string> {
   return {
@@ -24,7 +25,7 @@ export function etlEnv(
     MUSIC_API_KEY: upstream.apiKey,
     DATABASE_URL: databaseUrl,
     REDIS_URL,
-    ETL_CONFIG: configPath,
+    ...(configPath === null ? {} : { ETL_CONFIG: configPath }),
     LOG_LEVEL: "info",
     ...extra,
   };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
+import { etlEnv } from "../helpers/cli.js";
 import { fingerprints } from "../faults/table-fingerprints.js";
 import {
   createDatabaseOn,
@@ -40,13 +41,7 @@ function workerConfig(harness: SyncHarness, dir: TempDir): string {
 }
 
 function workerEnv(harness: SyncHarness, config: string, databaseUrl: string, redisUrl: string) {
-  return {
-    MUSIC_API_URL: harness.upstream.sandbox.url,
-    MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    ETL_CONFIG: config,
-  };
+  return etlEnv(harness.upstream.sandbox, databaseUrl, config, { REDIS_URL: redisUrl });
 }
 
 async function readyz(operatorUrl: string): Promise<{ status: number; body: string }> {

@@ -10,7 +10,7 @@ import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { RUN_JOB, type RunJobData } from "../../src/jobs/job-types.js";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { runCli } from "../helpers/cli.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
 import { type PrivateRedis, privateRedis } from "../helpers/private-redis.js";
 import { uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -49,14 +49,7 @@ const queues: Queue[] = [];
 const workers: WorkerProcess[] = [];
 
 function env(configFile: string): Record<string, string> {
-  return {
-    MUSIC_API_URL: sandbox.url,
-    MUSIC_API_KEY: sandbox.apiKey,
-    DATABASE_URL: warehouse.url,
-    REDIS_URL: redis.url,
-    ETL_CONFIG: join(dir.path, configFile),
-    LOG_LEVEL: "info",
-  };
+  return etlEnv(sandbox, warehouse.url, join(dir.path, configFile), { REDIS_URL: redis.url });
 }
 
 function etl(configFile: string, ...args: string[]) {

@@ -7,7 +7,7 @@ import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { daysBetween } from "../../src/time/calendar.js";
-import { runCli } from "../helpers/cli.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, keysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -37,15 +37,7 @@ let queue: Queue;
 const workers: WorkerProcess[] = [];
 
 function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    MUSIC_API_URL: sandbox.url,
-    MUSIC_API_KEY: sandbox.apiKey,
-    DATABASE_URL: warehouse.url,
-    REDIS_URL,
-    ETL_CONFIG: join(dir.path, "etl.config.json"),
-    LOG_LEVEL: "info",
-    ...extra,
-  };
+  return etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"), extra);
 }
 
 async function worker(extra: Record<string, string> = {}): Promise<WorkerProcess> {

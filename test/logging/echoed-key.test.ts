@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/logging/redact-secrets.js";
 import { type CredentialEchoStatus, type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { type CliResult, runCli } from "../helpers/cli.js";
+import { type CliResult, etlEnv, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
@@ -62,14 +62,14 @@ afterAll(async () => {
 });
 
 function env(): Record<string, string> {
-  return {
-    MUSIC_API_URL: sandbox.url,
-    MUSIC_API_KEY: KEY,
-    DATABASE_URL: warehouse.url,
-    REDIS_URL,
-    ETL_CONFIG: join(dir.path, "etl.config.json"),
-    LOG_LEVEL: "debug",
-  };
+  return etlEnv(
+    { url: sandbox.url, apiKey: KEY },
+    warehouse.url,
+    join(dir.path, "etl.config.json"),
+    {
+      LOG_LEVEL: "debug",
+    },
+  );
 }
 
 /** `etl <args>`, its output kept to be searched. */

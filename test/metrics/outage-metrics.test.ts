@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { etlEnv } from "../helpers/cli.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
@@ -77,13 +78,12 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
     const config = etlConfigSchema.parse(raw);
     const started = spawnEtl(["worker"], {
       cwd: dir.path,
-      env: {
-        MUSIC_API_URL: upstream.sandbox.url,
-        MUSIC_API_KEY: upstream.sandbox.apiKey,
-        DATABASE_URL: `${postgres.url}/outage_metrics`,
-        REDIS_URL: redis.url,
-        ETL_CONFIG: dir.write("etl.config.json", raw),
-      },
+      env: etlEnv(
+        upstream.sandbox,
+        `${postgres.url}/outage_metrics`,
+        dir.write("etl.config.json", raw),
+        { REDIS_URL: redis.url },
+      ),
     });
     worker = started;
     const operator = await operatorUrlOf(started);

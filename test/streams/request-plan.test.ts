@@ -4,7 +4,7 @@ import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import { planRequests } from "../../src/streams/request-plan.js";
 import { addDays, utcToday } from "../../src/time/calendar.js";
-import { runCli } from "../helpers/cli.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -20,13 +20,8 @@ const dir = makeTempDir("request-plan");
 const served = () => harness.upstream.sandbox.stats().requests;
 
 /** The environment of a command run against the harness's warehouse, Redis and sandbox. */
-const cliEnv = () => ({
-  DATABASE_URL: harness.warehouse.url,
-  REDIS_URL,
-  LOG_LEVEL: "silent",
-  MUSIC_API_URL: harness.upstream.sandbox.url,
-  MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
-});
+const cliEnv = () =>
+  etlEnv(harness.upstream.sandbox, harness.warehouse.url, null, { LOG_LEVEL: "silent" });
 
 const planDeps = () => ({ db: harness.warehouse.db, config: harness.config, today: TODAY });
 
@@ -172,7 +167,7 @@ describe("the request plan", () => {
     expect(await plan()).toMatch(/ requests at 2 req\/s \(where "auto" starts/);
     const budget = requestBudget(
       { ...harness.config, requests_per_second: "auto" },
-      { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY },
+      { url: harness.upstream.sandbox.url, key: harness.upstream.sandbox.apiKey },
       harness.upstream.context.redis,
     );
     await budget.setLimit(7);
