@@ -3,6 +3,7 @@ import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
+import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
 
 const prefix = uniquePrefix("cli-check");
 const dir = makeTempDir("cli-check");
@@ -23,10 +24,16 @@ afterAll(async () => {
   dir.remove();
 });
 
-function check(apiKey: string) {
+function check(apiKey: string, env: Record<string, string> = {}) {
   return runCli(["check"], {
     cwd: dir.path,
-    env: { MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: apiKey, REDIS_URL, LOG_LEVEL: "warn" },
+    env: {
+      MUSIC_API_URL: sandbox.url,
+      MUSIC_API_KEY: apiKey,
+      REDIS_URL,
+      LOG_LEVEL: "warn",
+      ...env,
+    },
   });
 }
 
@@ -43,6 +50,18 @@ describe("etl check", () => {
       new RegExp(`^upstream  ok .*: ${territories} territories for key "all"`, "m"),
     );
     expect(sandbox.stats().requests).toBe(1);
+  });
+
+  it("names the server's version when the database exists", async () => {
+    const result = await check(sandbox.apiKey, { DATABASE_URL: `${PG_HOST_URL}/postgres` });
+    expect(result.code).toBe(0);
+    const version = await withDatabaseClient(async (c) =>
+      String(
+        (await c.query<{ v: string }>("select current_setting('server_version') as v")).rows[0]?.v,
+      ),
+    );
+    expect(result.stdout).toMatch(/^postgres {2}ok /m);
+    expect(result.stdout).toContain(`/postgres (PostgreSQL ${version})`);
   });
 
   it("exits 3 with a message about MUSIC_API_KEY when the key is refused, and never prints it", async () => {

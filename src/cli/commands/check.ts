@@ -30,7 +30,9 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
   const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 5_000 });
   try {
     await client.connect();
-    const { rows } = await client.query<{ version: string }>("show server_version");
+    const { rows } = await client.query<{ version: string }>(
+      "select current_setting('server_version') as version",
+    );
     return [true, `${displayUrl(url)} (PostgreSQL ${rows[0]?.version})`];
   } catch (error) {
     if ((error as { code?: string }).code === "3D000") {
