@@ -102,7 +102,7 @@ async function exchange<S extends z.ZodType>(
     params: parsed.data as Record<string, unknown>,
     status: response.status,
     body: response.body,
-    bytes: Buffer.from(response.text),
+    bytes: response.bytes,
   };
 }
 
@@ -128,7 +128,7 @@ async function follow(
     params: { link: path },
     status: response.status,
     body: response.body,
-    bytes: Buffer.from(response.text),
+    bytes: response.bytes,
   };
 }
 

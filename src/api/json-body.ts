@@ -75,15 +75,16 @@ interface Replacement {
 }
 
 /**
- * The stretches of valid JSON `text` that JSON.parse would change: numbers a double would change,
- * parts nested deeper than MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
+ * The stretches of valid JSON `text` (a part of a body `outerDepth` containers deep) that
+ * JSON.parse would change: numbers a double would change, parts nested deeper than
+ * MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
  * only a number with a fraction ending in 0, an exponent, 16 or more characters or a negative
  * zero is looked at twice. Most bodies hold none.
  */
-function replacements(text: string): Replacement[] {
+function replacements(text: string, outerDepth: number): Replacement[] {
   const found: Replacement[] = [];
   const length = text.length;
-  let depth = 0;
+  let depth = outerDepth;
   let deepFrom = -1;
   for (let at = 0; at < length;) {
     const code = text.charCodeAt(at);
@@ -120,9 +121,9 @@ function replacements(text: string): Replacement[] {
     const last = text.charCodeAt(end - 1);
     suspect ||=
       end - at >= 16 || (fraction && last === 48) || (code === 45 && end - at === 2 && last === 48);
-    const number = text.slice(at, end);
-    if (suspect && depth <= MAX_JSON_DEPTH && !exactAsDouble(number)) {
-      found.push({ start: at, end, value: new JsonDecimal(number) });
+    if (suspect && depth <= MAX_JSON_DEPTH) {
+      const number = text.slice(at, end);
+      if (!exactAsDouble(number)) found.push({ start: at, end, value: new JsonDecimal(number) });
     }
     at = end;
   }
@@ -178,8 +179,12 @@ function parseReplacing(text: string, found: readonly Replacement[]): unknown {
  * SyntaxError as JSON.parse does for a text that is not JSON.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === "") return null;
+  return text.trim() === "" ? null : parseJsonText(text, 0);
+}
+
+/** A part of a body, `depth` containers deep in it, read as parseJsonBody reads a body. */
+export function parseJsonText(text: string, depth: number): unknown {
   const parsed: unknown = JSON.parse(text);
-  const found = replacements(text);
+  const found = replacements(text, depth);
   return found.length === 0 ? parsed : parseReplacing(text, found);
 }

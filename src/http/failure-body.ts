@@ -1,5 +1,4 @@
 import { asRecord, isEmpty } from "../api/read-values.js";
-import { upstreamMessage } from "./upstream-message.js";
 
 /** Keys of an answer about itself: a body with nothing else holds no data (`{status: true}`). */
 export const ANSWER_KEYS = ["status", "success", "ok", "message", "msg", "code"];
@@ -30,22 +29,22 @@ function present(value: unknown): boolean {
 }
 
 /**
- * The upstream's message when a body declares that the request failed, else null. `status: false`
- * is the spec's own failure envelope, whatever sits beside it; `success: false`, an `error` or
- * `errors`, or a status such as "error" declare failure only with no data beside them (a record
- * may well have a field named `status` or `error`).
+ * Whether a body declares that the request failed. `status: false` is the spec's own failure
+ * envelope, whatever sits beside it; `success: false`, an `error` or `errors`, or a status such
+ * as "error" declare failure only with no data beside them (a record may well have a field named
+ * `status` or `error`).
  */
-export function declaredFailure(body: unknown, text: string): string | null {
+export function declaresFailure(body: unknown): boolean {
   const record = asRecord(body);
-  if (record === null) return null;
-  if (record.status === false || record.status === "false") return upstreamMessage(body, text);
-  if (Object.keys(record).some((key) => !FAILURE_KEYS.has(key))) return null;
+  if (record === null) return false;
+  if (record.status === false || record.status === "false") return true;
+  if (Object.keys(record).some((key) => !FAILURE_KEYS.has(key))) return false;
   const status = typeof record.status === "string" ? record.status.toLowerCase() : null;
-  const failed =
+  return (
     record.success === false ||
     record.ok === false ||
     present(record.error) ||
     present(record.errors) ||
-    (status !== null && FAILED_STATUS.has(status));
-  return failed ? upstreamMessage(body, text) : null;
+    (status !== null && FAILED_STATUS.has(status))
+  );
 }

@@ -27,7 +27,8 @@ import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
-import { declaredFailure } from "./failure-body.js";
+import { parseJsonBytes } from "../api/json-bytes.js";
+import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
 
 export type QueryValue = string | number | boolean | undefined;
@@ -60,10 +61,11 @@ export interface HttpResponse {
   readonly status: number;
   readonly body: unknown;
   /**
-   * The body before parsing: data as received; an answer about a failure (a refusal taken as the
-   * answer, see acceptStatus and failureIsAnswer) with the key redacted, like every error's.
+   * The body before parsing, as UTF-8: data as received; an answer about a failure (a refusal
+   * taken as the answer, see acceptStatus and failureIsAnswer) with the key redacted, like every
+   * error's.
    */
-  readonly text: string;
+  readonly bytes: Buffer;
   readonly headers: ResponseHeaders;
   /** How many attempts it took (1 = no retry). */
   readonly attempts: number;
@@ -106,7 +108,7 @@ export interface HttpClientOptions {
 interface RawResponse {
   readonly status: number;
   readonly headers: ResponseHeaders;
-  readonly text: string;
+  readonly bytes: Buffer;
 }
 
 /** An answer about a failure, as the rest of the program sees it: the key redacted. */
@@ -297,7 +299,7 @@ export class HttpClient {
       if ("tooLarge" in body) {
         throw new ResponseTooLargeError(identity, status, maxResponseBytes, body.tooLarge, false);
       }
-      return { status, headers: response.headers, text: body.text };
+      return { status, headers: response.headers, bytes: body.bytes };
     } catch (error) {
       if (error instanceof ResponseTooLargeError) throw error;
       if (request.signal?.aborted) throw request.signal.reason;
@@ -342,21 +344,22 @@ export class HttpClient {
     identity: RequestIdentity,
     raw: RawResponse,
   ): Promise<Omit<HttpResponse, "attempts">> {
-    const { status, headers, text } = raw;
+    const { status, headers, bytes } = raw;
     if (status >= 200 && status < 300) {
-      const body = parseJson(text);
-      if (body === INVALID) throw new InvalidJsonError(identity, status, text.length);
+      // Parsed from the bytes: a large answer is never held whole as text (see parseJsonBytes).
+      const body = parseJson(() => parseJsonBytes(bytes));
+      if (body === INVALID) throw new InvalidJsonError(identity, status, bytes.length);
       await this.#respectExhaustedWindow(headers);
       // Data is the upstream's and is landed as received (etl.responses), whatever it holds:
       // only what the program says of a failure is its own to keep clean.
-      if (declaredFailure(body, text) === null) return { status, body, text, headers };
-      const failure = this.#failureAnswer(text);
+      if (!declaresFailure(body)) return { status, body, bytes, headers };
+      const failure = this.#failureAnswer(bytes.toString());
       if (request.failureIsAnswer) {
-        return { status, body: failure.body, text: failure.text, headers };
+        return { status, body: failure.body, bytes: Buffer.from(failure.text), headers };
       }
       throw new FailureBodyError(identity, status, failure.message, failure.text);
     }
-    const failure = this.#failureAnswer(text);
+    const failure = this.#failureAnswer(bytes.toString());
     if (status === 401) {
       const refused = new AuthError(identity, failure.message);
       this.#refused = refused;
@@ -376,7 +379,7 @@ export class HttpClient {
       throw new RateLimitedError(identity, waitMs);
     }
     if (request.acceptStatus?.(status, failure.body)) {
-      return { status, body: failure.body, text: failure.text, headers };
+      return { status, body: failure.body, bytes: Buffer.from(failure.text), headers };
     }
     throw new UpstreamStatusError(identity, status, failure.message, failure.body);
   }
@@ -391,7 +394,7 @@ export class HttpClient {
    */
   #failureAnswer(text: string): FailureAnswer {
     const redacted = this.#redact(text);
-    const parsed = parseJson(redacted);
+    const parsed = parseJson(() => parseJsonBody(redacted));
     const body = parsed === INVALID ? undefined : parsed;
     return { text: redacted, body, message: upstreamMessage(body, redacted) };
   }
@@ -408,9 +411,9 @@ export class HttpClient {
 
 const INVALID = Symbol("invalid JSON");
 
-function parseJson(text: string): unknown {
+function parseJson(parse: () => unknown): unknown {
   try {
-    return parseJsonBody(text);
+    return parse();
   } catch {
     return INVALID;
   }

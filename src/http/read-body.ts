@@ -1,8 +1,12 @@
+import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import { header, type ResponseHeaders } from "./rate-limit-headers.js";
 
-/** A body read within its limit (its text), or refused once past it (the bytes that had arrived). */
-export type BodyRead = { readonly text: string } | { readonly tooLarge: number };
+/**
+ * A body read within its limit (its UTF-8 bytes), or refused once past it (the bytes that had
+ * arrived).
+ */
+export type BodyRead = { readonly bytes: Buffer } | { readonly tooLarge: number };
 
 /** The Content-Length an answer declares, or null when it declares none (or nonsense). */
 export function declaredLength(headers: ResponseHeaders): number | null {
@@ -11,12 +15,13 @@ export function declaredLength(headers: ResponseHeaders): number | null {
 }
 
 /**
- * A body's text, read chunk by chunk and counted as it arrives: as soon as more than `maxBytes`
+ * A body's bytes, read chunk by chunk and counted as it arrives: as soon as more than `maxBytes`
  * have arrived the body is destroyed (its connection closed, the rest never read) and what had
  * arrived is returned instead. With a declared length within the limit, one buffer of that size
  * is filled as the chunks arrive, so the body is held once as bytes (not as chunks and again as
- * their concatenation) before it is decoded. Decoded as undici's `text()` decodes: UTF-8, a
- * byte-order mark skipped, an invalid sequence replaced.
+ * their concatenation), and never as a whole text. What it holds is what undici's `text()` would
+ * decode: a byte-order mark skipped, an invalid UTF-8 sequence replaced (only then is the body
+ * decoded and encoded again).
  */
 export async function readBody(
   body: Readable,
@@ -49,5 +54,6 @@ export async function readBody(
         ? (chunks[0] as Buffer)
         : Buffer.concat(chunks, received);
   const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  return { text: bytes.toString("utf8", bom ? 3 : 0) };
+  const utf8 = bom ? bytes.subarray(3) : bytes;
+  return { bytes: isUtf8(utf8) ? utf8 : Buffer.from(utf8.toString("utf8")) };
 }

@@ -22,7 +22,8 @@ import {
   ReplayPagesError,
   StoredFailureError,
 } from "../errors.js";
-import { declaredFailure } from "../http/failure-body.js";
+import { declaresFailure } from "../http/failure-body.js";
+import { upstreamMessage } from "../http/upstream-message.js";
 import { PartitionLoad } from "./partition-load.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
@@ -424,12 +425,10 @@ function refuseFailureBodies(
   pages: readonly { exchanges: readonly Exchange[] }[],
 ): void {
   for (const exchange of pages.flatMap((page) => page.exchanges)) {
+    if (!declaresFailure(exchange.body)) continue;
     // The text only makes the message of a failure: decoded for those alone.
-    if (declaredFailure(exchange.body, "") === null) continue;
-    const failure = declaredFailure(exchange.body, exchange.bytes.toString());
-    if (failure !== null) {
-      throw new StoredFailureError(stream.name, partition.key, exchange.operation, failure);
-    }
+    const message = upstreamMessage(exchange.body, exchange.bytes.toString());
+    throw new StoredFailureError(stream.name, partition.key, exchange.operation, message);
   }
 }
 

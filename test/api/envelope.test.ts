@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { openEnvelope } from "../../src/api/envelope.js";
-import { declaredFailure } from "../../src/http/failure-body.js";
+import { declaresFailure } from "../../src/http/failure-body.js";
+import { upstreamMessage } from "../../src/http/upstream-message.js";
 import { JsonDecimal, jsonText, parseJsonBody } from "../../src/api/json-body.js";
 
-const failure = (body: unknown) => declaredFailure(body, JSON.stringify(body));
+const failure = (body: unknown) =>
+  declaresFailure(body) ? upstreamMessage(body, JSON.stringify(body)) : null;
 
 describe("a body that declares failure", () => {
   it.each([
