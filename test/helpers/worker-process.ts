@@ -1,13 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
-import { PROJECT_ROOT } from "./cli.js";
-
-/** tsx as a loader of node itself, so a process's pid is the script's (signals reach it). */
-export const TSX_LOADER = pathToFileURL(
-  resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs"),
-).href;
-const MAIN = resolve(PROJECT_ROOT, "src/cli/main.ts");
+import { CLI_MAIN, TSX_LOADER } from "./cli.js";
 
 export interface EtlProcess {
   readonly child: ChildProcess;
@@ -40,7 +32,7 @@ export function spawnEtl(
   options: EtlProcessOptions,
   onLog: (line: string) => void = () => undefined,
 ): EtlProcess {
-  const entry = options.entry ?? ["--import", TSX_LOADER, MAIN];
+  const entry = options.entry ?? ["--import", TSX_LOADER, CLI_MAIN];
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", WORKER_PORT: "0", LOG_LEVEL: "info", ...options.env },

@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { PROJECT_ROOT } from "../helpers/cli.js";
+import { PROJECT_ROOT, TSX_LOADER } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
@@ -33,8 +33,8 @@ afterAll(async () => {
 
 function clientProcess() {
   return run(
-    resolve(PROJECT_ROOT, "node_modules/.bin/tsx"),
-    [resolve(PROJECT_ROOT, "test/helpers/budget-client.ts")],
+    process.execPath,
+    ["--import", TSX_LOADER, resolve(PROJECT_ROOT, "test/helpers/budget-client.ts")],
     {
       cwd: dir.path,
       env: {
