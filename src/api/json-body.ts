@@ -75,16 +75,15 @@ interface Replacement {
 }
 
 /**
- * The stretches of valid JSON `text` (a part of a body `outerDepth` containers deep) that
- * JSON.parse would change: numbers a double would change, parts nested deeper than
- * MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
+ * The stretches of valid JSON `text` that JSON.parse would change: numbers a double would change,
+ * parts nested deeper than MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
  * only a number with a fraction ending in 0, an exponent, 16 or more characters or a negative
  * zero is looked at twice. Most bodies hold none.
  */
-function replacements(text: string, outerDepth: number): Replacement[] {
+function replacements(text: string): Replacement[] {
   const found: Replacement[] = [];
   const length = text.length;
-  let depth = outerDepth;
+  let depth = 0;
   let deepFrom = -1;
   for (let at = 0; at < length;) {
     const code = text.charCodeAt(at);
@@ -179,12 +178,8 @@ function parseReplacing(text: string, found: readonly Replacement[]): unknown {
  * SyntaxError as JSON.parse does for a text that is not JSON.
  */
 export function parseJsonBody(text: string): unknown {
-  return text.trim() === "" ? null : parseJsonText(text, 0);
-}
-
-/** A part of a body, `depth` containers deep in it, read as parseJsonBody reads a body. */
-export function parseJsonText(text: string, depth: number): unknown {
+  if (text.trim() === "") return null;
   const parsed: unknown = JSON.parse(text);
-  const found = replacements(text, depth);
+  const found = replacements(text);
   return found.length === 0 ? parsed : parseReplacing(text, found);
 }

@@ -27,7 +27,6 @@ import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
-import { parseJsonBytes } from "../api/json-bytes.js";
 import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
 
@@ -346,8 +345,8 @@ export class HttpClient {
   ): Promise<Omit<HttpResponse, "attempts">> {
     const { status, headers, bytes } = raw;
     if (status >= 200 && status < 300) {
-      // Parsed from the bytes: a large answer is never held whole as text (see parseJsonBytes).
-      const body = parseJson(() => parseJsonBytes(bytes));
+      // The text is decoded only to be parsed; the bytes are what is kept and landed.
+      const body = parseJson(bytes.toString());
       if (body === INVALID) throw new InvalidJsonError(identity, status, bytes.length);
       await this.#respectExhaustedWindow(headers);
       // Data is the upstream's and is landed as received (etl.responses), whatever it holds:
@@ -394,7 +393,7 @@ export class HttpClient {
    */
   #failureAnswer(text: string): FailureAnswer {
     const redacted = this.#redact(text);
-    const parsed = parseJson(() => parseJsonBody(redacted));
+    const parsed = parseJson(redacted);
     const body = parsed === INVALID ? undefined : parsed;
     return { text: redacted, body, message: upstreamMessage(body, redacted) };
   }
@@ -411,9 +410,9 @@ export class HttpClient {
 
 const INVALID = Symbol("invalid JSON");
 
-function parseJson(parse: () => unknown): unknown {
+function parseJson(text: string): unknown {
   try {
-    return parse();
+    return parseJsonBody(text);
   } catch {
     return INVALID;
   }
