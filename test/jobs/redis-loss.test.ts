@@ -15,7 +15,7 @@ import { type PrivateRedis, privateRedis } from "../helpers/private-redis.js";
 import { uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
-import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 
 const dir = makeTempDir("redis-loss");
 const base = {
@@ -112,10 +112,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const w of workers) {
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
-  }
-  await Promise.all(workers.map((w) => w.exited));
+  await endProcesses(workers);
   await Promise.all(queues.map((queue) => queue.close()));
   await sandbox?.close();
   await warehouse?.drop();

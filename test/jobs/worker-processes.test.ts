@@ -12,7 +12,7 @@ import { deleteKeysWithPrefix, keysWithPrefix, REDIS_URL, uniquePrefix } from ".
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
-import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 
 const RATE = 20;
 const prefix = uniquePrefix("workers");
@@ -102,9 +102,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const w of workers)
-    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill("SIGKILL");
-  await Promise.all(workers.map((w) => w.exited));
+  await endProcesses(workers);
   await queue.close();
   await sandbox.close();
   await warehouse.drop();

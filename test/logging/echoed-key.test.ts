@@ -10,7 +10,7 @@ import { type CliResult, etlEnv, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
-import { spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 
 // The acceptance test of the key's confinement: an upstream echoes the key in a 400, a 401 and a
 // 2xx failure body while a worker and the commands run against it, and then the key is looked
@@ -51,10 +51,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
-    worker.child.kill("SIGKILL");
-    await worker.exited;
-  }
+  if (worker) await endProcesses([worker]);
   await sandbox?.close();
   await warehouse?.drop();
   await deleteKeysWithPrefix(prefix);

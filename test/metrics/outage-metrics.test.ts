@@ -12,7 +12,12 @@ import {
 import { type PrivateRedis, privateRedis } from "../helpers/private-redis.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
-import { type EtlProcess, operatorUrlOf, spawnEtl } from "../helpers/worker-process.js";
+import {
+  endProcesses,
+  type EtlProcess,
+  operatorUrlOf,
+  spawnEtl,
+} from "../helpers/worker-process.js";
 
 // A worker's /metrics through outages of its Postgres and its Redis, both private servers that this
 // test stops and starts again: the stream states and the queue counts keep the values last read,
@@ -56,10 +61,7 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
   }, 120_000);
 
   afterAll(async () => {
-    if (worker && worker.child.exitCode === null && worker.child.signalCode === null) {
-      worker.child.kill("SIGKILL");
-      await worker.exited;
-    }
+    if (worker) await endProcesses([worker]);
     await redis?.remove();
     postgres?.remove();
     await upstream?.close();
