@@ -24,6 +24,7 @@ import {
   rowsByShape,
   upsertRows,
 } from "../warehouse/write-rows.js";
+import { KeptKeys } from "../warehouse/kept-keys.js";
 import type { PageSizes } from "./page-sizes.js";
 import { pageKey } from "./paging.js";
 import type { PhaseTimer } from "./phase-timer.js";
@@ -69,7 +70,7 @@ interface OutputState {
   /** Rows read but not yet written. */
   pending: Row[];
   /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */
-  readonly seen: Row[];
+  readonly seen: KeptKeys;
   /** Values of `replaceWithin` columns among the rows read. */
   readonly within: Map<string, Row>;
   /** Rows are copied in as new until a stored key proves otherwise. */
@@ -82,8 +83,7 @@ interface OutputState {
 
 /** A rejection whose response is known only once its page is landed. */
 interface PendingRejection extends Omit<Rejection, "responseId"> {
-  /** Index of its page among the pending pages. */
-  readonly page: number;
+  readonly page: PendingPage;
 }
 
 function pick(row: Row, columns: readonly string[]): Row {
@@ -202,6 +202,13 @@ export class PartitionLoad {
   readonly #states: OutputState[];
   #pendingPages: PendingPage[] = [];
   #pendingRejections: PendingRejection[] = [];
+  /** The page whose records are being read: a record it rejects names its response. */
+  #reading: PendingPage | null = null;
+  /**
+   * The first response of each page landed: a page written a batch at a time is landed with its
+   * first batch, and a record a later batch rejects still names it.
+   */
+  readonly #firstIdOfPage = new WeakMap<PendingPage, string>();
   readonly #rejectedHashes: Buffer[] = [];
   readonly #responseIds: string[] = [];
   /** Every page read, responses or none: a replay must read the same ones before it deletes. */
@@ -216,7 +223,7 @@ export class PartitionLoad {
     this.#states = options.stream.outputs.map((output) => ({
       output,
       pending: [],
-      seen: [],
+      seen: new KeptKeys(output.target.key),
       within: new Map(),
       expectNew: options.expectNew,
       targets: new Map(),
@@ -231,13 +238,14 @@ export class PartitionLoad {
   }
 
   /**
-   * Reads one page and writes when a batch is full; returns where the next page starts, as the
-   * stream's paging says from the page's list.
+   * Reads one page and writes whenever a batch is full, within the page too: a large answer's
+   * rows are never all held at once (its first batch is written with its responses). Returns
+   * where the next page starts, as the stream's paging says from the page's list.
    */
   async page(cursor: Cursor, exchanges: readonly Exchange[]): Promise<Cursor> {
     const { stream, partition, timer } = this.#options;
     if (this.#position === 0 && this.#pages.length === 0) await this.#learnColumnTypes();
-    const { next } = timer.timeSync("normalise", () => {
+    const { records, next } = timer.timeSync("normalise", () => {
       const context = {
         today: this.#options.today,
         position: this.#position,
@@ -253,33 +261,46 @@ export class PartitionLoad {
       }
       this.#previousPage = records;
       this.#pendingBytes += exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
-      const pageIndex = this.#pendingPages.length;
-      this.#pendingPages.push({ cursor, exchanges });
+      this.#reading = { cursor, exchanges };
+      this.#pendingPages.push(this.#reading);
       this.#pages.push(pageKey(cursor));
       for (const warning of [...(page.warnings ?? []), ...step.warnings]) this.warn(warning);
       const table = stream.outputs[0]?.target.table ?? stream.name;
       for (const { item, reason } of page.rejected ?? []) {
-        this.#reject({ table, reason, record: item, page: pageIndex });
+        this.#reject({ table, reason, record: item });
       }
-      // Values noted while the page was read are found in its records; those noted while a
-      // record became rows, in that record: a value read twice from one place counts once.
-      const { noted } = this.#options;
-      const claims: Claims = new Map();
-      this.untyped.addNoted(noted.splice(0), page.records, claims);
-      for (const [i, record] of page.records.entries()) {
-        for (const state of this.#states)
-          this.#readRows(state, record, this.#position + i, pageIndex);
-        if (noted.length > 0) this.untyped.addNoted(noted.splice(0), [record], claims);
-      }
-      this.#position += page.records.length;
-      return step;
+      return { records: page.records, next: step.next };
     });
-    const pending = this.#states.reduce((n, state) => n + state.pending.length, 0);
-    const { write_batch_rows, write_batch_bytes } = this.#options.config;
-    if (pending >= write_batch_rows || this.#pendingBytes >= write_batch_bytes) {
-      await this.#write(null);
+    // Values noted while the page was read are found in its records; those noted while a record
+    // became rows, in that record: a value read twice from one place counts once.
+    const { noted } = this.#options;
+    const claims: Claims = new Map();
+    this.untyped.addNoted(noted.splice(0), records, claims);
+    for (let at = 0; at < records.length;) {
+      at = timer.timeSync("normalise", () => this.#readUntilFull(records, at, claims));
+      if (this.#rowsFull()) await this.#write(null);
     }
+    this.#position += records.length;
+    if (this.#pendingBytes >= this.#options.config.write_batch_bytes) await this.#write(null);
     return next;
+  }
+
+  /** Reads records from `from` on until a batch of rows is full or the page ends; where it stopped. */
+  #readUntilFull(records: readonly unknown[], from: number, claims: Claims): number {
+    const { noted } = this.#options;
+    let at = from;
+    while (at < records.length && !this.#rowsFull()) {
+      const record = records[at];
+      for (const state of this.#states) this.#readRows(state, record, this.#position + at);
+      if (noted.length > 0) this.untyped.addNoted(noted.splice(0), [record], claims);
+      at += 1;
+    }
+    return at;
+  }
+
+  #rowsFull(): boolean {
+    const pending = this.#states.reduce((n, state) => n + state.pending.length, 0);
+    return pending >= this.#options.config.write_batch_rows;
   }
 
   /** Writes what is pending and closes the partition. */
@@ -361,12 +382,14 @@ export class PartitionLoad {
     }
   }
 
-  #reject(rejection: PendingRejection): void {
+  /** Quarantines a record of the page being read, with that page's first response. */
+  #reject(rejection: Omit<PendingRejection, "page">): void {
+    if (this.#reading === null) throw new Error("a record was rejected outside of a page");
     this.rowsRejected += 1;
-    this.#pendingRejections.push(rejection);
+    this.#pendingRejections.push({ ...rejection, page: this.#reading });
   }
 
-  #readRows(state: OutputState, record: unknown, position: number, pageIndex: number): void {
+  #readRows(state: OutputState, record: unknown, position: number): void {
     const { output } = state;
     const { key } = output.target;
     const { partition } = this.#options;
@@ -387,16 +410,15 @@ export class PartitionLoad {
           table: output.target.table,
           reason: problem,
           record: stamped.raw ?? record,
-          page: pageIndex,
         });
         continue;
       }
       for (const expanded of expandKeyArrays(stamped, key)) {
-        const row = this.#storable(state, expanded, record, pageIndex);
+        const row = this.#storable(state, expanded, record);
         if (row === null) continue;
         state.pending.push(row);
         if (output.mode === "upsert") continue;
-        state.seen.push(pick(row, key));
+        state.seen.add(row);
         if ("replaceWithin" in output) {
           const within = pick(row, output.replaceWithin);
           state.within.set(keyOf(within, output.replaceWithin), within);
@@ -409,7 +431,7 @@ export class PartitionLoad {
    * The row as its table can hold it: a value its column cannot hold is null (a JSON value keeps
    * what it can), noted as untyped; a row whose key cannot be stored is quarantined (null).
    */
-  #storable(state: OutputState, read: Row, record: unknown, pageIndex: number): Row | null {
+  #storable(state: OutputState, read: Row, record: unknown): Row | null {
     const { row, changes } = storableRow(read, state.types);
     const { table, key } = state.output.target;
     const keyChange = changes.find((change) => key.includes(change.column));
@@ -418,7 +440,6 @@ export class PartitionLoad {
         table,
         reason: `key column ${keyChange.column} holds a value Postgres cannot store (${keyChange.expected})`,
         record: read.raw ?? record,
-        page: pageIndex,
       });
       return null;
     }
@@ -449,7 +470,7 @@ export class PartitionLoad {
       db.transaction().execute(async (trx) => {
         const tx = trx as unknown as Kysely<unknown>;
         const ids = await this.#options.land(trx, this.#pendingPages);
-        const firstIdOfPage = this.#firstIds(ids);
+        this.#noteFirstIds(ids);
         this.#responseIds.push(...ids);
         for (const state of this.#states) {
           this.rowsWritten += await this.#writeRows(tx, state);
@@ -457,7 +478,7 @@ export class PartitionLoad {
         }
         const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
           ...rejection,
-          responseId: firstIdOfPage[page] ?? null,
+          responseId: this.#firstIdOfPage.get(page) ?? null,
         }));
         for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
         await quarantine(trx, stream.name, partition.key, rejections);
@@ -499,14 +520,14 @@ export class PartitionLoad {
     );
   }
 
-  /** The first response id of each pending page (ids come in page order). */
-  #firstIds(ids: readonly string[]): (string | undefined)[] {
+  /** Notes the first response id of each pending page, landed as `ids` (in page order). */
+  #noteFirstIds(ids: readonly string[]): void {
     let at = 0;
-    return this.#pendingPages.map((page) => {
+    for (const page of this.#pendingPages) {
       const id = ids[at];
+      if (id !== undefined) this.#firstIdOfPage.set(page, id);
       at += page.exchanges.length;
-      return id;
-    });
+    }
   }
 
   /**
@@ -529,8 +550,7 @@ export class PartitionLoad {
         "replaceWithin" in output
           ? [...state.within.values()]
           : [{ ...output.scope(partition), ...snapshot }];
-      for (const scope of scopes)
-        deletes.push(deleteMissingQuery(output.target, scope, state.seen));
+      if (scopes.length > 0) deletes.push(deleteMissingQuery(output.target, scopes, state.seen));
     }
     // A partition that never ran before has nothing in quarantine but what this load put there.
     if (this.#options.quarantine === "replace" && !this.#options.expectNew) {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { jsonText } from "../api/json-body.js";
+import type { KeptKeys } from "./kept-keys.js";
 
 /** A warehouse table and its key, as a stream declares where its rows go. */
 export interface TableKey {
@@ -303,39 +304,39 @@ const COPY_ESCAPES: Record<string, string> = {
 };
 
 /**
- * The statement that deletes the rows of one partition (`scope`: column -> value) whose key is
- * not among `keep`. A scope value is compared with `=`, a null one with `is null` (incomes whose
- * period could not be read are a scope too): `is not distinct from` would hide the key's index
- * from the planner, and every partition's delete would read the whole table.
+ * The statement that deletes the rows of one partition whose key is not among `keep`: rows in any
+ * of `scopes` (each column -> value; an empty one is the whole table), all with the same columns.
+ * The keys go once for all scopes. A scope value is compared with `=`, a null one with `is null`
+ * (incomes whose period could not be read are a scope too): `is not distinct from` would hide
+ * the key's index from the planner, and every partition's delete would read the whole table.
  */
-export function deleteMissingQuery(target: TableKey, scope: Row, keep: readonly Row[]) {
-  const scoped = Object.keys(scope);
+export function deleteMissingQuery(target: TableKey, scopes: readonly Row[], keep: KeptKeys) {
+  const scoped = Object.keys(scopes[0] ?? {});
   const rest = target.key.filter((column) => !scoped.includes(column));
-  // An empty scope is the whole table (a stream with a single partition replaces it all).
-  const inScope =
+  const inScope = (scope: Row) =>
     scoped.length === 0
       ? sql`true`
-      : sql.join(
+      : sql`(${sql.join(
           scoped.map((c) =>
             scope[c] === null || scope[c] === undefined
               ? sql`t.${sql.ref(c)} is null`
               : sql`t.${sql.ref(c)} = ${parameter(scope[c])}`,
           ),
           sql` and `,
-        );
+        )})`;
   // When the scope is the whole key, the partition is one row: kept if it was written at all.
   const kept =
-    keep.length === 0
+    keep.size === 0
       ? sql`false`
       : rest.length === 0
         ? sql`true`
         : sql`exists (
-          select 1 from unnest(${sql.join(
-            rest.map((c) => sql`${keep.map((row) => String(row[c]))}::text[]`),
-          )}) as k(${sql.join(rest.map((c) => sql.ref(c)))})
+          select 1 from unnest(${sql.join(rest.map((c) => sql`${keep.textArray(c)}::text[]`))})
+            as k(${sql.join(rest.map((c) => sql.ref(c)))})
           where ${sql.join(
             rest.map((c) => sql`k.${sql.ref(c)} = t.${sql.ref(c)}::text`),
             sql` and `,
           )})`;
-  return sql`delete from ${sql.table(target.table)} as t where ${inScope} and not ${kept}`;
+  return sql`delete from ${sql.table(target.table)} as t
+    where (${sql.join(scopes.map(inScope), sql` or `)}) and not ${kept}`;
 }

@@ -396,6 +396,38 @@ describe("the runner", () => {
     },
   );
 
+  it("writes a page larger than write_batch_rows a batch at a time, its responses with the first", async () => {
+    const days = ["2026-03-01", "2026-03-02", null, "2026-03-03", "2026-03-04", "2026-03-05"];
+    const stream = oneDayStream("page-in-batches", "2026-03-01", days, (day) => {
+      if (day === "2026-03-05") throw new Error("the reader fails on the page's last record");
+      return [{ day, selection_type: "dsp", stream_count: 1, raw: { day } }];
+    });
+    const outcome = await runPartition(deps(4, 2), stream, {
+      key: "2026-03-01",
+      day: "2026-03-01",
+    });
+    expect(outcome.status).toBe("failed");
+    // Rows of two full batches were written before the reader failed on the page's last record;
+    // read all at once, the page would have written none.
+    const stored = await warehouse.query<{ day: string }>(
+      "select day::text from sales.trend_totals where day between '2026-03-01' and '2026-03-31' order by day",
+    );
+    expect(stored.map((r) => r.day)).toEqual([
+      "2026-03-01",
+      "2026-03-02",
+      "2026-03-03",
+      "2026-03-04",
+    ]);
+    // The record without a key, read after the page's responses were landed with the first
+    // batch, is quarantined by the second with that response.
+    const rejected = await warehouse.query<{ matches: boolean }>(
+      `select r.response_id = s.response_id as matches
+         from etl.rejected_records r join etl.responses s on s.stream = r.stream
+        where r.stream = 'page-in-batches'`,
+    );
+    expect(rejected).toEqual([{ matches: true }]);
+  });
+
   it("writes a column that only a later row of the batch has, and nulls none a row lacks", async () => {
     const days = ["2026-08-11", "2026-08-12"];
     let served: { day: string | undefined; downloads?: number }[] = [

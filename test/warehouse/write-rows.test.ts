@@ -1,5 +1,6 @@
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KeptKeys } from "../../src/warehouse/kept-keys.js";
 import {
   deleteMissingQuery,
   insertNewRows,
@@ -183,8 +184,16 @@ describe("insertNewRows", () => {
 });
 
 describe("deleteMissingQuery", () => {
-  const deleteMissing = async (target: TableTarget, scope: Row, keep: Row[]) =>
-    Number((await deleteMissingQuery(target, scope, keep).execute(db)).numAffectedRows);
+  const kept = (key: readonly string[], rows: readonly Row[]) => {
+    const keys = new KeptKeys(key);
+    for (const row of rows) keys.add(row);
+    return keys;
+  };
+  const deleteMissing = async (target: TableTarget, scopes: Row[], keep: Row[]) =>
+    Number(
+      (await deleteMissingQuery(target, scopes, kept(target.key, keep)).execute(db))
+        .numAffectedRows,
+    );
 
   it("reads only the partition, through the key's index, and deletes what it did not keep", async () => {
     const days = Array.from(
@@ -196,10 +205,12 @@ describe("deleteMissingQuery", () => {
     const scope = { day: "2027-03-05", selection_type: "asset", sale_type: "stream" };
     const keep = rows(scope.day, 40).map(({ item_id }) => ({ item_id }));
     const { rows: plan } =
-      await sql`explain (format json) ${deleteMissingQuery(TARGET, scope, keep)}`.execute(db);
+      await sql`explain (format json) ${deleteMissingQuery(TARGET, [scope], kept(TARGET.key, keep))}`.execute(
+        db,
+      );
     // A plan that scans the whole table makes a backfill's deletes grow with the table.
     expect(JSON.stringify(plan)).not.toContain('"Seq Scan"');
-    expect(await deleteMissing(TARGET, scope, keep)).toBe(10);
+    expect(await deleteMissing(TARGET, [scope], keep)).toBe(10);
     const [left] = await warehouse.query<{ day: number; all: number }>(
       "select count(*) filter (where day = $1)::int as day, count(*)::int as all from sales.trend_items where day >= '2027-01-01'",
       [scope.day],
@@ -218,11 +229,33 @@ describe("deleteMissingQuery", () => {
       { income_key: "b", period_start: null, raw: { period: "?" } },
       { income_key: "c", period_start: "2026-01-01", raw: { period: "2026-01" } },
     ]);
-    expect(await deleteMissing(incomes, { period_start: null }, [{ income_key: "a" }])).toBe(1);
+    expect(await deleteMissing(incomes, [{ period_start: null }], [{ income_key: "a" }])).toBe(1);
     const left = await warehouse.query<{ income_key: string }>(
       "select income_key from royalties.incomes order by 1",
     );
     expect(left.map((r) => r.income_key)).toEqual(["a", "c"]);
+  });
+
+  it("deletes in every scope at once, and keeps keys that hold quotes, backslashes and commas", async () => {
+    const incomes: TableTarget = {
+      table: "royalties.incomes",
+      key: ["income_key"],
+      columns: ["period_start", "raw"],
+    };
+    const keys = ['q"uote', "back\\slash", "com,ma", "{brace}", "NULL", " space ", "plain"];
+    await upsertRows(db, incomes, [
+      ...keys.map((income_key) => ({ income_key, period_start: "2026-02-01", raw: {} })),
+      { income_key: "gone-feb", period_start: "2026-02-01", raw: {} },
+      { income_key: "gone-mar", period_start: "2026-03-01", raw: {} },
+      { income_key: "other-month", period_start: "2026-04-01", raw: {} },
+    ]);
+    const scopes = [{ period_start: "2026-02-01" }, { period_start: "2026-03-01" }];
+    const keep = keys.map((income_key) => ({ income_key }));
+    expect(await deleteMissing(incomes, scopes, keep)).toBe(2);
+    const left = await warehouse.query<{ income_key: string }>(
+      "select income_key from royalties.incomes where period_start >= '2026-02-01' order by 1",
+    );
+    expect(left.map((r) => r.income_key).sort()).toEqual([...keys, "other-month"].sort());
   });
 });
 
