@@ -1,4 +1,12 @@
 import { randomBytes } from "node:crypto";
+import {
+  BACKSLASH,
+  CLOSE_ARRAY,
+  CLOSE_OBJECT,
+  OPEN_ARRAY,
+  OPEN_OBJECT,
+  QUOTE,
+} from "./json-chars.js";
 
 /**
  * A JSON number whose text a double would not give back: more digits than a double holds
@@ -49,13 +57,6 @@ function exactAsDouble(text: string): boolean {
   return String(Number(text)) === text;
 }
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const OPEN_ARRAY = 91;
-const OPEN_OBJECT = 123;
-const CLOSE_ARRAY = 93;
-const CLOSE_OBJECT = 125;
-
 /** Where the string opened at `at` ends (just past its closing quote). */
 function stringEnd(text: string, at: number): number {
   let close = text.indexOf('"', at + 1);
@@ -75,15 +76,16 @@ interface Replacement {
 }
 
 /**
- * The stretches of valid JSON `text` that JSON.parse would change: numbers a double would change,
- * parts nested deeper than MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
+ * The stretches of valid JSON `text` (a part of a body `outerDepth` containers deep) that
+ * JSON.parse would change: numbers a double would change, parts nested deeper than
+ * MAX_JSON_DEPTH. One pass: strings are skipped natively (indexOf), and
  * only a number with a fraction ending in 0, an exponent, 16 or more characters or a negative
  * zero is looked at twice. Most bodies hold none.
  */
-function replacements(text: string): Replacement[] {
+function replacements(text: string, outerDepth: number): Replacement[] {
   const found: Replacement[] = [];
   const length = text.length;
-  let depth = 0;
+  let depth = outerDepth;
   let deepFrom = -1;
   for (let at = 0; at < length;) {
     const code = text.charCodeAt(at);
@@ -178,8 +180,12 @@ function parseReplacing(text: string, found: readonly Replacement[]): unknown {
  * SyntaxError as JSON.parse does for a text that is not JSON.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.trim() === "") return null;
+  return text.trim() === "" ? null : parseJsonText(text, 0);
+}
+
+/** A part of a body, `depth` containers deep in it, read as parseJsonBody reads a body. */
+export function parseJsonText(text: string, depth: number): unknown {
   const parsed: unknown = JSON.parse(text);
-  const found = replacements(text);
+  const found = replacements(text, depth);
   return found.length === 0 ? parsed : parseReplacing(text, found);
 }

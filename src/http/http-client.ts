@@ -27,6 +27,7 @@ import { linkPath } from "./link-path.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
+import { parseJsonBytes } from "../api/json-bytes.js";
 import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
 
@@ -345,8 +346,8 @@ export class HttpClient {
   ): Promise<Omit<HttpResponse, "attempts">> {
     const { status, headers, bytes } = raw;
     if (status >= 200 && status < 300) {
-      // The text is decoded only to be parsed; the bytes are what is kept and landed.
-      const body = parseJson(bytes.toString());
+      // Parsed from the bytes: a large answer is never held whole as text (see parseJsonBytes).
+      const body = parseJson(() => parseJsonBytes(bytes));
       if (body === INVALID) throw new InvalidJsonError(identity, status, bytes.length);
       await this.#respectExhaustedWindow(headers);
       // Data is the upstream's and is landed as received (etl.responses), whatever it holds:
@@ -393,7 +394,7 @@ export class HttpClient {
    */
   #failureAnswer(text: string): FailureAnswer {
     const redacted = this.#redact(text);
-    const parsed = parseJson(redacted);
+    const parsed = parseJson(() => parseJsonBody(redacted));
     const body = parsed === INVALID ? undefined : parsed;
     return { text: redacted, body, message: upstreamMessage(body, redacted) };
   }
@@ -410,9 +411,9 @@ export class HttpClient {
 
 const INVALID = Symbol("invalid JSON");
 
-function parseJson(text: string): unknown {
+function parseJson(parse: () => unknown): unknown {
   try {
-    return parseJsonBody(text);
+    return parse();
   } catch {
     return INVALID;
   }

@@ -19,8 +19,9 @@ export function declaredLength(headers: ResponseHeaders): number | null {
  * have arrived the body is destroyed (its connection closed, the rest never read) and what had
  * arrived is returned instead. With a declared length within the limit, one buffer of that size
  * is filled as the chunks arrive, so the body is held once as bytes (not as chunks and again as
- * their concatenation). What it holds is what undici's `text()` would decode: a byte-order mark
- * skipped, an invalid UTF-8 sequence replaced (only then is the body decoded and encoded again).
+ * their concatenation), and never as a whole text. What it holds is what undici's `text()` would
+ * decode: a byte-order mark skipped, an invalid UTF-8 sequence replaced (only then is the body
+ * decoded and encoded again).
  */
 export async function readBody(
   body: Readable,
