@@ -175,7 +175,7 @@ export const etlConfigSchema = z
       .default(2 * 1024 * 1024),
     /**
      * The largest answer read: a larger one fails its request (not retried) instead of the
-     * process. An answer costs a few times its size in memory until its rows are written
+     * process. An answer costs a few times its size in memory until its partition closes
      * (docs/benchmarks.md, "Memory per response"): the image's heap is sized for this default.
      */
     max_response_bytes: z

@@ -170,7 +170,8 @@ function pageAsk(api: ApiClient, call: CallOptions, request: PageRequest<object>
  * Syncs one partition in two stages, page by page: extract (the stream's requests, their
  * answers kept as received) then load (records read from those answers, written as rows). Rows
  * are written in batches of `write_batch_rows` rows or `write_batch_bytes` of responses read,
- * each batch in one transaction with the responses it was read from. The last batch, the
+ * each batch in one transaction with the responses it was read from (a page larger than a batch
+ * lands them with its first). The last batch, the
  * removal of rows the upstream no longer returns, the checkpoint and the audit row commit
  * together, so a crash re-runs at most this partition, and re-running it changes nothing.
  * It never throws: every failure, its audit rows' included, is the partition's outcome.
