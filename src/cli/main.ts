@@ -57,12 +57,13 @@ const program = new Command("etl")
     "after",
     `
 Configuration (see README.md):
-  environment  MUSIC_API_URL, MUSIC_API_KEY, DATABASE_URL, REDIS_URL, ETL_CONFIG, LOG_LEVEL
-               (a .env file in the working directory fills in what is not set)
+  environment  MUSIC_API_URL, MUSIC_API_KEY, DATABASE_URL, REDIS_URL, ETL_CONFIG, LOG_LEVEL,
+               WORKER_PORT (a .env file in the working directory fills in what is not set)
   file         the JSON file named by ETL_CONFIG (default ./etl.config.json)
 
 Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
-            4 records quarantined or a list possibly incomplete (sync, replay),
+            4 records quarantined or a list possibly incomplete (sync, replay,
+              backfill --wait),
               a power the reader keeps that could not be revoked (grant-reader),
             130 stopped by SIGTERM or SIGINT (sync, replay)`,
   )

@@ -1,8 +1,15 @@
 import { AuthError, ConfigError, EtlError, ParameterError, UsageError } from "../errors.js";
+import { isMissingDatabase } from "../warehouse/missing-database.js";
 import { ExitCode } from "./exit-codes.js";
 
 /** One clear message on stderr and the exit code that matches the kind of failure. */
 export function reportError(error: unknown, write: (line: string) => void): ExitCode {
+  if (isMissingDatabase(error)) {
+    write(
+      `error: ${(error as Error).message}: check DATABASE_URL; \`etl migrate\` creates the database`,
+    );
+    return ExitCode.usage;
+  }
   if (error instanceof ConfigError) {
     for (const line of error.message.split("\n")) write(`config error: ${line}`);
     return ExitCode.usage;

@@ -6,6 +6,7 @@ import { type GateListener, notifyAll } from "./gate-listeners.js";
 import { redisCheck } from "../operator/health-checks.js";
 import pg from "pg";
 import type { Warehouse } from "../warehouse/database.js";
+import { isMissingDatabase } from "../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../warehouse/pg-connection-config.js";
 
 export type DependencyName = "postgres" | "redis";
@@ -304,12 +305,9 @@ export function dependencyGateOf(options: {
   return gate;
 }
 
-/** Postgres's SQLSTATE for a database that does not exist. */
-const INVALID_CATALOG_NAME = "3D000";
-
 /**
- * Resolves when the Postgres server answers: a database not created yet is an answer (the worker
- * creates it as it starts), not an outage to wait out.
+ * Resolves when the Postgres server answers: a database that does not exist is an answer (the
+ * worker then stops, naming it: only migrate creates one), not an outage to wait out.
  */
 async function serverAnswers(url: string): Promise<void> {
   // A connection of its own: the jobs' pool may be busy, and a probe waiting for it would
@@ -320,7 +318,7 @@ async function serverAnswers(url: string): Promise<void> {
     await client.connect();
     await client.query("select 1");
   } catch (error) {
-    if ((error as { code?: unknown }).code !== INVALID_CATALOG_NAME) throw error;
+    if (!isMissingDatabase(error)) throw error;
   } finally {
     await client.end().catch(() => undefined);
   }

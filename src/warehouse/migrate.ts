@@ -57,6 +57,20 @@ async function appliedMigrations(db: Warehouse): Promise<string[]> {
 }
 
 /**
+ * The release's migrations the warehouse has not applied yet, oldest first: what `migrate` would
+ * apply. Reads only (a command that changes nothing asks this instead of migrating).
+ */
+export async function pendingMigrations(
+  db: Warehouse,
+  provider: MigrationProvider & { names(): Promise<string[]> } = new FolderMigrationProvider(
+    MIGRATIONS,
+  ),
+): Promise<string[]> {
+  const applied = await appliedMigrations(db);
+  return (await provider.names()).filter((name) => !applied.includes(name));
+}
+
+/**
  * Applies every pending migration. The migration lock (Kysely's own) makes two processes
  * migrating at once apply each migration exactly once; neither it nor a table a migration alters
  * is waited for longer than `lockWaitMs`. A warehouse a newer release has migrated further is left

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { runCli } from "../helpers/cli.js";
@@ -39,7 +40,7 @@ function check(apiKey: string, env: Record<string, string> = {}) {
 
 describe("etl check", () => {
   it("reports the configuration, Postgres, Redis and what one upstream call found", async () => {
-    const result = await check(sandbox.apiKey);
+    const result = await check(sandbox.apiKey, { DATABASE_URL: `${PG_HOST_URL}/postgres` });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const territories = sandbox.data.territories().length;
@@ -62,6 +63,19 @@ describe("etl check", () => {
     );
     expect(result.stdout).toMatch(/^postgres {2}ok /m);
     expect(result.stdout).toContain(`/postgres (PostgreSQL ${version})`);
+  });
+
+  it("fails on a database that does not exist, naming it, and creates none", async () => {
+    const missing = `music_etl_test_check_${randomBytes(4).toString("hex")}`;
+    const result = await check(sandbox.apiKey, { DATABASE_URL: `${PG_HOST_URL}/${missing}` });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(`^postgres {2}FAIL .*database "${missing}" does not exist.*etl migrate`, "m"),
+    );
+    const exists = await withDatabaseClient((c) =>
+      c.query("select 1 from pg_database where datname = $1", [missing]),
+    );
+    expect(exists.rowCount).toBe(0);
   });
 
   it("exits 3 with a message about MUSIC_API_KEY when the key is refused, and never prints it", async () => {

@@ -10,7 +10,7 @@ import {
 import { privateRedis } from "../helpers/private-redis.js";
 import { startQueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
-import { dropDatabase } from "../helpers/warehouse.js";
+import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
 import { makeTempDir, type TempDir } from "../helpers/temp-dir.js";
 import {
   operatorUrlOf,
@@ -161,8 +161,10 @@ describe("a worker started while Redis is away", () => {
     const harness = await startSyncHarness("redis_late", { today: TODAY });
     const dir = makeTempDir("redis-late");
     const config = workerConfig(harness, dir);
-    // A database not created yet: Postgres answers, and the worker creates it once it starts.
-    const database = `${harness.warehouse.url}_new`;
+    // A database not migrated yet: Postgres answers, and the worker migrates it once it starts.
+    const name = `${new URL(harness.warehouse.url).pathname.slice(1)}_new`;
+    await withDatabaseClient((c) => c.query(`create database ${pg.escapeIdentifier(name)}`));
+    const database = `${PG_HOST_URL}/${name}`;
     const worker = spawnEtl(["worker"], {
       cwd: dir.path,
       env: workerEnv(harness, config, database, redis.url),

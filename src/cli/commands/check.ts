@@ -3,6 +3,7 @@ import { createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
+import { isMissingDatabase } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
@@ -35,10 +36,11 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
     );
     return [true, `${displayUrl(url)} (PostgreSQL ${rows[0]?.version})`];
   } catch (error) {
-    if ((error as { code?: string }).code === "3D000") {
+    if (isMissingDatabase(error)) {
+      // A failure: every command but migrate stops on it, and a typo here is a second warehouse.
       return [
-        true,
-        `${displayUrl(url)} reachable; the database does not exist yet (migrate creates it)`,
+        false,
+        `${displayUrl(url)}: ${(error as Error).message} (check DATABASE_URL; \`etl migrate\` creates it)`,
       ];
     }
     return [false, `${displayUrl(url)}: ${(error as Error).message}`];

@@ -4,7 +4,6 @@ import { type AppContext, createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
 import { AuthError, UpstreamStatusError } from "../../errors.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
-import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import {
   findUnfinishedPayoutRequest,
@@ -79,7 +78,6 @@ export async function requestPayoutCommand(
   const amount = parseAmountOption(options.amount);
   const confirm = confirmation(YES_FLAG, { yes: options.yes });
   const config = loadConfig();
-  await ensureDatabase(config.env.DATABASE_URL);
   const db = createWarehouse(config.env.DATABASE_URL, { maxConnections: 2 });
   let context: AppContext | undefined;
   try {

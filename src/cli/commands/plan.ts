@@ -11,9 +11,9 @@ import { selectStreams } from "../../streams/registry.js";
 import { planRequests, type StreamRequestPlan } from "../../streams/request-plan.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
-import { ensureDatabase } from "../../warehouse/ensure-database.js";
-import { migrateToLatest } from "../../warehouse/migrate.js";
+import { pendingMigrations } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
+import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
@@ -130,17 +130,21 @@ export function duration(seconds: number): string {
 /**
  * What a sync (no range) or a backfill (--from/--to) would fetch, per stream, and how long that
  * takes at the configured (or learned) rate, paced as the request budget paces it. No request
- * reaches the upstream: it reads the warehouse (creating and migrating it if need be, as every
- * command does) and the learned rate.
+ * reaches the upstream, and nothing is written: it reads the warehouse, which must exist and be
+ * migrated (a plan creates and migrates nothing), and the learned rate.
  */
 export async function planCommand(options: PlanOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
-  await ensureDatabase(env.DATABASE_URL);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
   try {
-    await migrateToLatest(db);
+    const pending = await pendingMigrations(db);
+    if (pending.length > 0) {
+      throw new UsageError(
+        `the warehouse lacks ${pending.length} of this release's migrations (from ${pending[0]}): \`etl migrate\` applies them; a plan changes nothing`,
+      );
+    }
     const today = utcToday();
     const { streams: plans, artists } = await planRequests(
       { db, config: etl, today },

@@ -5,7 +5,6 @@ import { selectStreams } from "../../streams/registry.js";
 import { runSync, type StreamSummary } from "../../streams/run-sync.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
-import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { pruneResponses } from "../../warehouse/responses.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
@@ -29,7 +28,6 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
   const config = loadConfig();
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
-  await ensureDatabase(config.env.DATABASE_URL);
   const db = createWarehouse(config.env.DATABASE_URL);
   const context = await createAppContext(config);
   const started = performance.now();

@@ -6,6 +6,7 @@ import { credentialGateOf } from "../../jobs/credential-gate.js";
 import { dependencyGateOf } from "../../jobs/dependency-gate.js";
 import { startEtlWorker } from "../../jobs/start-worker.js";
 import { createAppContext } from "../../app-context.js";
+import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { createEtlMetrics } from "../../metrics/etl-metrics.js";
@@ -13,7 +14,6 @@ import { startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
-import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
@@ -135,9 +135,12 @@ export async function workerCommand(): Promise<ExitCode> {
   }
 }
 
-/** Creates and migrates the warehouse, saying whom a migration lock waits for. */
+/**
+ * Migrates the warehouse, saying whom a migration lock waits for. One that does not exist stops
+ * the worker (only migrate creates a database), naming it.
+ */
 async function prepareWarehouse(url: string, db: Warehouse, logger: Logger): Promise<void> {
-  await ensureDatabase(url);
+  logger.info({ database: displayUrl(url) }, "writing to this warehouse");
   const { newer } = await migrateToLatest(db, {
     onLockWait: (holders, waitMs) =>
       logger.warn(

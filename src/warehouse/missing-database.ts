@@ -1,0 +1,10 @@
+/** Postgres's SQLSTATE for a database that does not exist. */
+const INVALID_CATALOG_NAME = "3D000";
+
+/**
+ * Whether Postgres refused a connection because its database does not exist. Only `migrate`
+ * creates one: a mistyped DATABASE_URL must never become a second, empty warehouse.
+ */
+export function isMissingDatabase(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === INVALID_CATALOG_NAME;
+}
