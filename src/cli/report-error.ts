@@ -1,13 +1,11 @@
 import { AuthError, ConfigError, EtlError, ParameterError, UsageError } from "../errors.js";
-import { isMissingDatabase } from "../warehouse/missing-database.js";
+import { isMissingDatabase, missingDatabaseMessage } from "../warehouse/missing-database.js";
 import { ExitCode } from "./exit-codes.js";
 
 /** One clear message on stderr and the exit code that matches the kind of failure. */
 export function reportError(error: unknown, write: (line: string) => void): ExitCode {
   if (isMissingDatabase(error)) {
-    write(
-      `error: ${(error as Error).message}: check DATABASE_URL; \`etl migrate\` creates the database`,
-    );
+    write(`error: ${missingDatabaseMessage(error as Error)}`);
     return ExitCode.usage;
   }
   if (error instanceof ConfigError) {

@@ -255,11 +255,11 @@ export class PartitionLoad {
       const page = stream.read(exchanges, partition, context);
       const step = stream.paging.next(page.list ?? null, cursor, context, partition);
       // An upstream that ignores the offset would otherwise be paged forever.
-      const records = recordsDigest(page.records);
-      if (records !== null && records === this.#previousPage) {
+      const digest = recordsDigest(page.records);
+      if (digest !== null && digest === this.#previousPage) {
         throw new PagingError(stream.name, partition.key, this.#position);
       }
-      this.#previousPage = records;
+      this.#previousPage = digest;
       this.#pendingBytes += exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
       this.#reading = { cursor, exchanges };
       this.#pendingPages.push(this.#reading);

@@ -8,3 +8,8 @@ const INVALID_CATALOG_NAME = "3D000";
 export function isMissingDatabase(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === INVALID_CATALOG_NAME;
 }
+
+/** What to say of such a refusal: Postgres's words, which name the database, and what to do. */
+export function missingDatabaseMessage(error: Error): string {
+  return `${error.message}: check DATABASE_URL; \`etl migrate\` creates it`;
+}

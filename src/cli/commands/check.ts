@@ -3,7 +3,7 @@ import { createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
-import { isMissingDatabase } from "../../warehouse/missing-database.js";
+import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
@@ -38,10 +38,7 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
   } catch (error) {
     if (isMissingDatabase(error)) {
       // A failure: every command but migrate stops on it, and a typo here is a second warehouse.
-      return [
-        false,
-        `${displayUrl(url)}: ${(error as Error).message} (check DATABASE_URL; \`etl migrate\` creates it)`,
-      ];
+      return [false, `${displayUrl(url)}: ${missingDatabaseMessage(error as Error)}`];
     }
     return [false, `${displayUrl(url)}: ${(error as Error).message}`];
   } finally {
