@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { Kysely, RawBuilder } from "kysely";
 import type { Exchange } from "../api/api-client.js";
 import { notingNothing, untyped, type UntypedValue } from "../api/untyped-values.js";
@@ -26,6 +25,7 @@ import {
 } from "../warehouse/write-rows.js";
 import { KeptKeys } from "../warehouse/kept-keys.js";
 import type { PageSizes } from "./page-sizes.js";
+import { RepeatedPages } from "./repeated-pages.js";
 import { pageKey } from "./paging.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { PartitionOutcome, PartitionStatus } from "./run-partition.js";
@@ -125,9 +125,9 @@ const holds = (value: unknown): boolean => value !== null && value !== undefined
 function derivedAllNull(rows: readonly Row[], key: readonly string[]): boolean {
   let derived = false;
   for (const row of rows) {
-    for (const [column, value] of Object.entries(row)) {
+    for (const column in row) {
       if (column === "raw" || column === "snapshot_date" || key.includes(column)) continue;
-      if (holds(value)) return false;
+      if (holds(row[column])) return false;
       derived = true;
     }
   }
@@ -160,25 +160,6 @@ function askingProxy(record: object, asked: Set<string>): object {
       return Reflect.has(target, property);
     },
   });
-}
-
-/** Records stringified at a time for a page's digest. */
-const DIGEST_RECORDS = 1_000;
-
-/**
- * A digest of a page's records (null: none), to tell the same page served again: equal exactly
- * when JSON.stringify of the records is (but for a collision of SHA-256), yet computed a thousand
- * records at a time, so a page is never held as one more string. That string was kept until the
- * next page: on a large answer about twice the body (JSON text with one character above U+00FF
- * is held two bytes a character).
- */
-function recordsDigest(records: readonly unknown[]): string | null {
-  if (records.length === 0) return null;
-  const hash = createHash("sha256");
-  for (let start = 0; start < records.length; start += DIGEST_RECORDS) {
-    hash.update(JSON.stringify(records.slice(start, start + DIGEST_RECORDS)));
-  }
-  return hash.digest("base64");
 }
 
 /**
@@ -215,8 +196,8 @@ export class PartitionLoad {
   readonly #pages: string[] = [];
   #pendingBytes = 0;
   #position = 0;
-  /** The previous page's records (recordsDigest), to catch an upstream serving a page again. */
-  #previousPage: string | null = null;
+  /** To catch an upstream serving a page again. */
+  readonly #repeated = new RepeatedPages();
 
   constructor(options: PartitionLoadOptions) {
     this.#options = options;
@@ -255,12 +236,11 @@ export class PartitionLoad {
       const page = stream.read(exchanges, partition, context);
       const step = stream.paging.next(page.list ?? null, cursor, context, partition);
       // An upstream that ignores the offset would otherwise be paged forever.
-      const digest = recordsDigest(page.records);
-      if (digest !== null && digest === this.#previousPage) {
+      const bytes = exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
+      if (this.#repeated.repeats(page.records, bytes)) {
         throw new PagingError(stream.name, partition.key, this.#position);
       }
-      this.#previousPage = digest;
-      this.#pendingBytes += exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
+      this.#pendingBytes += bytes;
       this.#reading = { cursor, exchanges };
       this.#pendingPages.push(this.#reading);
       this.#pages.push(pageKey(cursor));

@@ -71,26 +71,28 @@ export function storableTextOf(text: string): string {
 }
 
 const INTEGER = /^[+-]?\d+$/;
-const INTEGER_BITS: Record<string, bigint> = { int2: 15n, int4: 31n, int8: 63n };
+const INTEGER_BITS: Record<string, number> = { int2: 15, int4: 31, int8: 63 };
 
-function integerFits(value: unknown, bits: bigint): boolean {
+/** Whether an integer column of `bits` (and a sign) holds a value. */
+function integerFitter(bits: number): (value: unknown) => boolean {
   // A JavaScript number (most values) is compared as it is: 2^15, 2^31 and 2^63 are exact doubles.
-  if (typeof value === "number") {
-    const limit = 2 ** Number(bits);
-    return Number.isInteger(value) && value >= -limit && value < limit;
-  }
-  const text =
-    typeof value === "bigint"
-      ? value.toString()
-      : value instanceof JsonDecimal
-        ? value.text
-        : typeof value === "string"
-          ? value.trim()
-          : null;
-  if (text === null || !INTEGER.test(text)) return false;
-  const n = BigInt(text);
-  const limit = 1n << bits;
-  return n >= -limit && n < limit;
+  const limit = 2 ** bits;
+  const bigLimit = 1n << BigInt(bits);
+  return (value) => {
+    if (typeof value === "number")
+      return Number.isInteger(value) && value >= -limit && value < limit;
+    const text =
+      typeof value === "bigint"
+        ? value.toString()
+        : value instanceof JsonDecimal
+          ? value.text
+          : typeof value === "string"
+            ? value.trim()
+            : null;
+    if (text === null || !INTEGER.test(text)) return false;
+    const n = BigInt(text);
+    return n >= -bigLimit && n < bigLimit;
+  };
 }
 
 const PLAIN_DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
@@ -160,28 +162,59 @@ const EXPECTED_OF: Record<string, Expected> = {
   json: "json",
 };
 
+const FLOAT4_MAX = 3.4028234663852886e38;
+
 /** Whether a column of `type` can hold a value (never JSON: see storableJson). */
-function fits(value: unknown, { type, maxLength }: ColumnType): boolean {
+function fitter({ type, maxLength }: ColumnType): (value: unknown) => boolean {
   const bits = INTEGER_BITS[type];
-  if (bits !== undefined) return integerFits(value, bits);
+  if (bits !== undefined) return integerFitter(bits);
   switch (type) {
-    case "numeric": {
-      const text = numberText(value);
-      return text !== null && numericFits(text);
-    }
+    case "numeric":
+      return (value) => {
+        const text = numberText(value);
+        return text !== null && numericFits(text);
+      };
     case "float8":
-      return floatFits(value, Number.MAX_VALUE);
+      return (value) => floatFits(value, Number.MAX_VALUE);
     case "float4":
-      return floatFits(value, 3.4028234663852886e38);
+      return (value) => floatFits(value, FLOAT4_MAX);
     case "date":
     case "timestamptz":
     case "timestamp":
-      return instantFits(value);
+      return instantFits;
     case "bool":
-      return true;
+      return () => true;
   }
-  if (typeof value !== "string") return true;
-  return storableText(value) && (maxLength === null || [...value].length <= maxLength);
+  return (value) =>
+    typeof value !== "string" ||
+    (storableText(value) && (maxLength === null || [...value].length <= maxLength));
+}
+
+/** What storableRow asks of a column's values, decided once for a table's types. */
+interface ColumnCheck {
+  readonly expected: Expected;
+  /** Whether a value (not null) can be held as it is; "json": see storableJson. */
+  readonly fits: ((value: unknown) => boolean) | "json";
+}
+
+const checksOfTypes = new WeakMap<ColumnTypes, ReadonlyMap<string, ColumnCheck>>();
+
+/** The checks of a table's columns, made once per look-up of its types (see columnTypes). */
+function checksOf(types: ColumnTypes): ReadonlyMap<string, ColumnCheck> {
+  let checks = checksOfTypes.get(types);
+  if (!checks) {
+    checks = new Map(
+      [...types].map(([column, type]) => [
+        column,
+        {
+          expected: EXPECTED_OF[type.type] ?? "text",
+          fits: type.type === "jsonb" || type.type === "json" ? "json" : fitter(type),
+        },
+      ]),
+    );
+    checksOfTypes.set(types, checks);
+  }
+  return checks;
 }
 
 /** What storableJson gives back: the value Postgres can hold, and what had to change. */
@@ -277,23 +310,27 @@ export function storableJsonText(value: unknown): string {
 export function storableRow(
   row: Row,
   types: ColumnTypes,
-): { readonly row: Row; readonly changes: Unstorable[] } {
+): { readonly row: Row; readonly changes: readonly Unstorable[] } {
+  const checks = checksOf(types);
   let copy: Record<string, unknown> | null = null;
-  const changes: Unstorable[] = [];
+  let changes: Unstorable[] | null = null;
   for (const column in row) {
     const value = row[column];
-    const type = types.get(column);
-    if (value === null || value === undefined || !type) continue;
-    const expected = EXPECTED_OF[type.type] ?? "text";
-    if (type.type === "jsonb" || type.type === "json") {
+    if (value === null || value === undefined) continue;
+    const check = checks.get(column);
+    if (check === undefined) continue;
+    const { expected, fits } = check;
+    if (fits === "json") {
       const json = storableJson(value);
       if (json.changed.length === 0) continue;
       (copy ??= { ...row })[column] = json.value;
-      for (const part of json.changed) changes.push({ column, expected, value: part });
-    } else if (!fits(value, type)) {
+      for (const part of json.changed) (changes ??= []).push({ column, expected, value: part });
+    } else if (!fits(value)) {
       (copy ??= { ...row })[column] = null;
-      changes.push({ column, expected, value });
+      (changes ??= []).push({ column, expected, value });
     }
   }
-  return { row: copy ?? row, changes };
+  return { row: copy ?? row, changes: changes ?? NO_CHANGES };
 }
+
+const NO_CHANGES: readonly Unstorable[] = [];

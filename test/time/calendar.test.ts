@@ -11,10 +11,26 @@ import {
 
 describe("calendar days", () => {
   it("accepts real days written YYYY-MM-DD only", () => {
-    for (const day of ["2026-01-01", "2024-02-29", "2026-12-31"]) {
+    for (const day of ["2026-01-01", "2024-02-29", "2000-02-29", "2026-12-31", "0001-01-01"]) {
       expect(isCalendarDate(day), day).toBe(true);
     }
-    for (const day of ["2026-02-29", "2026-02-30", "2026-2-3", "2026-13-01", "20260101", ""]) {
+    const wrong = [
+      "2026-02-29",
+      "2100-02-29",
+      "2026-02-30",
+      "2026-04-31",
+      "2026-2-3",
+      "2026-13-01",
+    ];
+    for (const day of [
+      ...wrong,
+      "2026-00-10",
+      "2026-01-00",
+      "0000-01-01",
+      "2026-01-1x",
+      "20260101",
+      "",
+    ]) {
       expect(isCalendarDate(day), day).toBe(false);
     }
     expect(isLocalDateTime("2026-03-01T23:59:59")).toBe(true);
