@@ -1,6 +1,6 @@
 import { sandboxTracking } from "../sandbox/demo/sandbox-tracking.js";
 import { SandboxDataset } from "../sandbox/dataset/dataset.js";
-import { resolveSize } from "../sandbox/size.js";
+import { DEFAULT_SIZE, resolveSize } from "../sandbox/size.js";
 import { addDays } from "../src/time/calendar.js";
 import { type Deployment, withDeployment } from "./deployment.js";
 import { atLeast, atMost, round, type SectionResult } from "./report.js";
@@ -36,7 +36,14 @@ export async function pipeFull(): Promise<SectionResult> {
     withDeployment(
       {
         label,
-        sandbox: { size: {}, today: TODAY, seed: SEED, knobs: { latencyMs: LATENCY_MS } },
+        // The sandbox process's own default window now ends the day before its today: the
+        // fixed start keeps this section's requests what earlier runs measured.
+        sandbox: {
+          size: { startDate: DEFAULT_SIZE.startDate },
+          today: TODAY,
+          seed: SEED,
+          knobs: { latencyMs: LATENCY_MS },
+        },
         etl,
       },
       async (deployment, sandbox) => ({
