@@ -23,6 +23,12 @@ export interface StreamSample {
   readonly lastDay: string | null;
   /** Partitions that failed for good: last attempt failed, and no job will try again. */
   readonly failedPartitions: number;
+  /** Records of the stream waiting in quarantine (etl.rejected_records). */
+  readonly rejectedRecords: number;
+  /** Partitions whose last success left a list uncertain (truncated, no list, ambiguous). */
+  readonly uncertainPartitions: number;
+  /** Partitions whose latest load left values or records its readers could not read. */
+  readonly unreadPartitions: number;
 }
 
 export type StreamsSource = () => Promise<readonly StreamSample[]>;
@@ -234,7 +240,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       labelNames: ["stream", "family"] as const,
       registers: [registry],
       collect: async () => {
-        // The three stream gauges share one read per scrape.
+        // The stream gauges share one read per scrape.
         await streamsReading.read();
         // Reset first: a stream no longer in etl.stream_state must not stay exported.
         gauge.reset();
@@ -250,7 +256,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
 
   const sourceStale: Gauge<"source"> = new Gauge({
     name: "etl_metrics_source_stale",
-    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), streams (the etl_stream_ gauges read from etl.stream_state, from Postgres). No series for a source the process does not read.",
+    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres). No series for a source the process does not read.",
     labelNames: ["source"] as const,
     registers: [registry],
     collect: async () => {
@@ -287,6 +293,23 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     "etl_stream_failed_partitions",
     "Partitions of the stream that failed for good, their last attempt failed with no job left to try again (etl.stream_state)",
     (s) => s.failedPartitions,
+  );
+  // What waits for a fix, as it stands: the alerts on it fire for as long as it waits, however
+  // long ago it came, and resolve once it is released.
+  streamGauge(
+    "etl_stream_rejected_records",
+    "Records of the stream waiting in quarantine (etl.rejected_records): they yielded no storable row, and stay until a replay stores them (a fixed reader), or a later sync of a partition that replaces its rows no longer receives them",
+    (s) => s.rejectedRecords,
+  );
+  streamGauge(
+    "etl_stream_uncertain_partitions",
+    "Partitions of the stream whose last success left a list uncertain (truncated, no_list, ambiguous), until a later success of the partition reads it whole",
+    (s) => s.uncertainPartitions,
+  );
+  streamGauge(
+    "etl_stream_unread_partitions",
+    "Partitions of the stream whose latest load left values or records its readers could not read (untyped, unmatched; kept in raw), until a load reads them all (a fixed reader replayed)",
+    (s) => s.unreadPartitions,
   );
 
   const requestRate: Gauge<"source"> = new Gauge({

@@ -72,3 +72,21 @@ export function dashboardPanels(): DashboardPanel[] {
 export function dashboardExpressions(): string[] {
   return dashboardPanels().flatMap((panel) => panel.expressions);
 }
+
+/** A template variable of the dashboard, as Grafana's JSON model has it. */
+export interface DashboardVariable {
+  readonly name: string;
+  readonly type: string;
+  /** For a query variable, its query: `label_values(<selector>, <label>)`. */
+  readonly query?: string;
+  readonly multi?: boolean;
+  readonly includeAll?: boolean;
+  /** What All stands for in the queries (default: every value found, as a regex). */
+  readonly allValue?: string;
+}
+
+/** The dashboard's template variables, in order. */
+export function dashboardVariables(): DashboardVariable[] {
+  const dashboard = JSON.parse(read(DASHBOARD)) as { templating: { list: DashboardVariable[] } };
+  return dashboard.templating.list;
+}

@@ -24,6 +24,9 @@ const METRIC_NAMES = [
   "etl_stream_last_success_timestamp_seconds",
   "etl_stream_last_day_timestamp_seconds",
   "etl_stream_failed_partitions",
+  "etl_stream_rejected_records",
+  "etl_stream_uncertain_partitions",
+  "etl_stream_unread_partitions",
   "etl_stream_schedule_interval_seconds",
   "etl_request_rate_limit",
   "etl_upstream_credential_refused",
@@ -98,6 +101,9 @@ function observedMetrics(): EtlMetrics {
           lastSuccessAt: new Date("2026-01-03T10:15:30Z"),
           lastDay: "2026-01-02",
           failedPartitions: 1,
+          rejectedRecords: 4,
+          uncertainPartitions: 2,
+          unreadPartitions: 3,
         },
         {
           stream: "catalogue_territories",
@@ -105,6 +111,9 @@ function observedMetrics(): EtlMetrics {
           lastSuccessAt: new Date("2026-01-03T03:20:00.500Z"),
           lastDay: null,
           failedPartitions: 0,
+          rejectedRecords: 0,
+          uncertainPartitions: 0,
+          unreadPartitions: 0,
         },
         {
           stream: "never_synced",
@@ -112,6 +121,9 @@ function observedMetrics(): EtlMetrics {
           lastSuccessAt: null,
           lastDay: null,
           failedPartitions: 2,
+          rejectedRecords: 5,
+          uncertainPartitions: 0,
+          unreadPartitions: 1,
         },
       ]),
     credentialRefused: () => true,
@@ -195,6 +207,13 @@ describe("/metrics", () => {
         `etl_stream_failed_partitions{stream="sales_trends",family="trends"} 1`,
         `etl_stream_failed_partitions{stream="catalogue_territories",family="catalogue"} 0`,
         `etl_stream_failed_partitions{stream="never_synced",family=""} 2`,
+        `etl_stream_rejected_records{stream="sales_trends",family="trends"} 4`,
+        `etl_stream_rejected_records{stream="catalogue_territories",family="catalogue"} 0`,
+        `etl_stream_rejected_records{stream="never_synced",family=""} 5`,
+        `etl_stream_uncertain_partitions{stream="sales_trends",family="trends"} 2`,
+        `etl_stream_uncertain_partitions{stream="catalogue_territories",family="catalogue"} 0`,
+        `etl_stream_unread_partitions{stream="sales_trends",family="trends"} 3`,
+        `etl_stream_unread_partitions{stream="never_synced",family=""} 1`,
         `etl_stream_schedule_interval_seconds{stream="sales_trends",family="trends"} 3600`,
         `etl_request_rate_limit{source="limit"} 30`,
         `etl_upstream_credential_refused 1`,
@@ -262,6 +281,9 @@ describe("/metrics", () => {
       lastSuccessAt: new Date("2026-01-03T10:00:00Z"),
       lastDay: "2026-01-02",
       failedPartitions: failed,
+      rejectedRecords: failed + 1,
+      uncertainPartitions: failed,
+      unreadPartitions: 1,
     });
     let queueCounts = () => Promise.resolve({ waiting: 4, failed: 1 });
     let streams = () => Promise.resolve([sample("trend_items", 2), sample("trend_totals", 0)]);
@@ -270,7 +292,7 @@ describe("/metrics", () => {
     const figures = (text: string) =>
       text.split("\n").filter((line) => /^etl_(queue_jobs|stream_)\S*\{/.test(line));
     const read = await scrape(server);
-    expect(figures(read.text)).toHaveLength(QUEUE_STATES.length + 3 * 2);
+    expect(figures(read.text)).toHaveLength(QUEUE_STATES.length + 6 * 2);
     expect(read.text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 0$/m);
     expect(read.text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 0$/m);
 
@@ -313,7 +335,7 @@ describe("/metrics", () => {
     });
     const text = await metrics.registry.metrics();
     expect(text).not.toMatch(/^etl_queue_jobs\{/m);
-    expect(text).not.toMatch(/^etl_stream_(last|failed)\w*\{/m);
+    expect(text).not.toMatch(/^etl_stream_\w+\{/m);
     expect(text).toMatch(/^etl_metrics_source_stale\{source="queue"\} 1$/m);
     expect(text).toMatch(/^etl_metrics_source_stale\{source="streams"\} 1$/m);
   });
@@ -340,7 +362,7 @@ describe("/metrics", () => {
     ]);
   });
 
-  it("reads the streams once per scrape for their three gauges, and the credential's state", async () => {
+  it("reads the streams once per scrape for all their gauges, and the credential's state", async () => {
     const metrics = createEtlMetrics();
     expect(await metrics.registry.metrics()).not.toMatch(/^etl_upstream_credential_refused /m);
     let reads = 0;
@@ -355,6 +377,9 @@ describe("/metrics", () => {
             lastSuccessAt: new Date("2026-01-03T10:00:00Z"),
             lastDay: "2026-01-02",
             failedPartitions: 0,
+            rejectedRecords: 0,
+            uncertainPartitions: 0,
+            unreadPartitions: 0,
           },
         ]);
       },
@@ -362,7 +387,9 @@ describe("/metrics", () => {
     });
     const server = await serve(metrics);
     const first = (await scrape(server)).text;
-    expect(first).toMatch(/^etl_stream_last_day_timestamp_seconds\{stream="trend_items"/m);
+    for (const gauge of ["last_day_timestamp_seconds", "rejected_records", "unread_partitions"]) {
+      expect(first).toMatch(new RegExp(`^etl_stream_${gauge}\\{stream="trend_items"`, "m"));
+    }
     expect(first).toMatch(/^etl_upstream_credential_refused 0$/m);
     refused = true;
     expect((await scrape(server)).text).toMatch(/^etl_upstream_credential_refused 1$/m);

@@ -3,54 +3,10 @@
 import { describe, expect, it } from "vitest";
 import { createEtlMetrics } from "../../src/metrics/etl-metrics.js";
 import { dashboardExpressions, rules, ruleTests } from "../helpers/ops-files.js";
+import { metricNames } from "../helpers/promql.js";
 
 /** Series Prometheus itself makes for every scrape, not exported by the worker. */
 const SCRAPE_SERIES = ["up"];
-
-/**
- * The words of PromQL (as of Prometheus 2.x) that are not metric names. Label names are not
- * among them: they stand in braces, or in the label lists of by, without, on, ignoring,
- * group_left and group_right, which are dropped before the words are read.
- */
-const PROMQL_WORDS = new Set(
-  [
-    // Operators, modifiers and literals.
-    "and or unless atan2 bool offset start end inf nan group_left group_right",
-    // Aggregations.
-    "sum min max avg group stddev stdvar count count_values bottomk topk quantile limitk",
-    "limit_ratio",
-    // Functions.
-    "abs absent absent_over_time ceil changes clamp clamp_max clamp_min day_of_month",
-    "day_of_week day_of_year days_in_month delta deriv exp floor histogram_avg histogram_count",
-    "histogram_fraction histogram_quantile histogram_stddev histogram_stdvar histogram_sum",
-    "holt_winters double_exponential_smoothing hour idelta increase info irate label_join",
-    "label_replace ln log2 log10 minute month predict_linear rate resets round scalar sgn sort",
-    "sort_desc sort_by_label sort_by_label_desc sqrt time timestamp vector year",
-    "avg_over_time min_over_time max_over_time sum_over_time count_over_time quantile_over_time",
-    "stddev_over_time stdvar_over_time last_over_time present_over_time mad_over_time",
-    "acos acosh asin asinh atan atanh cos cosh deg pi rad sin sinh tan tanh",
-  ].flatMap((words) => words.split(" ")),
-);
-
-/**
- * The metric names an expression reads: every identifier but PromQL's own words. Dropped first:
- * string literals (label values), Grafana variables, label matchers in braces, the label lists
- * of by, without, on, ignoring, group_left and group_right, and ranges, durations and numbers.
- */
-function metricNames(expr: string): string[] {
-  const code = expr
-    .replace(/"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`/g, '""')
-    .replace(/\$\{\w+\}|\$\w+/g, "")
-    .replace(/\{[^}]*\}/g, "")
-    .replace(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, "")
-    .replace(/\[[^\]]*\]/g, "");
-  return (
-    [...code.matchAll(/[A-Za-z0-9_.:]+/g)]
-      .map((match) => match[0])
-      // PromQL's keywords are case-insensitive (SUM BY, Inf).
-      .filter((word) => !/^[0-9.]/.test(word) && !PROMQL_WORDS.has(word.toLowerCase()))
-  );
-}
 
 /** The series names a fresh worker registry exports: histograms as _bucket, _sum and _count. */
 async function exportedNames(): Promise<Set<string>> {
