@@ -1,6 +1,8 @@
 import type { AttemptStatus } from "../warehouse/schema.js";
 import type { DailyAttempts } from "../warehouse/sync-runs.js";
 import { utcMinuteOf } from "../time/calendar.js";
+import { type ColourName, COLOURS, HEALTH_MARKS, OUTCOME_MARKS, OUTCOMES } from "./status-marks.js";
+import { STREAM_HEALTHS, type StreamHealth, streamHealth } from "./stream-health.js";
 
 /** One stream's line of the report, as `etl status` prints it. */
 export interface StreamLine {
@@ -10,6 +12,7 @@ export interface StreamLine {
   readonly daysBehind: number | null;
   readonly failed: number;
   readonly failedShown: string;
+  /** What needs looking at, empty when nothing does. */
   readonly attention: string;
 }
 
@@ -21,14 +24,6 @@ export interface StatusReport {
   /** The queue as `etl status` prints it, or why it could not be read. */
   readonly queue: readonly string[];
 }
-
-const OUTCOMES: readonly AttemptStatus[] = [
-  "succeeded",
-  "failed",
-  "interrupted",
-  "abandoned",
-  "running",
-];
 
 const ESCAPES: Record<string, string> = {
   "&": "&amp;",
@@ -43,33 +38,52 @@ function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
 }
 
-/** How fresh a stream looks: current (0–1 days behind), late (2–3), stale (more), or never. */
-function freshness(line: StreamLine): string {
-  if (line.daysBehind === null) return "never";
-  if (line.daysBehind <= 1) return "current";
-  return line.daysBehind <= 3 ? "late" : "stale";
+/** A state as the page shows it: coloured, with its symbol and name, and `title` on hover. */
+function stateMark(health: StreamHealth, title: string): string {
+  const { symbol } = HEALTH_MARKS[health];
+  return `<span class="state state-${health}" title="${escape(title)}">${symbol} ${health}</span>`;
 }
 
-/** One day's attempts of a stream: a bar split by outcome, with the counts as its title. */
+/** An outcome's part of a day's bar (`count` attempts), or its sample in the legend. */
+function outcomeMark(status: AttemptStatus, count?: number): string {
+  const { symbol } = OUTCOME_MARKS[status];
+  if (count === undefined) {
+    return `<span class="outcome outcome-${status}" title="${status}">${symbol}</span>`;
+  }
+  return `<span class="outcome outcome-${status}" style="flex-grow: ${count}" title="${count} ${status}">${symbol} ${count}</span>`;
+}
+
+/** Everything that applies to a stream, the worst (the state it is shown in) first. */
+function stateTitle(line: StreamLine, health: StreamHealth): string {
+  const facts = [
+    line.failed > 0 ? `${line.failed} partitions failed for good (${line.failedShown})` : "",
+    line.daysBehind === null ? "never synced" : `${line.daysBehind} days behind`,
+    line.attention === "" ? "" : `needs attention: ${line.attention}`,
+  ];
+  return `${health}: ${facts.filter((fact) => fact !== "").join("; ")}`;
+}
+
+/** One day's attempts of a stream: a bar split by outcome, each part with its symbol and count. */
 function dayCell(attempts: readonly DailyAttempts[]): string {
-  const total = attempts.reduce((n, a) => n + a.attempts, 0);
-  if (total === 0) return `<td class="day empty" title="no attempt"></td>`;
   const parts = OUTCOMES.flatMap((status) => {
     const n = attempts.find((a) => a.status === status)?.attempts ?? 0;
     return n === 0 ? [] : [{ status, n }];
   });
+  if (parts.length === 0) return `<td class="day empty" title="no attempt"></td>`;
   const title = parts.map((p) => `${p.n} ${p.status}`).join(", ");
-  const bar = parts.map((p) => `<span class="${p.status}" style="flex: ${p.n}"></span>`).join("");
-  return `<td class="day" title="${escape(title)}"><div class="bar">${bar}</div>${total}</td>`;
+  const bar = parts.map((p) => outcomeMark(p.status, p.n)).join("");
+  return `<td class="day" title="${escape(title)}"><div class="bar">${bar}</div></td>`;
 }
 
 function streamRow(line: StreamLine, attempts: readonly DailyAttempts[], days: readonly string[]) {
+  const health = streamHealth(line);
   const cells = [
     `<th scope="row">${escape(line.stream)}</th>`,
+    `<td>${stateMark(health, stateTitle(line, health))}</td>`,
     `<td>${escape(line.family)}</td>`,
     `<td>${escape(line.lastSuccess)}</td>`,
-    `<td class="${freshness(line)}">${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
-    `<td class="${line.failed > 0 ? "failed-count" : ""}">${line.failed}</td>`,
+    `<td>${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
+    `<td>${line.failed}</td>`,
     `<td>${escape(line.failedShown)}</td>`,
     `<td>${escape(line.attention)}</td>`,
     ...days.map((day) => dayCell(attempts.filter((a) => a.day === day))),
@@ -77,19 +91,50 @@ function streamRow(line: StreamLine, attempts: readonly DailyAttempts[], days: r
   return `<tr data-stream="${escape(line.stream)}">${cells.join("")}</tr>`;
 }
 
+/** Marks of one colour, each with its meaning. */
+function samples(marks: readonly { sample: string; meaning: string }[]): string {
+  if (marks.length === 0) return "<td></td>";
+  return `<td><ul>${marks.map((m) => `<li>${m.sample}: ${escape(m.meaning)}</li>`).join("")}</ul></td>`;
+}
+
+/** Every colour of the page, named, with what it means for a stream and for a day's attempts. */
+function legend(): string {
+  const rows = (Object.keys(COLOURS) as ColourName[]).map((colour) => {
+    const states = STREAM_HEALTHS.filter((h) => HEALTH_MARKS[h].colour === colour).map((h) => ({
+      sample: stateMark(h, `${h}: ${HEALTH_MARKS[h].meaning}`),
+      meaning: HEALTH_MARKS[h].meaning,
+    }));
+    const outcomes = OUTCOMES.filter((o) => OUTCOME_MARKS[o].colour === colour).map((o) => ({
+      sample: `${outcomeMark(o)} ${o}`,
+      meaning: OUTCOME_MARKS[o].meaning,
+    }));
+    return `<tr><th scope="row">${colour}</th>${samples(states)}${samples(outcomes)}</tr>`;
+  });
+  return `<table id="legend">
+<thead><tr><th scope="col">colour</th><th scope="col">state of a stream</th><th scope="col">sync attempts of a day</th></tr></thead>
+<tbody>
+${rows.join("\n")}
+</tbody>
+</table>`;
+}
+
+const MARK_STYLE = [
+  ...STREAM_HEALTHS.map((h) => `.state-${h} { color: ${COLOURS[HEALTH_MARKS[h].colour]}; }`),
+  ...OUTCOMES.map((o) => `.outcome-${o} { background: ${COLOURS[OUTCOME_MARKS[o].colour]}; }`),
+].join("\n");
+
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1b1f24; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1b1f24; background: #fff; }
 table { border-collapse: collapse; }
 th, td { padding: 4px 8px; border-bottom: 1px solid #d0d7de; text-align: left; vertical-align: top; }
 thead th { background: #f6f8fa; }
-.current { color: #1a7f37; } .late { color: #9a6700; font-weight: 600; }
-.stale, .failed-count { color: #cf222e; font-weight: 600; } .never { color: #57606a; }
-td.day { min-width: 48px; font-size: 12px; color: #57606a; }
-.bar { display: flex; height: 10px; margin-bottom: 2px; }
-.bar .succeeded { background: #2da44e; } .bar .failed { background: #cf222e; }
-.bar .interrupted { background: #bf8700; } .bar .abandoned { background: #8250df; }
-.bar .running { background: #0969da; }
+.state { font-weight: 600; white-space: nowrap; }
+td.day { min-width: 48px; }
+.bar { display: flex; gap: 1px; }
+.outcome { flex: 0 0 auto; padding: 0 3px; font-size: 11px; line-height: 16px; color: #fff; white-space: nowrap; }
+#legend ul { margin: 0; padding-left: 1.2em; }
 pre { background: #f6f8fa; padding: 1em; }
+${MARK_STYLE}
 `;
 
 /** `etl status` as one self-contained page: no script, no external resource. */
@@ -97,6 +142,7 @@ export function statusHtml(report: StatusReport): string {
   const generated = utcMinuteOf(report.generatedAt);
   const head = [
     "stream",
+    "state",
     "family",
     "last success (UTC)",
     "days behind",
@@ -115,9 +161,11 @@ export function statusHtml(report: StatusReport): string {
 <body>
 <h1>music-etl status</h1>
 <p>Generated ${generated} UTC. Days behind: for daily streams, from the last day synced to
-yesterday; for the others, since the last success. The last columns are each day's sync attempts
-(UTC), by outcome: <span class="current">succeeded</span>, <span class="stale">failed</span>,
-interrupted, abandoned, running.</p>
+yesterday; for the others, since the last success. A stream is shown in the worst state that
+applies to it, in this order: ${STREAM_HEALTHS.join(", ")}; so a stream with failed partitions,
+or one that needs attention, is never shown current. Hover a state for everything that applies.
+The last columns are each day's sync attempts (UTC), by outcome. Every colour is in the legend
+below, and every mark also has its symbol and its words.</p>
 <table>
 <thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead>
 <tbody>
@@ -132,6 +180,8 @@ ${report.streams
   .join("\n")}
 </tbody>
 </table>
+<h2>Legend</h2>
+${legend()}
 <h2>Queue</h2>
 <pre>${escape(report.queue.join("\n"))}</pre>
 </body>
