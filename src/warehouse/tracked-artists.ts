@@ -11,16 +11,19 @@ export async function trackedArtistIds(db: Warehouse): Promise<number[]> {
 export interface CatalogueArtistLink {
   readonly catalogueArtistId: string;
   readonly socialArtistId: number;
+  /** The catalogue artist's name; absent from partitions stored before names were tracked. */
+  readonly name?: string | null;
 }
 
 /** Catalogue artists linked to a social artist, by catalogue id (the order ids are stored in). */
 export async function catalogueArtistLinks(db: Warehouse): Promise<CatalogueArtistLink[]> {
-  const { rows } = await sql<{ artist_id: string; social_artist_id: string }>`
-    select artist_id::text, social_artist_id::text from catalogue.artists
+  const { rows } = await sql<{ artist_id: string; social_artist_id: string; name: string | null }>`
+    select artist_id::text, social_artist_id::text, name from catalogue.artists
     where social_artist_id is not null order by artist_id`.execute(db);
   return rows.map((row) => ({
     catalogueArtistId: row.artist_id,
     socialArtistId: Number(row.social_artist_id),
+    name: row.name,
   }));
 }
 

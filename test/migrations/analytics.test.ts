@@ -278,6 +278,24 @@ describe("the analytics views", () => {
     expect(metrics.map((m) => m.metric)).toEqual(["fans", "followers", "likes", "subscribers"]);
   });
 
+  it("artist_follower_growth and playlist_reach: every artist has the name the sandbox gives it", async () => {
+    const names = new Map(data.socialArtists().map((a) => [String(a.cm_artist), a.name]));
+    const named = (rows: { artist_id: string }[]) =>
+      rows.map((r) => ({ artist_id: r.artist_id, name: names.get(r.artist_id) }));
+    const tracked = await query<{ artist_id: string; name: string | null }>(
+      "select artist_id::text, name from artist_stats.artists order by 1",
+    );
+    expect(tracked.length).toBeGreaterThan(1);
+    expect(tracked).toEqual(named(tracked));
+    for (const view of ["artist_follower_growth", "playlist_reach"]) {
+      const rows = await query<{ artist_id: string; name: string | null }>(
+        `select distinct artist_id::text, artist_name as name from analytics.${view} order by 1`,
+      );
+      expect(rows.length, view).toBeGreaterThan(0);
+      expect(rows, view).toEqual(named(rows));
+    }
+  });
+
   it("playlist_reach: an artist's current placements, distinct playlists and their followers are the sandbox's", async () => {
     const [artist] = data.socialArtists();
     if (!artist) throw new Error("the sandbox has no social artist");

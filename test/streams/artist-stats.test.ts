@@ -11,9 +11,11 @@ import {
 } from "../../src/api/enums.js";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import type { SandboxDataset, SocialArtist } from "../../sandbox/index.js";
+import { artists as trackedArtists } from "../../src/streams/artist-stats/artists.js";
 import { artistStatsStreams } from "../../src/streams/artist-stats/index.js";
 import { playlistKey } from "../../src/streams/artist-stats/playlist-placements.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
+import { planRequests } from "../../src/streams/request-plan.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { Stream } from "../../src/streams/stream.js";
 import { daysBetween } from "../../src/time/calendar.js";
@@ -78,15 +80,15 @@ async function startFixture(
   };
 }
 
-/** Links catalogue artists to social ids, as the catalogue streams do earlier in a sync. */
+/** Links named catalogue artists to social ids, as the catalogue streams do earlier in a sync. */
 async function linkCatalogueArtists(
   harness: SyncHarness,
-  links: readonly (readonly [number, number | null])[],
+  links: readonly (readonly [number, number | null, string | null])[],
 ): Promise<void> {
-  for (const [artistId, socialArtistId] of links) {
+  for (const [artistId, socialArtistId, name] of links) {
     await harness.warehouse.query(
-      "insert into catalogue.artists (artist_id, social_artist_id, raw) values ($1, $2, '{}')",
-      [artistId, socialArtistId],
+      "insert into catalogue.artists (artist_id, social_artist_id, name, raw) values ($1, $2, $3, '{}')",
+      [artistId, socialArtistId, name],
     );
   }
 }
@@ -150,9 +152,9 @@ describe("artist statistics streams", () => {
     const [a, , c] = artists as [SocialArtist, SocialArtist, SocialArtist];
     // c only through the catalogue; a also; a catalogue artist without a social id is ignored.
     await linkCatalogueArtists(harness, [
-      [c.artist_id ?? 900_001, c.cm_artist],
-      [a.artist_id ?? 900_002, a.cm_artist],
-      [900_003, null],
+      [c.artist_id ?? 900_001, c.cm_artist, c.name],
+      [a.artist_id ?? 900_002, a.cm_artist, a.name],
+      [900_003, null, "Nobody"],
     ]);
     first = await fixture.sync(TODAY, artistStatsStreams, { from: FROM, to: TO });
   });
@@ -183,7 +185,8 @@ describe("artist statistics streams", () => {
   it("tracks each artist once, with every way it was found", async () => {
     const [a, b, c] = artists as [SocialArtist, SocialArtist, SocialArtist];
     const rows = await harness.warehouse.query(
-      `select artist_id::int, found_via, streaming_artist_ids, catalogue_artist_ids::text[], raw
+      `select artist_id::int, found_via, streaming_artist_ids, catalogue_artist_ids::text[], name,
+              raw
        from artist_stats.artists order by artist_id`,
     );
     const expected = [
@@ -192,6 +195,7 @@ describe("artist statistics streams", () => {
         found_via: ["config", "streaming_id", "catalogue_artist"],
         streaming_artist_ids: [a.music_streaming_1],
         catalogue_artist_ids: [String(a.artist_id ?? 900_002)],
+        name: a.name,
         raw: { [a.music_streaming_1]: { obj: [a] } },
       },
       {
@@ -199,6 +203,7 @@ describe("artist statistics streams", () => {
         found_via: ["streaming_id"],
         streaming_artist_ids: [b.music_streaming_1],
         catalogue_artist_ids: [],
+        name: b.name,
         raw: { [b.music_streaming_1]: { obj: [b] } },
       },
       {
@@ -206,6 +211,7 @@ describe("artist statistics streams", () => {
         found_via: ["catalogue_artist"],
         streaming_artist_ids: [],
         catalogue_artist_ids: [String(c.artist_id ?? 900_001)],
+        name: c.name,
         raw: {},
       },
     ].sort((x, y) => x.artist_id - y.artist_id);
@@ -550,6 +556,88 @@ describe("artist statistics streams", () => {
   });
 });
 
+describe("the tracked artists' names", () => {
+  // Never a social artist's id: the sandbox's have four to seven digits.
+  const UNKNOWN = 999;
+  const NAMES_ASKED = "artistStats.cmStats";
+  let fixture: Fixture;
+  let harness: SyncHarness;
+  let artists: readonly SocialArtist[];
+  let synced: StreamSummary[];
+  let asked: number;
+  const namesAsked = () => harness.upstream.sandbox.stats().byOperation[NAMES_ASKED] ?? 0;
+  const names = () =>
+    harness.warehouse.query<{ artist_id: number; name: string | null }>(
+      "select artist_id::int, name from artist_stats.artists order by artist_id",
+    );
+
+  beforeAll(async () => {
+    fixture = await startFixture(
+      "artist_names",
+      { today: TODAY, sandbox: { size: { ...SIZE, socialArtists: 4 } } },
+      ([a, , c]) => ({
+        // a through its streaming id; c by its id alone; an id the statistics API does not know.
+        social_artist_ids: [c?.cm_artist, UNKNOWN],
+        streaming_artist_ids: [a?.music_streaming_1],
+      }),
+    );
+    harness = fixture.harness;
+    artists = harness.upstream.sandbox.data.socialArtists();
+    const [a, b, , d] = artists as [SocialArtist, SocialArtist, SocialArtist, SocialArtist];
+    // a also through a catalogue artist named otherwise; b through one naming it; d through one
+    // without a name.
+    await linkCatalogueArtists(harness, [
+      [900_001, a.cm_artist, `${a.name} (catalogue)`],
+      [900_002, b.cm_artist, b.name],
+      [900_003, d.cm_artist, null],
+    ]);
+    const before = namesAsked();
+    synced = await fixture.sync(TODAY, [trackedArtists]);
+    asked = namesAsked() - before;
+  });
+
+  afterAll(() => harness.close());
+
+  it("names each artist as the statistics API does, else as its catalogue artist does", async () => {
+    expect(failures(synced)).toEqual([]);
+    const [a, b, c, d] = artists as [SocialArtist, SocialArtist, SocialArtist, SocialArtist];
+    expect(await names()).toEqual(
+      [
+        // Its /artist-id answer's name, before its catalogue artist's.
+        { artist_id: a.cm_artist, name: a.name },
+        { artist_id: b.cm_artist, name: b.name },
+        // Its /cm-stats answer's name: no catalogue artist names c or d.
+        { artist_id: c.cm_artist, name: c.name },
+        { artist_id: d.cm_artist, name: d.name },
+        // Tracked still, with no name: the statistics API answered 404.
+        { artist_id: UNKNOWN, name: null },
+      ].sort((x, y) => x.artist_id - y.artist_id),
+    );
+  });
+
+  it("asks /cm-stats only for the artists no catalogue artist names, as many times as planned", async () => {
+    // c, d and the unknown id; one /artist-id look-up besides.
+    expect(asked).toBe(3);
+    expect(synced[0]?.requests).toBe(4);
+    const plan = await planRequests(
+      { db: harness.warehouse.db, config: fixture.config, today: TODAY },
+      [trackedArtists],
+      {},
+    );
+    expect(plan.streams).toMatchObject([{ requests: 4, basis: { kind: "exact" } }]);
+  });
+
+  it("names them again in a replay, from the stored answers alone", async () => {
+    const expected = await names();
+    await harness.warehouse.query("update artist_stats.artists set name = null");
+    const requests = harness.upstream.sandbox.stats().requests;
+    const replayed = await harness.replay([trackedArtists]);
+    expect(failures(replayed)).toEqual([]);
+    expect(harness.upstream.sandbox.stats().requests).toBe(requests);
+    expect(await names()).toEqual(expected);
+  });
+});
+
 describe("artist statistics streams with a narrowed request plan", () => {
   let fixture: Fixture;
   let harness: SyncHarness;
@@ -671,6 +759,18 @@ describe("artist statistics streams against a drifting upstream", () => {
       "select count(*) as n from artist_stats.artists where raw::text like '%x_unexpected%'",
     );
     expect(tracked).toEqual([{ n: "1" }]);
+  });
+
+  it("names every tracked artist from the drifted answers", async () => {
+    const names = await harness.warehouse.query(
+      "select artist_id::int, name from artist_stats.artists order by artist_id",
+    );
+    expect(names).toEqual(
+      harness.upstream.sandbox.data
+        .socialArtists()
+        .map((a) => ({ artist_id: a.cm_artist, name: a.name }))
+        .sort((x, y) => x.artist_id - y.artist_id),
+    );
   });
 
   it("reads numbers sent as strings, stores nulls as null and a renamed metric under its new name", async () => {

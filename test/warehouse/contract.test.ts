@@ -23,7 +23,7 @@ const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {
     key: ["day", "selection_type", "sale_type", "series_position"],
     columns: ["series", "total"],
   },
-  "artist_stats.artists": { key: ["artist_id"], columns: ["raw"] },
+  "artist_stats.artists": { key: ["artist_id"], columns: ["name", "raw"] },
   "artist_stats.platform_stats": {
     key: ["artist_id", "source", "metric", "day"],
     columns: ["value", "raw"],

@@ -27,6 +27,8 @@ const BASE = `${API_PREFIX}/artist-stats`;
 export interface ArtistIdLookup {
   /** The social artist id (`cm_artist`) the statistics operations take, when one was found. */
   readonly socialArtistId: number | null;
+  /** The name the statistics API gives that artist, when its record carries one. */
+  readonly name: string | null;
   readonly raw: unknown;
 }
 
@@ -48,15 +50,18 @@ export interface StatSeries {
   readonly raw: unknown;
 }
 
-/** `{obj: [{cm_artist, ...}]}` or `{obj: {cm_artist, ...}}`; `id` is accepted as a fallback. */
+/**
+ * `{obj: [{cm_artist, name, ...}]}` or `{obj: {cm_artist, name, ...}}`; `id` is accepted as a
+ * fallback. The first record with an id is the artist.
+ */
 function toArtistIdLookup(body: unknown): ArtistIdLookup {
   const inner = unwrapObject(body);
   for (const candidate of oneOrMany(inner)) {
     const record = asRecord(candidate);
     const id = record ? toInteger(record.cm_artist ?? record.id) : null;
-    if (id !== null) return { socialArtistId: id, raw: body };
+    if (record && id !== null) return { socialArtistId: id, name: toText(record.name), raw: body };
   }
-  return { socialArtistId: null, raw: body };
+  return { socialArtistId: null, name: null, raw: body };
 }
 
 const TIME_FIELDS = ["timestp", "timestamp", "date", "day", "time", "ts"];

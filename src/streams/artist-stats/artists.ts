@@ -1,6 +1,10 @@
-import { artistId } from "../../api/operations/artist-stats.js";
+import type { Exchange } from "../../api/api-client.js";
+import { artistId, cmStats } from "../../api/operations/artist-stats.js";
+import { asRecord, oneOrMany, toText } from "../../api/read-values.js";
+import { toSnapshot } from "../../api/results.js";
+import { UpstreamStatusError } from "../../errors.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, type Partition } from "../stream.js";
+import { defineStream, type FetchContext, type Partition } from "../stream.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
 import type { CatalogueArtistLink } from "../../warehouse/tracked-artists.js";
 
@@ -29,6 +33,44 @@ interface TrackedArtist {
   readonly catalogueArtistIds: string[];
   /** The /artist-id answers that resolved the artist, by streaming id. */
   readonly lookups: Record<string, unknown>;
+  /** The first name the statistics API gave it (an /artist-id answer, then /cm-stats). */
+  statisticsName: string | null;
+  /** The name of its catalogue artist of the lowest id that has one. */
+  catalogueName: string | null;
+}
+
+/**
+ * The artists no catalogue artist names, found through the configuration or the catalogue,
+ * ascending: the statistics API is asked for their names (/cm-stats). Known before fetching, so
+ * the plan counts the requests exactly; an artist found by a streaming id has the name its
+ * /artist-id answer gives.
+ */
+function unnamedArtistIds({ socialArtistIds, catalogue }: TrackingPartition): number[] {
+  const named = new Set(catalogue.filter((link) => link.name).map((link) => link.socialArtistId));
+  const ids = [...socialArtistIds, ...catalogue.map((link) => link.socialArtistId)];
+  return [...new Set(ids)].filter((id) => !named.has(id)).sort((a, b) => a - b);
+}
+
+/**
+ * The artist's summary, for its name; null when the statistics API does not know the artist
+ * (404): it has no name to give, and its other statistics fail on their own partitions.
+ */
+async function summaryOf({ api, call }: FetchContext, id: number): Promise<Exchange | null> {
+  try {
+    return await api.exchange(cmStats, { artist_id: id }, call);
+  } catch (error) {
+    if (error instanceof UpstreamStatusError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The name in a /cm-stats answer: of the summary, or of its first element that has one. */
+function summaryName(body: unknown): string | null {
+  for (const element of oneOrMany(toSnapshot(body).data)) {
+    const name = toText(asRecord(element)?.name);
+    if (name !== null) return name;
+  }
+  return null;
 }
 
 export const artists = defineStream<TrackingPartition, TrackedArtist>({
@@ -46,14 +88,27 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       catalogue: await context.catalogueArtistLinks(),
     },
   ],
-  requests: ({ streamingArtistIds }) => streamingArtistIds.length,
-  // One look-up per streaming id, in the configured order.
-  fetch: async ({ api, call }, { streamingArtistIds }) => {
-    const exchanges = [];
-    for (const id of streamingArtistIds) exchanges.push(await api.exchange(artistId, { id }, call));
+  requests: (partition) => partition.streamingArtistIds.length + unnamedArtistIds(partition).length,
+  // One look-up per streaming id, in the configured order; then the summaries, all at once (the
+  // shared request budget caps how many are in flight): every per-artist stream waits for this
+  // one. Settled, not raced: a failed one fails the page only once none is still in flight.
+  fetch: async (context, partition) => {
+    const { api, call } = context;
+    const exchanges: Exchange[] = [];
+    for (const id of partition.streamingArtistIds) {
+      exchanges.push(await api.exchange(artistId, { id }, call));
+    }
+    const summaries = await Promise.allSettled(
+      unnamedArtistIds(partition).map((id) => summaryOf(context, id)),
+    );
+    for (const summary of summaries) {
+      if (summary.status === "rejected") throw summary.reason;
+      if (summary.value) exchanges.push(summary.value);
+    }
     return exchanges;
   },
   read: (exchanges, { socialArtistIds, streamingArtistIds, catalogue }) => {
+    const lookups = exchanges.filter((exchange) => exchange.operation === artistId.name);
     const found = new Map<number, TrackedArtist>();
     const unresolved: TrackedArtist[] = [];
     const artist = (id: number): TrackedArtist => {
@@ -65,6 +120,8 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
           streamingIds: [],
           catalogueArtistIds: [],
           lookups: {},
+          statisticsName: null,
+          catalogueName: null,
         };
         found.set(id, entry);
       }
@@ -72,7 +129,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
     };
     for (const id of socialArtistIds) artist(id).ways.add("config");
     for (const [i, id] of streamingArtistIds.entries()) {
-      const body = exchanges[i]?.body;
+      const body = lookups[i]?.body;
       const lookup = artistId.parse(body);
       if (lookup.socialArtistId === null) {
         // A record without a key: the load quarantines it with its reason.
@@ -82,6 +139,8 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
           streamingIds: [id],
           catalogueArtistIds: [],
           lookups: { [id]: body },
+          statisticsName: null,
+          catalogueName: null,
         });
         continue;
       }
@@ -89,11 +148,18 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       entry.ways.add("streaming_id");
       entry.streamingIds.push(id);
       entry.lookups[id] = body;
+      entry.statisticsName ??= lookup.name;
     }
     for (const link of catalogue) {
       const entry = artist(link.socialArtistId);
       entry.ways.add("catalogue_artist");
       entry.catalogueArtistIds.push(link.catalogueArtistId);
+      entry.catalogueName ??= link.name ?? null;
+    }
+    for (const summary of exchanges) {
+      if (summary.operation !== cmStats.name) continue;
+      const entry = found.get(Number(summary.params.artist_id));
+      if (entry) entry.statisticsName ??= summaryName(summary.body);
     }
     return { records: [...found.values(), ...unresolved] };
   },
@@ -113,6 +179,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
           found_via: toArrayLiteral(WAYS.filter((way) => artist.ways.has(way))),
           streaming_artist_ids: toArrayLiteral([...artist.streamingIds].sort()),
           catalogue_artist_ids: toArrayLiteral(artist.catalogueArtistIds),
+          name: artist.statisticsName ?? artist.catalogueName,
           raw: artist.lookups,
         },
       ],
