@@ -1,9 +1,11 @@
 // `npm run sandbox`: the sandbox upstream as a standalone process, for the demo and manual runs.
 // Flags win over environment variables; the API key is never printed.
 import { parseArgs } from "node:util";
+import { currentUtcDate, formatDay, requireDay } from "./days.js";
 import type { KnobsPatch, SandboxSize } from "./interfaces.js";
 import { startSandbox } from "./server.js";
 import { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";
+import { sizeEndingBefore } from "./size.js";
 
 const USAGE = `Usage: npm run sandbox -- [options]
   --port <n>          SANDBOX_PORT        default 8787
@@ -15,7 +17,8 @@ const USAGE = `Usage: npm run sandbox -- [options]
   --latency-ms <n>    SANDBOX_LATENCY_MS  default 0
   --today <day>       SANDBOX_TODAY       the sandbox's "now" (YYYY-MM-DD), default the real UTC day
   --size <json>       SANDBOX_SIZE        dataset size, e.g. {"days":365,"products":5000}
-                                          (keys as in docs/sandbox.md; the rest keep defaults)
+                                          (keys as in docs/sandbox.md; the rest keep defaults;
+                                          sales end the day before today unless startDate is set)
   --shapes <a,b>      SANDBOX_SHAPES      alternative payload shapes, named variants comma-separated:
                                           ${Object.keys(SHAPE_VARIANTS).join(", ")}
 Steer a running sandbox with POST /__sandbox/knobs; read GET /__sandbox/stats.`;
@@ -91,6 +94,13 @@ if (rps !== undefined) knobs.requestsPerSecond = rps;
 if (faultRate !== undefined) knobs.faultRate = faultRate;
 if (latencyMs !== undefined) knobs.latencyMs = latencyMs;
 
+/** "first..last" day with sales, or "none". */
+function salesWindow({ startDate, days }: SandboxSize): string {
+  if (days === 0) return "none";
+  return `${startDate}..${formatDay(requireDay(startDate, "size.startDate") + days - 1)}`;
+}
+
+const today = values.today ?? (process.env.SANDBOX_TODAY || currentUtcDate());
 try {
   const sandbox = await startSandbox({
     port: numberSetting(values.port, "SANDBOX_PORT") ?? 8787,
@@ -98,10 +108,13 @@ try {
     apiKey: values["api-key"] ?? (process.env.SANDBOX_API_KEY || "sandbox-key"),
     seed: numberSetting(values.seed, "SANDBOX_SEED") ?? 1,
     knobs,
-    size: sizeSetting(),
-    today: values.today ?? (process.env.SANDBOX_TODAY || undefined),
+    size: sizeEndingBefore(today, sizeSetting()),
+    today,
   });
-  console.log(`Sandbox upstream listening on ${sandbox.url}`);
+  // The URL ends at the first space: scripts read it from this line.
+  console.log(
+    `Sandbox upstream listening on ${sandbox.url} (sales ${salesWindow(sandbox.data.size)}, today ${today})`,
+  );
   const stop = () => {
     void sandbox.close().then(() => process.exit(0));
   };

@@ -1,4 +1,4 @@
-import { requireDay } from "./days.js";
+import { formatDay, requireDay } from "./days.js";
 import type { SandboxSize } from "./interfaces.js";
 
 // Defaults make every list in the sandbox need several pages at the upstream's page sizes.
@@ -32,4 +32,16 @@ export function resolveSize(partial: Partial<SandboxSize> = {}): SandboxSize {
     if (size[key] < 1) throw new Error(`size.${key} must be at least 1`);
   }
   return size;
+}
+
+/**
+ * The size whose sales end the day before `today`, `days` long, unless `partial` sets startDate:
+ * the standalone sandbox stands in for the real API, whose sales reach yesterday, so a client
+ * pointed at it for recent days finds some. startSandbox's default stays DEFAULT_SIZE's fixed
+ * month, so that a test's days do not move with the clock.
+ */
+export function sizeEndingBefore(today: string, partial: Partial<SandboxSize> = {}): SandboxSize {
+  const size = resolveSize(partial);
+  if (partial.startDate !== undefined) return size;
+  return { ...size, startDate: formatDay(requireDay(today, "today") - size.days) };
 }

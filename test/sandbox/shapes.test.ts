@@ -951,7 +951,7 @@ describe("sandbox CLI --shapes", () => {
   it("starts with the named variants combined", async () => {
     const cli = startCli(["--port", "0", "--shapes", "laravel, url-arrays,stat-pairs"]);
     const line = await cli.firstLine;
-    const url = line.slice(line.indexOf("http://"));
+    const url = /http:\/\/\S+/.exec(line)?.[0] ?? "";
     const response = await fetch(`${url}/__sandbox/knobs`, { method: "POST", body: "{}" });
     const { knobs } = (await response.json()) as { knobs: { shapes: ShapeKnobs } };
     expect(knobs.shapes).toEqual({
@@ -972,7 +972,7 @@ describe("sandbox CLI --shapes", () => {
   it("serves two habits at once: --shapes money-decimals,sql-datetimes", async () => {
     const cli = startCli(["--port", "0", "--shapes", "money-decimals,sql-datetimes"]);
     const line = await cli.firstLine;
-    const url = line.slice(line.indexOf("http://"));
+    const url = /http:\/\/\S+/.exec(line)?.[0] ?? "";
     const response = await fetch(`${url}/api/v1/payouts`, {
       headers: { authorization: "Bearer sandbox-key" },
     });

@@ -15,6 +15,7 @@ import { pendingMigrations } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
+import { catalogueArtistsNote } from "../catalogue-artists-note.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 
@@ -146,11 +147,9 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
       );
     }
     const today = utcToday();
-    const { streams: plans, artists } = await planRequests(
-      { db, config: etl, today },
-      streams,
-      range,
-    );
+    const plan = await planRequests({ db, config: etl, today }, streams, range);
+    const { streams: plans, artists } = plan;
+    const leftOut = catalogueArtistsNote(plan, streams, etl);
     const explicit = range.from !== undefined || range.to !== undefined;
     out.line(
       explicit
@@ -168,7 +167,12 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     for (const line of table([
       ["stream", "partitions", "requests", "basis"],
       ...rows,
-      ["total", sum, String(total), ""],
+      [
+        "total",
+        sum,
+        String(total),
+        leftOut ? "at least: the catalogue's artists left out (last line)" : "",
+      ],
     ])) {
       out.line(line);
     }
@@ -176,6 +180,7 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     const radio = radioHistoryNote(etl, streams, range, today);
     if (radio) out.line(radio);
     out.line(rateText(total, etl, await learnedRate(env, etl)));
+    if (leftOut) out.line(leftOut);
     return ExitCode.ok;
   } finally {
     await db.destroy();
