@@ -46,6 +46,8 @@ COPY --from=build /app/dist/ ./dist/
 COPY etl.config.example.json ./
 USER node
 # The worker's operator HTTP port: /livez, /readyz, /metrics, /queues.
+# The operator port listens on every interface of the container (the host decides what to publish).
+ENV WORKER_HOST=0.0.0.0
 EXPOSE 9464
 # No curl in slim images: node's own fetch. Liveness, not readiness: orchestrators that act on
 # health (Swarm, autoheal) would otherwise restart every worker while Postgres or Redis is away,

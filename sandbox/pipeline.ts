@@ -41,13 +41,16 @@ export function createRequestHandler(state: SandboxState) {
  */
 async function handle(state: SandboxState, request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? "/", "http://sandbox");
+  // Routed on the path as sent: URL resolves dot segments, even encoded ones, and a name ".."
+  // sent as one segment would otherwise be taken for the parent path.
+  const sentPath = (request.url ?? "/").split("?")[0] ?? "/";
   if (url.pathname.startsWith(ADMIN_PREFIX)) {
     return handleAdmin(state, request, response, url.pathname);
   }
 
   const arrivedMs = Date.now();
   const arrivedAt = performance.now();
-  const match = matchRoute(API_ROUTES, request.method ?? "", url.pathname);
+  const match = matchRoute(API_ROUTES, request.method ?? "", sentPath);
   state.stats.arrived(match?.route.operation ?? "unknown", Math.floor(arrivedMs / 1000));
   response.on("close", () => state.stats.finished());
   const knobs = state.knobs();

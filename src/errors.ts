@@ -40,6 +40,18 @@ export class ConfigError extends EtlError {
   }
 }
 
+/** The operator port is another process's: a configuration matter (exit 2), said as one. */
+export class PortTakenError extends ConfigError {
+  constructor(host: string, port: number) {
+    super("environment", [
+      {
+        field: "WORKER_PORT",
+        problem: `port ${port} on ${host} is taken (another worker on this machine?): set WORKER_PORT to a free port, or to 0 to pick one`,
+      },
+    ]);
+  }
+}
+
 /** The upstream answered the next page with the page before: it ignores the paging parameters. */
 export class PagingError extends EtlError {
   constructor(stream: string, partition: string, offset: number) {

@@ -24,9 +24,14 @@ export function defineOperation<S extends z.ZodType, R>(
   return operation;
 }
 
-/** A path segment from a caller's value (a UPC, an artist name...). */
+/**
+ * A path segment from a caller's value (a UPC, an artist name...), encoded so it stays one
+ * segment: "/" is escaped by encodeURIComponent, and a value of dots alone ("." or "..", a dot
+ * segment that a server would resolve) has its dots escaped too.
+ */
 export function segment(value: string | number): string {
-  return encodeURIComponent(String(value));
+  const text = String(value);
+  return /^\.+$/.test(text) ? text.replaceAll(".", "%2E") : encodeURIComponent(text);
 }
 
 export const API_PREFIX = "/api/v1";

@@ -12,8 +12,11 @@ const MAX_INTEGER_DIGITS = 12;
 export function parseAmountOption(value: string, flag = "--amount"): string {
   const text = value.trim();
   if (/^\d+,\d+$/.test(text)) {
+    // Both problems at once: the amount with a period may be refused too (1,50 is under 100).
+    const period = text.replace(",", ".");
+    const problem = amount.safeParse(period).error?.issues[0]?.message;
     throw new UsageError(
-      `${flag} ${value}: use a period as the decimal separator (${text.replace(",", ".")}), not a comma`,
+      `${flag} ${value}: use a period as the decimal separator (${period}), not a comma${problem ? `; and ${period} ${problem}` : ""}`,
     );
   }
   const parsed = amount.safeParse(text);

@@ -14,7 +14,11 @@ export function parseDayRange(options: DayRangeOptions, today = utcToday()): Day
     ["--to", options.to],
   ] as const) {
     if (value !== undefined && !isCalendarDate(value)) {
-      throw new UsageError(`${flag} must be a calendar date written YYYY-MM-DD (got "${value}")`);
+      throw new UsageError(
+        /^\d{4}-\d{2}-\d{2}$/.test(value)
+          ? `${flag} ${value} is not a day of the calendar`
+          : `${flag} must be a calendar date written YYYY-MM-DD (got "${value}")`,
+      );
     }
     if (value !== undefined && value > today) {
       throw new UsageError(`${flag} ${value} is in the future (today is ${today} UTC)`);

@@ -1,3 +1,4 @@
+import { hostname } from "node:os";
 import { Command, CommanderError } from "commander";
 import type { BackfillOptions } from "./commands/backfill.js";
 import type { GrantReaderOptions } from "./commands/grant-reader.js";
@@ -21,6 +22,22 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   throw error;
 });
 const writeError = (line: string) => process.stderr.write(`${line}\n`);
+/**
+ * The worker's error that ends it before it runs, as the JSON line its logs are (pino's fields,
+ * level fatal) when no person watches standard error: a log collector reads one format.
+ */
+const writeFatal = (line: string) =>
+  process.stderr.isTTY
+    ? writeError(line)
+    : writeError(
+        JSON.stringify({
+          level: 60,
+          time: Date.now(),
+          pid: process.pid,
+          hostname: hostname(),
+          msg: line,
+        }),
+      );
 
 /**
  * Each command's module is loaded when it runs: the worker's queue and web libraries are a
@@ -41,12 +58,15 @@ const commands = {
 };
 
 /** Runs a command and turns its outcome, or its error, into the process's exit code. */
-function action<A extends unknown[]>(run: (...args: A) => Promise<ExitCode>) {
+function action<A extends unknown[]>(
+  run: (...args: A) => Promise<ExitCode>,
+  write: (line: string) => void = writeError,
+) {
   return async (...args: A) => {
     try {
       process.exitCode = await run(...args);
     } catch (error) {
-      process.exitCode = reportError(error, writeError);
+      process.exitCode = reportError(error, write);
     }
   };
 }
@@ -151,7 +171,7 @@ program
   .description(
     "run the worker: scheduled runs and backfills from the queue; /livez, /readyz, /metrics and /queues on WORKER_PORT",
   )
-  .action(action(async () => (await commands.worker()).workerCommand()));
+  .action(action(async () => (await commands.worker()).workerCommand(), writeFatal));
 
 program
   .command("backfill")

@@ -41,6 +41,14 @@ export const envSchema = z.object({
     .min(0, "must be a port number")
     .max(65_535, "must be a port number")
     .default(9464),
+  /** The interface the operator port listens on: this machine only, unless told otherwise. */
+  WORKER_HOST: z
+    .string()
+    .trim()
+    .regex(/^[\w.:-]+$/, "must be an interface's address or host name, e.g. 0.0.0.0")
+    .default("127.0.0.1"),
+  /** When set, /metrics and /queues answer only requests carrying it (bearer or basic auth). */
+  OPERATOR_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
 });
 
 export type EnvConfig = z.output<typeof envSchema>;

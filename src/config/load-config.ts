@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { ConfigError } from "../errors.js";
+import { controlCharacterProblems } from "./control-characters.js";
 import { type EnvConfig, envSchema } from "./env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "./etl-config-schema.js";
 import { toConfigProblems } from "./zod-problems.js";
@@ -78,11 +79,14 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   const env = envResult.data;
   if (options.upstream !== false) requireUpstream(env);
   const configPath = resolve(cwd, env.ETL_CONFIG);
-  const fileResult = etlConfigSchema.safeParse(readJsonFile(configPath, env.ETL_CONFIG), {
-    reportInput: true,
-  });
-  if (!fileResult.success) {
-    throw new ConfigError(env.ETL_CONFIG, toConfigProblems(fileResult.error, true));
+  const file = readJsonFile(configPath, env.ETL_CONFIG);
+  const fileResult = etlConfigSchema.safeParse(file, { reportInput: true });
+  const problems = [
+    ...controlCharacterProblems(file),
+    ...(fileResult.success ? [] : toConfigProblems(fileResult.error, true, etlConfigSchema)),
+  ];
+  if (!fileResult.success || problems.length > 0) {
+    throw new ConfigError(env.ETL_CONFIG, problems);
   }
   return { env, etl: fileResult.data, configPath };
 }

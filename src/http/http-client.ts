@@ -1,5 +1,5 @@
 import pRetry from "p-retry";
-import { Agent, request as undiciRequest } from "undici";
+import { Agent } from "undici";
 import {
   AuthError,
   FailureBodyError,
@@ -24,6 +24,7 @@ import {
 } from "./rate-limit-headers.js";
 import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
+import { requestTarget } from "./request-target.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
@@ -266,14 +267,11 @@ export class HttpClient {
   async #send(request: HttpRequest, identity: RequestIdentity): Promise<RawResponse> {
     const { baseUrl, apiKey, timeoutMs, maxResponseBytes } = this.#options;
     const abort = linkedAbort(request.signal, timeoutMs);
-    const url = new URL(baseUrl + request.path);
-    for (const [name, value] of Object.entries(request.query ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, String(value));
-    }
+    const target = requestTarget(baseUrl, request.path, request.query);
     try {
-      const response = await undiciRequest(url, {
+      const response = await this.#agent.request({
+        ...target,
         method: request.method,
-        dispatcher: this.#agent,
         // undici closes the connection after a GET with a body, in case the server left the body
         // unread; the trends operations are such GETs, and this upstream reads their bodies. Kept
         // alive, they cost no new connection each (a TLS handshake, against the real upstream).

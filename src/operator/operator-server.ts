@@ -1,9 +1,11 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import type { Queue } from "bullmq";
 import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import { PortTakenError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { EtlMetrics } from "../metrics/etl-metrics.js";
 import { checkMessage } from "./check-message.js";
@@ -13,10 +15,19 @@ import { withTimeout } from "../async/with-timeout.js";
 export type HealthCheck = () => Promise<void>;
 
 export interface OperatorServerOptions {
-  /** Default 0.0.0.0: the probes and the scraper come from outside the container. */
+  /**
+   * The interface it listens on (WORKER_HOST): 127.0.0.1 by default, so only this machine
+   * reaches it; the image sets 0.0.0.0, where the probes and the scraper come from outside.
+   */
   readonly host?: string;
   /** 0 picks a free port (see `url`). */
   readonly port: number;
+  /**
+   * When set (OPERATOR_TOKEN), /metrics and /queues answer only a request that carries it, as a
+   * bearer token or as the password of HTTP basic authentication (any user name). The probes
+   * stay open: an orchestrator asks them without credentials.
+   */
+  readonly token?: string;
   readonly metrics: EtlMetrics;
   /** By name, e.g. `{ postgres, redis }`; each runs in parallel on every /readyz. */
   readonly checks: Readonly<Record<string, HealthCheck>>;
@@ -41,7 +52,7 @@ export const DASHBOARD_PATH = "/queues";
  */
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
   const { logger, metrics } = options;
-  const host = options.host ?? "0.0.0.0";
+  const host = options.host ?? "127.0.0.1";
   const log = logger.child({ component: "operator-server" });
   const app = express();
   app.disable("x-powered-by");
@@ -62,6 +73,8 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
       .set("cache-control", "no-store")
       .json(report);
   });
+
+  if (options.token !== undefined) app.use(["/metrics", DASHBOARD_PATH], tokenGate(options.token));
 
   app.get("/metrics", async (_request, response) => {
     const body = await metrics.registry.metrics();
@@ -84,10 +97,22 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
   const server = app.listen(options.port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
-    server.once("error", reject);
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(error.code === "EADDRINUSE" ? new PortTakenError(host, options.port) : error),
+    );
   });
-  const url = reachableUrl(server.address() as AddressInfo);
-  log.info({ url, dashboard: url + DASHBOARD_PATH }, "operator server listening");
+  const address = server.address() as AddressInfo;
+  const url = reachableUrl(address);
+  log.info(
+    {
+      url,
+      dashboard: url + DASHBOARD_PATH,
+      listening: `${host}:${address.port}`,
+      reachableFrom: isWildcard(address.address) ? "every interface" : "this address only",
+      token: options.token !== undefined,
+    },
+    "operator server listening",
+  );
 
   let closing: Promise<void> | undefined;
   return {
@@ -156,9 +181,39 @@ function dashboardRouter(queues: readonly Queue[]): Router {
   return serverAdapter.getRouter() as Router;
 }
 
+const isWildcard = (address: string) => address === "0.0.0.0" || address === "::";
+
 /** A wildcard address is not one to connect to: the URL names the loopback instead. */
 function reachableUrl(address: AddressInfo): string {
-  const wildcard = address.address === "0.0.0.0" || address.address === "::";
-  const host = wildcard ? (address.family === "IPv6" ? "::1" : "127.0.0.1") : address.address;
+  const host = isWildcard(address.address)
+    ? address.family === "IPv6"
+      ? "::1"
+      : "127.0.0.1"
+    : address.address;
   return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`;
+}
+
+/** Whether two secrets are equal, in a time that does not tell how much of them matched. */
+function sameSecret(given: string, token: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(token).digest();
+  return timingSafeEqual(a, b);
+}
+
+/** The token as a bearer token, or as basic authentication's password. */
+function tokenGate(token: string) {
+  return (request: Request, response: Response, next: NextFunction) => {
+    const [scheme = "", credential = ""] = (request.get("authorization") ?? "").split(" ");
+    const given =
+      scheme.toLowerCase() === "bearer"
+        ? credential
+        : scheme.toLowerCase() === "basic"
+          ? Buffer.from(credential, "base64").toString("utf8").split(":").slice(1).join(":")
+          : null;
+    if (given !== null && sameSecret(given, token)) return next();
+    response
+      .status(401)
+      .set("www-authenticate", 'Basic realm="music-etl operator", charset="UTF-8"')
+      .json({ error: "this page needs OPERATOR_TOKEN" });
+  };
 }

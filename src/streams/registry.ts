@@ -1,4 +1,5 @@
 import { UsageError } from "../errors.js";
+import { didYouMean } from "../similar-names.js";
 import { artistStatsStreams } from "./artist-stats/index.js";
 import { catalogueStreams } from "./catalogue/index.js";
 import { royaltiesStreams } from "./royalties/index.js";
@@ -24,9 +25,8 @@ export function selectStreams(only: readonly string[] | undefined): Stream[] {
   const known = new Set<string>([...STREAMS.map((s) => s.name), ...STREAM_FAMILIES]);
   const unknown = only.filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new UsageError(
-      `unknown stream ${unknown.map((n) => `"${n}"`).join(", ")}; known: ${[...known].join(", ")}`,
-    );
+    const named = unknown.map((name) => `"${name}"${didYouMean(name, known)}`);
+    throw new UsageError(`unknown stream ${named.join(", ")}; known: ${[...known].join(", ")}`);
   }
   return STREAMS.filter((s) => only.includes(s.name) || only.includes(s.family));
 }

@@ -1,7 +1,8 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { runCli } from "../helpers/cli.js";
+import { CLI_MAIN, runCli, TSX_LOADER } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -86,5 +87,49 @@ describe("etl check", () => {
     expect(result.stdout).toMatch(/^upstream {2}FAIL .*check MUSIC_API_KEY/m);
     expect(result.stdout + result.stderr).not.toContain(wrongKey);
     expect(sandbox.stats().requests).toBe(1);
+  });
+
+  it("writes what the client logs after its table, not into it, on one stream", async () => {
+    dir.write("one-retry.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      max_retries: 1,
+    });
+    sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+    try {
+      const env = {
+        PATH: process.env.PATH ?? "",
+        MUSIC_API_URL: sandbox.url,
+        MUSIC_API_KEY: sandbox.apiKey,
+        REDIS_URL,
+        DATABASE_URL: `${PG_HOST_URL}/postgres`,
+        ETL_CONFIG: "one-retry.json",
+        LOG_LEVEL: "warn",
+      };
+      // Standard output and error on one pipe, as a terminal or `2>&1` shows them.
+      const merged = await new Promise<string>((done) => {
+        execFile(
+          "sh",
+          ["-c", `"${process.execPath}" --import "${TSX_LOADER}" "${CLI_MAIN}" check 2>&1`],
+          { cwd: dir.path, env, timeout: 60_000 },
+          (_error, stdout) => done(stdout),
+        );
+      });
+      const lines = merged.trim().split("\n");
+      const table = lines.findIndex((line) => line.startsWith("config "));
+      expect(lines.slice(table, table + 4).map((line) => line.split(" ")[0])).toEqual([
+        "config",
+        "postgres",
+        "redis",
+        "upstream",
+      ]);
+      expect(lines[table + 3]).toMatch(/^upstream {2}FAIL /);
+      const logged = lines.slice(table + 4);
+      expect(logged.length).toBeGreaterThan(0);
+      for (const line of logged) expect(JSON.parse(line)).toMatchObject({ level: 40 });
+    } finally {
+      sandbox.setKnobs({ faultRate: 0 });
+    }
   });
 });

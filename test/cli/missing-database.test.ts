@@ -64,8 +64,18 @@ describe("a DATABASE_URL naming a database that does not exist", () => {
     sandbox.resetStats();
     const result = await etl(args, missing);
     expect(result.code, result.stdout + result.stderr).toBe(2);
-    expect(result.stderr).toContain(`database "${missing}" does not exist`);
-    expect(result.stderr).toContain("etl migrate");
+    // The worker's fatal error is a JSON line, as its logs are (no terminal here).
+    const said =
+      args[0] === "worker"
+        ? result.stderr
+            .trim()
+            .split("\n")
+            .map((line) => JSON.parse(line) as { level: number; msg: string })
+            .map(({ level, msg }) => (level === 60 ? msg : ""))
+            .join("\n")
+        : result.stderr;
+    expect(said).toContain(`database "${missing}" does not exist`);
+    expect(said).toContain("etl migrate");
     expect(await databaseExists(missing)).toBe(false);
     expect(sandbox.stats().requests).toBe(0);
   });

@@ -219,7 +219,11 @@ describe("etl payouts request", () => {
 
   it.each([
     ["99.99", "must be at least 100"],
-    ["150,00", "use a period as the decimal separator (150.00)"],
+    ["150,00", "use a period as the decimal separator (150.00), not a comma\n"],
+    [
+      "1,50",
+      "use a period as the decimal separator (1.50), not a comma; and 1.50 must be at least 100",
+    ],
     ["150.001", "at most two decimals"],
     ["abc", "must be a positive number"],
   ])("refuses --amount %s with exit 2, sending and writing nothing", async (amount, message) => {

@@ -221,9 +221,11 @@ describe("etl sync and status", () => {
 
   it.each([
     [["--from", "2026-01-05", "--to", "2026-01-02"], "--from 2026-01-05 is after --to 2026-01-02"],
-    [["--from", "2026-02-30"], "--from must be a calendar date"],
+    [["--from", "2026-02-30"], "--from 2026-02-30 is not a day of the calendar"],
+    [["--from", "2026-2-3"], '--from must be a calendar date written YYYY-MM-DD (got "2026-2-3")'],
     [["--to", "2999-01-01"], "is in the future"],
     [["--only", "trends,nonsense"], 'unknown stream "nonsense"'],
+    [["--only", "trend"], 'unknown stream "trend" (did you mean "trends"?)'],
   ])("refuses %j with exit 2 and writes nothing", async (args, message) => {
     const result = await etl(["sync", ...args], { DATABASE_URL: `${PG_HOST_URL}/${untouched}` });
     expect(result.code).toBe(2);

@@ -35,6 +35,8 @@ interface BadCase {
   readonly file?: unknown;
   readonly env?: Record<string, string>;
   readonly raw?: string;
+  /** What the line says besides the field. */
+  readonly says?: string;
 }
 
 const cases: BadCase[] = [
@@ -122,6 +124,36 @@ const cases: BadCase[] = [
     file: { ...validFile, artist_stats: { radio_history_days: 0 } },
   },
   { name: "unknown key", field: "upc", file: { ...validFile, upc: ["123"] } },
+  {
+    name: "mistyped key",
+    field: "lookback_dayz",
+    file: { ...validFile, lookback_dayz: 3 },
+    says: 'is not a known key (did you mean "lookback_days"?)',
+  },
+  {
+    name: "mistyped family of a lookback",
+    field: "lookback.trend",
+    file: { ...validFile, lookback: { trend: { days: 3 } } },
+    says: '(did you mean "trends"?)',
+  },
+  {
+    name: "mistyped key in a family's lookback",
+    field: "lookback.trends.dayz",
+    file: { ...validFile, lookback: { trends: { dayz: 3 } } },
+    says: '(did you mean "days"?)',
+  },
+  {
+    name: "NUL in a name",
+    field: "artist_names[1]",
+    file: { ...validFile, artist_names: ["a", "b\u0000"] },
+    says: "holds a control character",
+  },
+  {
+    name: "line feed in a UPC",
+    field: "upcs[0]",
+    file: { ...validFile, upcs: ["123\n456"] },
+    says: "holds a control character",
+  },
   { name: "list given as text", field: "upcs", file: { ...validFile, upcs: "123" } },
   {
     name: "empty string in a list",
@@ -178,6 +210,7 @@ describe("configuration errors on the command line", () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(/^config error: /);
       expect(lines[0]).toContain(`: ${bad?.field}: `);
+      if (bad?.says) expect(lines[0]).toContain(bad.says);
     },
   );
 

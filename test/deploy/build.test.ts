@@ -88,7 +88,9 @@ describe("the build", () => {
     };
     // A fresh checkout has no dist/, and an edited one a stale one: start builds.
     expect(manifest.scripts.prestart).toBe("npm run build");
-    const [command, script, ...args] = manifest.scripts.start.split(" ");
+    // exec: npm's signal reaches the worker itself (see test/cli/npm-signal.test.ts).
+    const [exec, command, script, ...args] = manifest.scripts.start.split(" ");
+    expect(exec).toBe("exec");
     expect(command).toBe("node");
     const { stdout } = await node(relative("dist", script ?? ""), [...args, "--help"]);
     expect(stdout).toContain("Usage: etl worker");

@@ -195,6 +195,14 @@ describe("docker-compose.yml", () => {
     );
   });
 
+  it("publishes every port on the loopback unless PUBLISH_HOST says otherwise", () => {
+    const published = Object.values(services).flatMap((s) => s.ports ?? []);
+    expect(published.length).toBeGreaterThan(0);
+    for (const port of published)
+      expect(String(port)).toMatch(/^\$\{PUBLISH_HOST:-127\.0\.0\.1\}:/);
+    expect(service("worker").environment).toMatchObject({ WORKER_HOST: "0.0.0.0" });
+  });
+
   it("starts the worker once postgres and redis are healthy", () => {
     const dependsOn = service("worker").depends_on;
     expect(Array.isArray(dependsOn), "depends_on in the short form has no condition").toBe(false);
@@ -233,11 +241,19 @@ describe("docker-compose.yml", () => {
       expect(configPath).toBe("ops/prometheus/prometheus.yml");
       const config = parse(read(configPath ?? "")) as {
         rule_files?: string[];
-        scrape_configs?: { job_name: string; static_configs?: { targets: string[] }[] }[];
+        scrape_configs?: {
+          job_name: string;
+          static_configs?: unknown;
+          dns_sd_configs?: { names: string[]; type: string; port: number }[];
+        }[];
       };
       const job = config.scrape_configs?.find((c) => c.job_name === "music-etl");
       const port = (service("worker").environment as Record<string, unknown>).WORKER_PORT;
-      expect(job?.static_configs?.flatMap((c) => c.targets)).toEqual([`worker:${String(port)}`]);
+      // Each worker of `--scale worker=N` by compose's DNS, not one of them behind a static name.
+      expect(job?.static_configs).toBeUndefined();
+      expect(job?.dns_sd_configs).toEqual([
+        expect.objectContaining({ names: ["worker"], type: "A", port: Number(port) }),
+      ]);
       // Rule files are relative to the config's folder, in the container as in the repository.
       const rules = (config.rule_files ?? []).map((file) =>
         mountedFile("prometheus", `/etc/prometheus/${file}`),
@@ -309,6 +325,10 @@ describe("Dockerfile", () => {
   it("exposes the worker port and runs the built CLI with node itself, with a heap budget", () => {
     const instructions = parseDockerfile(text);
     expect(instructions.filter((i) => i.keyword === "EXPOSE").map((i) => i.args)).toContain("9464");
+    // The worker listens on the loopback unless told: in a container that is no one's.
+    expect(instructions.filter((i) => i.keyword === "ENV").map((i) => i.args)).toContain(
+      "WORKER_HOST=0.0.0.0",
+    );
     expect(instructions.filter((i) => i.keyword === "ENTRYPOINT").at(-1)?.args).toBe(
       '["node", "dist/src/cli/main.js"]',
     );

@@ -64,8 +64,33 @@ export async function startUpstream(
   };
 }
 
+/**
+ * The project's client stack pointed at any server (`url`, taking `apiKey`): for a test's own
+ * server, where the sandbox cannot show what is under test (the request as sent, say).
+ */
+export async function startClient(
+  label: string,
+  server: { readonly url: string; readonly apiKey: string },
+  options: UpstreamOptions = {},
+): Promise<{ readonly context: AppContext; close(): Promise<void> }> {
+  const prefix = uniquePrefix(label);
+  const context = await connect(server, prefix, options, []);
+  return {
+    context,
+    async close() {
+      await context.close();
+      await deleteKeysWithPrefix(prefix, options.redisUrl);
+    },
+  };
+}
+
 /** A client stack like a separate process's: its own connections, the same Redis budget. */
-async function connect(sandbox: Sandbox, prefix: string, options: UpstreamOptions, logs: string[]) {
+async function connect(
+  sandbox: Pick<Sandbox, "url" | "apiKey">,
+  prefix: string,
+  options: UpstreamOptions,
+  logs: string[],
+) {
   const apiKey = options.apiKey ?? sandbox.apiKey;
   const env = envSchema.parse({
     MUSIC_API_URL: sandbox.url,

@@ -3,6 +3,7 @@ import { createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
+import { createLogger, type Logger } from "../../logging/logger.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
@@ -52,15 +53,36 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
  */
 export async function checkCommand(out: Output): Promise<ExitCode> {
   const config = loadConfig();
-  const { env, etl } = config;
+  const { env } = config;
   out.line(`config    ok    ${config.configPath}: ${describeTracking(config)}`);
 
   const [pgOk, pgDetail] = await checkPostgres(env.DATABASE_URL);
   out.line(`postgres  ${pgOk ? "ok  " : "FAIL"}  ${pgDetail}`);
 
+  // What the client logs while it checks is held and written after the table, not into it.
+  const held: string[] = [];
+  const logger = createLogger({
+    level: env.LOG_LEVEL,
+    secrets: [env.MUSIC_API_KEY ?? ""].filter(Boolean),
+    destination: { write: (line: string) => void held.push(line) },
+  });
+  try {
+    return await checkDependencies(out, config, pgOk, logger);
+  } finally {
+    for (const line of held) process.stderr.write(line);
+  }
+}
+
+async function checkDependencies(
+  out: Output,
+  config: AppConfig,
+  pgOk: boolean,
+  logger: Logger,
+): Promise<ExitCode> {
+  const { env, etl } = config;
   let context: Awaited<ReturnType<typeof createAppContext>>;
   try {
-    context = await createAppContext(config);
+    context = await createAppContext(config, { logger });
   } catch (error) {
     out.line(`redis     FAIL  ${displayUrl(env.REDIS_URL)}: ${(error as Error).message}`);
     return ExitCode.failure;

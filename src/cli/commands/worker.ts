@@ -10,7 +10,7 @@ import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { createEtlMetrics } from "../../metrics/etl-metrics.js";
-import { startOperatorServer } from "../../operator/operator-server.js";
+import { type OperatorServer, startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
@@ -32,7 +32,10 @@ import { listenForStop } from "../stop-signal.js";
 export async function workerCommand(): Promise<ExitCode> {
   const config = loadConfig();
   const { env, etl } = config;
-  const logger = createLogger({ level: env.LOG_LEVEL, secrets: [env.MUSIC_API_KEY ?? ""] });
+  const logger = createLogger({
+    level: env.LOG_LEVEL,
+    secrets: [env.MUSIC_API_KEY ?? "", env.OPERATOR_TOKEN ?? ""].filter(Boolean),
+  });
   const db = createWarehouse(env.DATABASE_URL);
   const metrics = createEtlMetrics({
     logger,
@@ -67,23 +70,30 @@ export async function workerCommand(): Promise<ExitCode> {
         lastSuccessAt: s.lastSuccessAt,
         lastDay: s.lastDay,
         failedPartitions: s.failed.length,
+        rejectedRecords: s.rejected,
+        uncertainPartitions: s.warned.length,
+        unreadPartitions: s.unread.length,
       })),
     credentialRefused: () => credential.refused,
     dependencies: () => dependencies.standings(),
   });
-  const server = await startOperatorServer({
-    port: env.WORKER_PORT,
-    metrics,
-    checks: {
-      postgres: () => dependencies.health("postgres"),
-      redis: () => dependencies.health("redis"),
-      upstream_credential: () => credential.health(),
-    },
-    queues: [queue],
-    logger,
-  });
   let schedulers: SchedulerWatch | undefined;
+  let server: OperatorServer | undefined;
   try {
+    // Before anything is written to Redis: a port already taken ends the worker with nothing done.
+    server = await startOperatorServer({
+      host: env.WORKER_HOST,
+      port: env.WORKER_PORT,
+      ...(env.OPERATOR_TOKEN === undefined ? {} : { token: env.OPERATOR_TOKEN }),
+      metrics,
+      checks: {
+        postgres: () => dependencies.health("postgres"),
+        redis: () => dependencies.health("redis"),
+        upstream_credential: () => credential.health(),
+      },
+      queues: [queue],
+      logger,
+    });
     // Not ready, and taking nothing, until both answer; a stop meanwhile ends the wait.
     await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
     if (stopping.signal.aborted) return ExitCode.ok;
@@ -114,7 +124,7 @@ export async function workerCommand(): Promise<ExitCode> {
     });
     logger.info(
       {
-        operator: server.url,
+        operator: server?.url,
         concurrency: etl.worker_concurrency,
         requestsPerSecond: etl.requests_per_second,
       },
@@ -128,7 +138,7 @@ export async function workerCommand(): Promise<ExitCode> {
   } finally {
     await schedulers?.stop();
     await dependencies.stop();
-    await server.close();
+    await server?.close();
     await queue.close();
     await context.close();
     await db.destroy();

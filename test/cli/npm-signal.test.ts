@@ -1,0 +1,97 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { etlEnv, PROJECT_ROOT } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+const prefix = uniquePrefix("npm-signal");
+const dir = makeTempDir("npm-signal");
+let sandbox: Sandbox;
+let warehouse: TestWarehouse;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: "npm-signal-key-0123456789", today: "2026-01-31" });
+  warehouse = await createTestWarehouse("npm_signal");
+  dir.write("etl.config.json", {
+    start_date: "2026-01-01",
+    redis_prefix: prefix,
+    shutdown_grace_ms: 1_000,
+    schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
+  });
+});
+
+afterAll(async () => {
+  await sandbox.close();
+  await warehouse.drop();
+  await deleteKeysWithPrefix(prefix);
+  dir.remove();
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("a worker started through npm, as users start it", () => {
+  it("stops, gracefully, when npm's own process is sent SIGTERM", async () => {
+    const env = etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"), {
+      PATH: process.env.PATH ?? "",
+      HOME: process.env.HOME ?? dir.path,
+      WORKER_PORT: "0",
+    });
+    const npm = spawn("npm", ["run", "--silent", "etl", "--", "worker"], {
+      cwd: PROJECT_ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const lines: { pid?: number; msg?: string }[] = [];
+    const exited = new Promise<number | null>((done) => npm.once("exit", (code) => done(code)));
+    // Standard error ends once every process holding it has: npm, tsx and the worker.
+    const allEnded = new Promise<void>((done) => npm.stderr.once("end", done));
+    const started = new Promise<number>((done, fail) => {
+      let buffered = "";
+      npm.stderr.on("data", (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const parts = buffered.split("\n");
+        buffered = parts.pop() ?? "";
+        for (const part of parts) {
+          // npm's own lines (a failed script's) are no JSON.
+          const line = (() => {
+            try {
+              return JSON.parse(part) as { pid?: number; msg?: string };
+            } catch {
+              return { msg: part };
+            }
+          })();
+          lines.push(line);
+          if (line.msg === "worker started") done(line.pid ?? 0);
+        }
+      });
+      void exited.then(() => fail(new Error("npm ended before the worker started")));
+    });
+    const workerPid = await started;
+    expect(workerPid).not.toBe(npm.pid);
+    npm.kill("SIGTERM");
+    await exited;
+    await allEnded;
+    expect(alive(workerPid)).toBe(false);
+    expect(lines.map((line) => line.msg)).toContain("worker stopped");
+  });
+
+  it("runs every long-lived script with exec, so npm's signal reaches the process itself", () => {
+    const { scripts } = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    for (const name of ["etl", "start", "sandbox", "demo"]) {
+      expect(scripts[name], name).toMatch(/^exec /);
+    }
+  });
+});
