@@ -78,7 +78,8 @@ const program = new Command("etl")
     `
 Configuration (see README.md):
   environment  MUSIC_API_URL, MUSIC_API_KEY, DATABASE_URL, REDIS_URL, ETL_CONFIG, LOG_LEVEL,
-               WORKER_PORT (a .env file in the working directory fills in what is not set)
+               WORKER_PORT, WORKER_HOST, OPERATOR_TOKEN (a .env file in the working directory
+               fills in what is not set)
   file         the JSON file named by ETL_CONFIG (default ./etl.config.json)
 
 Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refused,
