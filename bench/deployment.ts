@@ -26,6 +26,8 @@ export interface BackfillMeasure {
   readonly requests: number;
   /** Rows the partitions wrote, from etl.sync_runs. */
   readonly rowsWritten: number;
+  /** The request rate in force at the end and where it came from (etl_request_rate_limit). */
+  readonly rate: { readonly requestsPerSecond: number; readonly source: string } | null;
 }
 
 export interface SyncMeasure {
@@ -73,6 +75,11 @@ function sumBy(metrics: string, name: string, label: string): Record<string, num
     sums[key] = (sums[key] ?? 0) + Number(value);
   }
   return sums;
+}
+
+function rateInForce(metrics: string): BackfillMeasure["rate"] {
+  const match = /^etl_request_rate_limit\{source="([^"]*)"\} (\S+)$/m.exec(metrics);
+  return match ? { source: match[1] ?? "", requestsPerSecond: Number(match[2]) } : null;
 }
 
 /** The worker's count of stalled jobs; a worker that does not export it is an error, not a 0. */
@@ -183,6 +190,7 @@ export async function deploy(options: {
           stalled: stalledJobs(metrics),
           requests: (await requests()) - requestsBefore,
           rowsWritten: (await writtenSince(mark)).rows,
+          rate: rateInForce(metrics),
         };
       } finally {
         worker?.child.kill("SIGTERM");

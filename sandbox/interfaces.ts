@@ -117,9 +117,16 @@ export interface SandboxKnobs {
   requestsPerSecond: number | null;
   /**
    * With a limit, every answer carries X-RateLimit-*; a 429 adds Retry-After ("retry-after") or
-   * carries only X-RateLimit-Reset ("reset-only"). "none": no rate-limit header at all.
+   * carries only X-RateLimit-Reset ("reset-only"). "on-429": successes carry none, a 429 carries
+   * Retry-After and X-RateLimit-*. "retry-after-only": a 429 carries Retry-After alone. "none": no
+   * rate-limit header at all.
    */
-  rateLimitHeaders: "retry-after" | "reset-only" | "none";
+  rateLimitHeaders: "retry-after" | "reset-only" | "on-429" | "retry-after-only" | "none";
+  /**
+   * How the limit counts: per epoch second ("second"), over any 1000 ms ("sliding"), or a token
+   * bucket of `requestsPerSecond` tokens refilled continuously ("bucket").
+   */
+  rateLimitWindow: "second" | "sliding" | "bucket";
   /** Added to every response. */
   latencyMs: number;
   /** 0..1 probability that a request gets a fault. */

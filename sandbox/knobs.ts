@@ -5,6 +5,7 @@ import type { DriftKnobs, SandboxKnobs, ShapeKnobs } from "./interfaces.js";
 export const DEFAULT_KNOBS: SandboxKnobs = {
   requestsPerSecond: null,
   rateLimitHeaders: "retry-after",
+  rateLimitWindow: "second",
   latencyMs: 0,
   faultRate: 0,
   faults: [...FAULT_KINDS],
@@ -82,7 +83,8 @@ const CHECKS: Record<
   (value: unknown) => boolean
 > = {
   requestsPerSecond: (value) => value === null || (Number.isInteger(value) && Number(value) >= 1),
-  rateLimitHeaders: isOneOf("retry-after", "reset-only", "none"),
+  rateLimitHeaders: isOneOf("retry-after", "reset-only", "on-429", "retry-after-only", "none"),
+  rateLimitWindow: isOneOf("second", "sliding", "bucket"),
   latencyMs: isNonNegative,
   faultRate: (value) => isNonNegative(value) && Number(value) <= 1,
   faults: (value) =>

@@ -61,13 +61,14 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
   const mode = knobs.rateLimitHeaders;
   const echo = credentialEcho(knobs.echoCredential, bearerToken(request));
   if (knobs.refuseCredential || echo?.status === 401 || !isAuthorized(request, state.apiKey)) {
-    const budget = limit === null ? null : state.limiter.peek(limit, arrivedMs);
+    const budget =
+      limit === null ? null : state.limiter.peek(limit, arrivedMs, knobs.rateLimitWindow);
     const refusal = echo?.status === 401 ? echo : json(401, { error: "Invalid token" });
     return sendJson(to, refusal, rateLimitHeaders(budget, mode));
   }
   let budget: RateLimitState | null = null;
   if (limit !== null) {
-    const decision = state.limiter.take(limit, arrivedMs);
+    const decision = state.limiter.take(limit, arrivedMs, knobs.rateLimitWindow);
     if (!decision.allowed) {
       const headers = tooManyRequestsHeaders(decision, mode, arrivedMs);
       return sendJson(to, json(429, { message: "Too Many Attempts." }), headers);
@@ -145,12 +146,19 @@ function isAuthorized(request: IncomingMessage, apiKey: string): boolean {
   return bearerToken(request) === apiKey;
 }
 
-/** The budget as it stands, on every answer while a limit is set, unless the knob says "none". */
+/**
+ * The budget as it stands, on every answer while a limit is set, unless the knob keeps the
+ * headers off successes ("on-429") or off every answer.
+ */
 function rateLimitHeaders(
   budget: RateLimitState | null,
   mode: SandboxKnobs["rateLimitHeaders"],
 ): Record<string, number> {
-  if (!budget || mode === "none") return {};
+  if (!budget || mode === "none" || mode === "on-429" || mode === "retry-after-only") return {};
+  return stated(budget);
+}
+
+function stated(budget: RateLimitState): Record<string, number> {
   return {
     "X-RateLimit-Limit": budget.limit,
     "X-RateLimit-Remaining": budget.remaining,
@@ -166,7 +174,8 @@ function tooManyRequestsHeaders(
   if (mode === "none") return {};
   if (mode === "reset-only") return { "X-RateLimit-Reset": budget.reset };
   const retryAfter = Math.max(1, Math.ceil(budget.reset - nowMs / 1000));
-  return { "Retry-After": retryAfter, ...rateLimitHeaders(budget, mode) };
+  if (mode === "retry-after-only") return { "Retry-After": retryAfter };
+  return { "Retry-After": retryAfter, ...stated(budget) };
 }
 
 /** Where a request's answer goes, and when the request arrived. */

@@ -3,6 +3,7 @@ import { type ApiClient, createApiClient } from "./api/api-client.js";
 import type { EtlConfig } from "./config/etl-config-schema.js";
 import { type AppConfig, requireUpstream } from "./config/load-config.js";
 import { HttpClient, type HttpClientOptions } from "./http/http-client.js";
+import { requestRate } from "./http/auto-rate.js";
 import { RequestBudget } from "./http/request-budget.js";
 import { createLogger, type Logger } from "./logging/logger.js";
 
@@ -20,7 +21,9 @@ export interface AppContext {
 export interface AppContextOptions {
   readonly logger?: Logger;
   /** Test and benchmark hooks into the HTTP client (backoff timings, attempt observer). */
-  readonly http?: Partial<Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt">>;
+  readonly http?: Partial<
+    Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt" | "onRateChange">
+  >;
   /**
    * Return before Redis answers, connecting (and reconnecting) in the background: a long-running
    * process that waits for its dependencies itself. A command fails fast instead.
@@ -39,7 +42,7 @@ export function requestBudget(
     keyPrefix: etl.redis_prefix,
     apiUrl: upstream.url,
     apiKey: upstream.key,
-    requestsPerSecond: etl.requests_per_second,
+    requestsPerSecond: requestRate(etl.requests_per_second),
     maxConcurrency: etl.max_concurrency,
     leaseMs: etl.request_timeout_ms + 5_000,
     maxPauseMs: etl.max_rate_limit_wait_ms,

@@ -10,6 +10,7 @@ import { createAppContext } from "../../src/app-context.js";
 import { displayUrl } from "../../src/config/display-url.js";
 import { envSchema } from "../../src/config/env-schema.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { describeRate } from "../../src/http/auto-rate.js";
 import { startSandbox } from "../index.js";
 import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../../src/streams/registry.js";
@@ -140,7 +141,7 @@ async function main(): Promise<number> {
     const to = addDays(data.size.startDate, data.size.days - 1);
     print(`sandbox upstream ${sandbox.url} -> ${displayUrl(databaseUrl)}`);
     print(
-      `backfill ${data.size.startDate}..${to} through the queue, one worker; ${config.requests_per_second} req/s at most, ${config.max_concurrency} at once\n`,
+      `backfill ${data.size.startDate}..${to} through the queue, one worker; ${describeRate(config.requests_per_second)} at most, ${config.max_concurrency} at once\n`,
     );
     const { runId } = await enqueueRun(queue, {
       kind: "backfill",

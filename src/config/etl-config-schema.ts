@@ -11,6 +11,7 @@ import {
   STATS_TYPES,
 } from "../api/enums.js";
 import { STREAM_FAMILIES, type StreamFamily } from "../streams/families.js";
+import { AUTO_START_RATE } from "../http/auto-rate.js";
 
 const nonEmptyString = z.string().trim().min(1, "must not be empty");
 
@@ -121,6 +122,33 @@ const lookback = z
   )
   .default({});
 
+const positiveRate = z.number().positive("must be a number greater than 0");
+
+/**
+ * A fixed rate, or "auto": the rate the upstream states in X-RateLimit-Limit, else found by
+ * probing from `start` up to `max` (src/http/auto-rate.ts; read it with requestRate). Kept as
+ * written, so a parsed config is a valid file.
+ */
+const requestRate = z
+  .union(
+    [
+      positiveRate,
+      z.literal("auto"),
+      z.strictObject({
+        auto: z
+          .strictObject({ start: positiveRate.optional(), max: positiveRate.optional() })
+          .refine((auto) => auto.max === undefined || (auto.start ?? AUTO_START_RATE) <= auto.max, {
+            message: "start must not be above max",
+          }),
+      }),
+    ],
+    {
+      error:
+        'must be a number greater than 0, "auto", or {"auto": {"start": N, "max": N}} (both optional)',
+    },
+  )
+  .default("auto");
+
 /** The JSON file that names what to track (ETL_CONFIG). Keys are snake_case, a public contract. */
 export const etlConfigSchema = z
   .strictObject({
@@ -138,12 +166,7 @@ export const etlConfigSchema = z
     social_artist_ids: uniqueList(z.number().int("must be whole numbers").positive("must be > 0")),
     streaming_artist_ids: uniqueList(nonEmptyString),
     charts: z.array(chartSchema).default([]),
-    /** "auto": the rate the upstream states in X-RateLimit-Limit (src/http/auto-rate.ts). */
-    requests_per_second: z
-      .union([z.number().positive("must be a number greater than 0"), z.literal("auto")], {
-        error: 'must be a number greater than 0 or "auto"',
-      })
-      .default("auto"),
+    requests_per_second: requestRate,
     max_concurrency: z
       .number()
       .int("must be a whole number")

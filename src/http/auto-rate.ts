@@ -1,30 +1,79 @@
 /**
- * `requests_per_second`: a fixed rate, or "auto": the rate the upstream states, learned as the
- * client goes and shared through the request budget.
+ * "auto": where probing starts, and the most it may reach (null: no ceiling but the upstream's).
+ * `requests_per_second: "auto"` is `{ start: AUTO_START_RATE, max: null }`.
  */
-export type RequestRate = number | "auto";
+export interface AutoRate {
+  readonly start: number;
+  readonly max: number | null;
+}
+
+/** `requests_per_second`: a fixed rate, or "auto", learned as the client goes (AutoRate). */
+export type RequestRate = number | AutoRate;
+
+/** `requests_per_second` as the config file writes it. */
+export type RequestRateSetting =
+  number | "auto" | { readonly auto: { readonly start?: number; readonly max?: number } };
+
+/** The setting read: "auto" alone is "auto" from AUTO_START_RATE with no ceiling. */
+export function requestRate(setting: RequestRateSetting): RequestRate {
+  if (typeof setting === "number") return setting;
+  if (setting === "auto") return { start: AUTO_START_RATE, max: null };
+  return { start: setting.auto.start ?? AUTO_START_RATE, max: setting.auto.max ?? null };
+}
 
 /**
- * Where "auto" starts, and where it stays when the upstream never states its limit. The upstream's
- * limits are per second and per plan, and 2 req/s is a reported plan (upstream-notes.md).
+ * Where "auto" starts. The upstream's limits are per second and per plan, and 2 req/s is a
+ * reported plan (upstream-notes.md): the one rate known to be safe.
  */
 export const AUTO_START_RATE = 2;
 
 /**
- * Without a stated limit, each 429 multiplies the rate by this (multiplicative decrease). There is
- * no additive increase: probing upward finds the limit only by earning 429s, again and again.
+ * Each 429 the upstream sends without stating its limit multiplies the rate by this
+ * (multiplicative decrease), though never below the last rate that held (see PROBE_STEP_MS).
+ * 0.7 as CUBIC and the AWS SDKs' adaptive mode: against a fixed limit, a rate one request above it
+ * may earn its first 429 only when its sends line up with the upstream's seconds (once in some 20
+ * s at 13 req/s against 12), and halving then would cost far more than the overshoot did.
  */
-export const AUTO_BACKOFF_FACTOR = 0.5;
+export const AUTO_BACKOFF_FACTOR = 0.7;
 
 /** The back-off stops here (one request every 10 s): a 429 may come from another client's use. */
 export const AUTO_MIN_RATE = 0.1;
 
 /**
- * How long a learned rate outlives its last confirmation. A stated limit is confirmed by every
- * answer that states it; a rate lowered by 429s only by the next decrease, so this long after the
- * last one "auto" starts over and finds out whether the upstream still needs it.
+ * How long a rate must hold before probing raises it: answers that succeeded at it, requests that
+ * waited for it (the rate, not the upstream or the concurrency, was what held them back), and no
+ * 429 for this long. Two of the upstream's per-second windows, so a 429 the rate earns has come
+ * back before the next raise.
  */
-export const LEARNED_RATE_TTL_MS = 60 * 60 * 1000;
+export const PROBE_STEP_MS = 2_000;
+
+/**
+ * How long probing holds just under the lowest rate that earned a 429 before trying that rate
+ * again: this long, and this many requests at the rate held, whichever takes longer. A 429 or two
+ * (and the pause they ask for) per hold is what finding a raised limit costs: under 0.5 % of the
+ * requests, where the rate-limited alert fires at 1 %.
+ */
+export const PROBE_HOLD_MS = 60_000;
+export const PROBE_HOLD_REQUESTS = 1_000;
+
+/** How probing paces itself: PROBE_STEP_MS, PROBE_HOLD_MS and PROBE_HOLD_REQUESTS. */
+export interface ProbePace {
+  readonly stepMs: number;
+  readonly holdMs: number;
+  readonly holdRequests: number;
+}
+
+export const PROBE_PACE: ProbePace = {
+  stepMs: PROBE_STEP_MS,
+  holdMs: PROBE_HOLD_MS,
+  holdRequests: PROBE_HOLD_REQUESTS,
+};
+
+/**
+ * How long a learned rate outlives its last confirmation (an answer that stated it, or one that
+ * succeeded at it): a restart, or tomorrow's sync, resumes from it instead of from the start.
+ */
+export const LEARNED_RATE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** A change of the shared rate, in requests per second. */
 export interface RateChange {
@@ -33,11 +82,32 @@ export interface RateChange {
 }
 
 /**
- * The rate a budget allows now, and where it comes from: a fixed `requests_per_second`
- * ("config"), or with "auto" AUTO_START_RATE ("start"), the upstream's X-RateLimit-Limit
- * ("limit"), or a rate lowered by 429s ("backoff").
+ * Where the rate a budget allows now comes from: a fixed `requests_per_second` ("config"); with
+ * "auto", the start rate ("start"), the upstream's X-RateLimit-Limit ("limit"), raised by probing
+ * ("probe"), lowered by a 429 ("backoff"), or held at `max` ("ceiling").
  */
+export type RateSource = "config" | "start" | "limit" | "probe" | "backoff" | "ceiling";
+
 export interface CurrentRate {
   readonly requestsPerSecond: number;
-  readonly source: "config" | "start" | "limit" | "backoff";
+  readonly source: RateSource;
+  /** With "auto": the lowest rate that earned a 429 since probing last moved past one. */
+  readonly refusedAt?: number;
+}
+
+/**
+ * Whether a change is more than one step of probing (one request per second, or a tenth of the
+ * rate where that is more): the changes worth a log line, where the steps are not.
+ */
+export function beyondOneStep(change: RateChange): boolean {
+  return Math.abs(change.to - change.from) > Math.max(1, change.from * 0.1);
+}
+
+/** "auto", "auto from 1 req/s", "auto up to 10 req/s": how the setting reads back. */
+export function describeRate(setting: RequestRateSetting): string {
+  const rate = requestRate(setting);
+  if (typeof rate === "number") return `${rate} req/s`;
+  const from = rate.start === AUTO_START_RATE ? "" : ` from ${rate.start} req/s`;
+  const upTo = rate.max === null ? "" : ` up to ${rate.max} req/s`;
+  return `auto${from}${upTo}`;
 }

@@ -26,6 +26,7 @@ import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import { requestTarget } from "./request-target.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
+import { beyondOneStep, type RateChange } from "./auto-rate.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../api/json-body.js";
 import { parseJsonBytes } from "../api/json-bytes.js";
@@ -104,7 +105,12 @@ export interface HttpClientOptions {
   readonly defaultRateLimitWaitMs?: number;
   readonly connections?: number;
   readonly onAttempt?: (event: HttpAttemptEvent) => void;
+  /** Told of every change of the shared rate this client's answers made. */
+  readonly onRateChange?: (change: RateChange) => void;
 }
+
+/** How often one process asks the budget whether the rate may rise (see #mayProbe). */
+const PROBE_ASK_MS = 250;
 
 interface RawResponse {
   readonly status: number;
@@ -138,6 +144,8 @@ export class HttpClient {
   #credentialAccepted = false;
   #credentialCheck: Promise<void> | null = null;
   #refused: AuthError | null = null;
+  /** When this process last asked the budget to raise the rate (performance.now()). */
+  #probedAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
@@ -313,28 +321,50 @@ export class HttpClient {
 
   /**
    * Every answer may state the upstream's limit, which sets the budget's rate (with
-   * requests_per_second "auto"); a 429 that does not lowers it.
+   * requests_per_second "auto"); a 429 that does not lowers it, and a success raises it once it
+   * has held (probing, see RequestBudget.speedUp).
    */
   async #adjustRate(raw: RawResponse, lease: Lease): Promise<void> {
-    const { budget, logger } = this.#options;
+    const { budget } = this.#options;
     const limit = rateLimitLimit(raw.headers);
     if (limit !== null) {
-      const change = await budget.setLimit(limit);
-      if (change) {
-        logger.info(
-          { requestsPerSecond: change.to, previous: change.from },
-          "request rate set to the upstream's X-RateLimit-Limit",
-        );
-      }
+      this.#noteRate(
+        await budget.setLimit(limit),
+        "request rate set to the upstream's X-RateLimit-Limit",
+      );
     } else if (raw.status === 429) {
-      const change = await budget.slowDown(lease);
-      if (change) {
-        logger.warn(
-          { requestsPerSecond: change.to, previous: change.from },
-          "429 without X-RateLimit-Limit: request rate lowered",
-        );
-      }
+      this.#noteRate(
+        await budget.slowDown(lease),
+        "429 without X-RateLimit-Limit: request rate lowered",
+      );
+    } else if (raw.status >= 200 && raw.status < 300 && this.#mayProbe()) {
+      this.#noteRate(
+        await budget.speedUp(lease),
+        "requests succeed at the rate: request rate raised",
+      );
     }
+  }
+
+  /**
+   * Whether this success is the one that asks the budget to raise its rate: one a quarter of a
+   * second per process is plenty (a raise needs the rate to have held PROBE_STEP_MS), and spares
+   * Redis a script per answer.
+   */
+  #mayProbe(): boolean {
+    const now = performance.now();
+    if (now - this.#probedAt < PROBE_ASK_MS) return false;
+    this.#probedAt = now;
+    return true;
+  }
+
+  /** Tells the metrics of a change, and the log of one larger than a step of probing. */
+  #noteRate(change: RateChange | null, message: string): void {
+    if (!change) return;
+    this.#options.onRateChange?.(change);
+    if (!beyondOneStep(change)) return;
+    const fields = { requestsPerSecond: change.to, previous: change.from };
+    if (change.to < change.from) this.#options.logger.warn(fields, message);
+    else this.#options.logger.info(fields, message);
   }
 
   async #interpret(

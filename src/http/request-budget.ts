@@ -5,15 +5,19 @@ import { RateLimitWaitTooLongError } from "../errors.js";
 import {
   AUTO_BACKOFF_FACTOR,
   AUTO_MIN_RATE,
-  AUTO_START_RATE,
+  type AutoRate,
   type CurrentRate,
   LEARNED_RATE_TTL_MS,
+  PROBE_PACE,
+  type ProbePace,
   type RateChange,
+  type RateSource,
   type RequestRate,
 } from "./auto-rate.js";
 import {
   ACQUIRE_SCRIPT,
   PAUSE_SCRIPT,
+  RAISE_SCRIPT,
   SET_LIMIT_SCRIPT,
   SLOW_DOWN_SCRIPT,
 } from "./budget-scripts.js";
@@ -25,8 +29,10 @@ export interface RequestBudgetOptions {
   /** Who shares the budget: the upstream and credential, hashed so the key never reaches Redis. */
   readonly apiUrl: string;
   readonly apiKey: string;
-  /** A fixed rate, or "auto": AUTO_START_RATE until the upstream's answers say otherwise. */
+  /** A fixed rate, or "auto": its start until the upstream's answers say otherwise. */
   readonly requestsPerSecond: RequestRate;
+  /** How probing paces itself (default PROBE_PACE); shorter in tests. */
+  readonly probe?: ProbePace;
   readonly maxConcurrency: number;
   /** A crashed process's slot frees itself after this long: longer than any request may take. */
   readonly leaseMs: number;
@@ -80,8 +86,9 @@ export function sustainedRequestsPerSecond(requestsPerSecond: number): number {
 export class RequestBudget {
   readonly scope: string;
   readonly #options: RequestBudgetOptions;
-  readonly #keys: readonly [string, string, string, string];
-  readonly #auto: boolean;
+  readonly #keys: readonly [string, string, string, string, string];
+  /** With "auto", its bounds; null: a fixed rate. */
+  readonly #auto: AutoRate | null;
   /** The configured rate, or with "auto" the rate until one is learned. */
   readonly #rate: number;
   /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
@@ -98,9 +105,10 @@ export class RequestBudget {
       .digest("hex")
       .slice(0, 16);
     const base = `${options.keyPrefix}budget:${this.scope}:`;
-    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`, `${base}rate`];
-    this.#auto = options.requestsPerSecond === "auto";
-    this.#rate = options.requestsPerSecond === "auto" ? AUTO_START_RATE : options.requestsPerSecond;
+    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`, `${base}rate`, `${base}demand`];
+    const rate = options.requestsPerSecond;
+    this.#auto = typeof rate === "number" ? null : rate;
+    this.#rate = typeof rate === "number" ? rate : rate.start;
   }
 
   /** Waits for a slot (in order with the other callers of this process) and takes it. */
@@ -126,40 +134,75 @@ export class RequestBudget {
 
   /**
    * The upstream stated its limit (requests per second). With "auto" it becomes the rate of every
-   * process sharing the budget; a fixed rate ignores it. Returns the change, if any.
+   * process sharing the budget, up to the ceiling, and probing stops; a fixed rate ignores it.
    */
   async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
     if (!this.#auto) return null;
-    const previous = (await SET_LIMIT_SCRIPT.run(
-      this.#options.redis,
-      [this.#keys[3]],
-      [requestsPerSecond, LEARNED_RATE_TTL_MS],
-    )) as string | null;
-    const from = previous === null ? this.#rate : Number(previous);
-    return from === requestsPerSecond ? null : { from, to: requestsPerSecond };
+    return rateChange(
+      await SET_LIMIT_SCRIPT.run(
+        this.#options.redis,
+        [this.#keys[3]],
+        [requestsPerSecond, this.#auto.max ?? 0, this.#rate, LEARNED_RATE_TTL_MS],
+      ),
+    );
   }
 
   /**
    * The upstream refused `lease`'s request with 429 without stating its limit. With "auto" the
-   * shared rate is lowered (AUTO_BACKOFF_FACTOR), once for all the 429s of requests granted
-   * before the last decrease. Returns the change, if any.
+   * shared rate is lowered (AUTO_BACKOFF_FACTOR, not below the last rate that held), once for all
+   * the 429s of requests granted before the last decrease.
    */
   async slowDown(lease: Lease): Promise<RateChange | null> {
     if (!this.#auto) return null;
-    const change = (await SLOW_DOWN_SCRIPT.run(
-      this.#options.redis,
-      [this.#keys[3]],
-      [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
-    )) as [string, string] | null;
-    return change && { from: Number(change[0]), to: Number(change[1]) };
+    return rateChange(
+      await SLOW_DOWN_SCRIPT.run(
+        this.#options.redis,
+        [this.#keys[3]],
+        [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
+      ),
+    );
+  }
+
+  /**
+   * `lease`'s request succeeded without the upstream stating its limit. With "auto" the shared
+   * rate is raised when it has held a step with requests waiting for it (see RAISE_TEXT), never
+   * past the ceiling.
+   */
+  async speedUp(lease: Lease): Promise<RateChange | null> {
+    if (!this.#auto) return null;
+    const probe = this.#options.probe ?? PROBE_PACE;
+    return rateChange(
+      await RAISE_SCRIPT.run(
+        this.#options.redis,
+        [this.#keys[3], this.#keys[4]],
+        [
+          this.#rate,
+          this.#auto.max ?? 0,
+          lease.grantedAt,
+          probe.stepMs,
+          probe.holdMs,
+          LEARNED_RATE_TTL_MS,
+          probe.holdRequests,
+        ],
+      ),
+    );
   }
 
   /** The rate the budget allows now: the configured one, or with "auto" the learned one. */
   async currentRate(): Promise<CurrentRate> {
     if (!this.#auto) return { requestsPerSecond: this.#rate, source: "config" };
-    const [rate, source] = await this.#options.redis.hmget(this.#keys[3], "rate", "source");
+    const [rate, source, refused] = await this.#options.redis.hmget(
+      this.#keys[3],
+      "rate",
+      "source",
+      "refused",
+    );
     if (rate === null) return { requestsPerSecond: this.#rate, source: "start" };
-    return { requestsPerSecond: Number(rate), source: source === "limit" ? "limit" : "backoff" };
+    return {
+      requestsPerSecond: Number(rate),
+      source: LEARNED_SOURCES.find((known) => known === source) ?? "probe",
+      ...(refused === null ? {} : { refusedAt: Number(refused) }),
+    };
   }
 
   async #take(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
@@ -220,6 +263,15 @@ export class RequestBudget {
     }
     signal?.throwIfAborted();
   }
+}
+
+const LEARNED_SOURCES: readonly RateSource[] = ["start", "limit", "probe", "backoff", "ceiling"];
+
+/** A script's {from, to}, or null when it left the rate as it was. */
+function rateChange(result: unknown): RateChange | null {
+  if (!Array.isArray(result)) return null;
+  const [from, to] = result as [string, string];
+  return { from: Number(from), to: Number(to) };
 }
 
 function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> {

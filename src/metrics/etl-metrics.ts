@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
-import type { CurrentRate } from "../http/auto-rate.js";
+import type { CurrentRate, RateChange } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { StreamSchedule } from "../jobs/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
@@ -87,9 +87,14 @@ export interface EtlMetrics {
   observePartition(outcome: PartitionOutcome): void;
   /** A job this worker found stalled (its lock expired while active) and handed back. */
   observeStalledJob(): void;
+  /** A change of the shared request rate one of this process's answers made. */
+  observeRateChange(change: RateChange): void;
   /** Sets the sources given; a source left out keeps its current value. */
   setSources(sources: MetricSources): void;
 }
+
+/** How long one read of the request rate serves the gauges that show it: within one scrape. */
+const RATE_READ_REUSE_MS = 500;
 
 /** The states BullMQ counts by default: always exported, so a state at 0 is a series at 0. */
 export const QUEUE_STATES = [
@@ -141,6 +146,13 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["operation"] as const,
     registers: [registry],
   });
+  const rateChanges = new Counter({
+    name: "etl_request_rate_changes_total",
+    help: 'Changes of the shared request rate this process\'s answers made (requests_per_second "auto"), by direction: up (probing raised it, or the upstream stated a higher limit) or down (a 429, or a lower stated limit).',
+    labelNames: ["direction"] as const,
+    registers: [registry],
+  });
+  for (const direction of ["up", "down"]) rateChanges.inc({ direction }, 0);
   const retries = new Counter({
     name: "etl_http_retries_total",
     help: "Upstream attempts after the first of a request.",
@@ -314,18 +326,40 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
 
   const requestRate: Gauge<"source"> = new Gauge({
     name: "etl_request_rate_limit",
-    help: 'Requests per second the shared request budget allows now, read at scrape time, by where the rate comes from: config (a fixed requests_per_second); with "auto", start (nothing learned yet), limit (the upstream\'s X-RateLimit-Limit) or backoff (lowered after 429s).',
+    help: 'Requests per second the shared request budget allows now, read at scrape time, by where the rate comes from: config (a fixed requests_per_second); with "auto", start (nothing learned yet), limit (the upstream\'s X-RateLimit-Limit), probe (raised while answers succeed), backoff (lowered by a 429) or ceiling (held at auto.max).',
     labelNames: ["source"] as const,
     registers: [registry],
     collect: async () => {
       // Reset first: a rate that is not known now must not be exported as 0 or as a stale one.
       requestRate.reset();
-      const source = sources.requestRate;
-      if (!source) return;
-      const rate = await readSource("requestRate", source);
+      const rate = await currentRate();
       if (rate) requestRate.set({ source: rate.source }, rate.requestsPerSecond);
     },
   });
+  const requestRateRefused: Gauge<"source"> = new Gauge({
+    name: "etl_request_rate_refused",
+    help: 'With requests_per_second "auto" and no stated limit: the lowest rate (requests per second) that earned a 429, which probing stays under, by the source of the rate in force; absent while none has. Read at scrape time.',
+    labelNames: ["source"] as const,
+    registers: [registry],
+    collect: async () => {
+      requestRateRefused.reset();
+      const rate = await currentRate();
+      if (rate?.refusedAt !== undefined) {
+        requestRateRefused.set({ source: rate.source }, rate.refusedAt);
+      }
+    },
+  });
+  /** The budget's rate, read once per scrape by both gauges: they collect at the same time. */
+  let rateRead: { at: number; rate: Promise<CurrentRate | undefined> } | null = null;
+  function currentRate(): Promise<CurrentRate | undefined> {
+    const source = sources.requestRate;
+    if (!source) return Promise.resolve(undefined);
+    const now = performance.now();
+    if (!rateRead || now - rateRead.at > RATE_READ_REUSE_MS) {
+      rateRead = { at: now, rate: readSource("requestRate", source) };
+    }
+    return rateRead.rate;
+  }
 
   const credentialRefused: Gauge = new Gauge({
     name: "etl_upstream_credential_refused",
@@ -404,6 +438,9 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     },
     observeStalledJob() {
       stalledJobs.inc();
+    },
+    observeRateChange(change) {
+      rateChanges.inc({ direction: change.to > change.from ? "up" : "down" });
     },
     observePartition(outcome) {
       const stream = label(outcome.stream);

@@ -117,6 +117,9 @@ describe("etl sync and status", () => {
       /^queue: \d+ waiting, \d+ active, \d+ delayed, \d+ waiting-children, \d+ failed, \d+ completed$/m,
     );
     expect(result.stdout).toMatch(/^scheduler\s+pattern\s+time zone\s+next run \(UTC\)$/m);
+    expect(result.stdout).toMatch(
+      /^request rate: 1000 req\/s \(requests_per_second, shared by every worker\)$/m,
+    );
     expect(line).toMatch(
       new RegExp(`^trend_totals\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+${behind}\\s+0$`),
     );

@@ -1,7 +1,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimitWaitTooLongError } from "../../src/errors.js";
-import { AUTO_MIN_RATE, LEARNED_RATE_TTL_MS } from "../../src/http/auto-rate.js";
+import { AUTO_MIN_RATE, type AutoRate, LEARNED_RATE_TTL_MS } from "../../src/http/auto-rate.js";
 import { WINDOW_TEXT } from "../../src/http/budget-scripts.js";
 import {
   type Lease,
@@ -24,6 +24,10 @@ afterAll(async () => {
   redis.disconnect();
   await deleteKeysWithPrefix(prefix);
 });
+
+const AUTO: AutoRate = { start: 2, max: null };
+/** Probing paced for a test: a rate holds 100 ms before a raise, 600 ms under a refused one. */
+const PROBE = { stepMs: 100, holdMs: 600, holdRequests: 1 };
 
 /** A request granted after every decrease so far, so its 429 counts. */
 const grantedAfterEveryDecrease: Lease = {
@@ -127,7 +131,7 @@ describe("RequestBudget", () => {
   });
 
   it("with auto, paces every budget sharing the key at a limit one of them was told", async () => {
-    const scope = { apiKey: "auto-limit-key", requestsPerSecond: "auto" as const };
+    const scope = { apiKey: "auto-limit-key", requestsPerSecond: AUTO };
     const [a, b] = [budget(scope), budget(scope)];
     expect(await b.currentRate()).toEqual({ requestsPerSecond: 2, source: "start" });
     expect(await a.setLimit(20)).toEqual({ from: 2, to: 20 });
@@ -138,8 +142,8 @@ describe("RequestBudget", () => {
     expect(ttl).toBeLessThanOrEqual(LEARNED_RATE_TTL_MS);
   });
 
-  it("with auto, halves the rate once per burst of 429s, down to a floor, unless a limit was stated", async () => {
-    const scope = { apiKey: "auto-backoff-key", requestsPerSecond: "auto" as const };
+  it("with auto, lowers the rate once per burst of 429s, down to a floor, unless a limit was stated", async () => {
+    const scope = { apiKey: "auto-backoff-key", requestsPerSecond: AUTO };
     const [a, b] = [budget(scope), budget(scope)];
     const first = await a.acquire(request);
     const second = await b.acquire(request);
@@ -147,9 +151,13 @@ describe("RequestBudget", () => {
     // Granted before that decrease: its 429 belongs to the same burst.
     expect(await b.slowDown(second)).toBeNull();
     const later = await b.acquire(request);
-    expect(await b.slowDown(later)).toEqual({ from: 1, to: 0.5 });
-    expect(await a.currentRate()).toEqual({ requestsPerSecond: 0.5, source: "backoff" });
-    for (let i = 0; i < 5; i++) await a.slowDown(grantedAfterEveryDecrease);
+    expect(await b.slowDown(later)).toEqual({ from: 1, to: 0.7 });
+    expect(await a.currentRate()).toEqual({
+      requestsPerSecond: 0.7,
+      source: "backoff",
+      refusedAt: 1,
+    });
+    for (let i = 0; i < 10; i++) await a.slowDown(grantedAfterEveryDecrease);
     expect((await a.currentRate()).requestsPerSecond).toBe(AUTO_MIN_RATE);
 
     await a.setLimit(5);
@@ -157,11 +165,142 @@ describe("RequestBudget", () => {
     expect(await b.currentRate()).toEqual({ requestsPerSecond: 5, source: "limit" });
   });
 
+  describe("with auto and no stated limit, probing", () => {
+    /**
+     * Requests that had to wait for the rate (three asked at once: those after the first wait a
+     * spacing), then the rate's step: the lease of the last one, granted at the rate, answered now.
+     */
+    async function heldAStep(shared: RequestBudget): Promise<Lease> {
+      const leases = await Promise.all([1, 2, 3].map(() => shared.acquire(request)));
+      for (const lease of leases) await lease.release();
+      await new Promise((resolve) => setTimeout(resolve, PROBE.stepMs + 20));
+      return leases.reduce((last, lease) => (lease.grantedAt > last.grantedAt ? lease : last));
+    }
+
+    /** Raises `shared` step after step until it holds; the rates it went through. */
+    async function raiseUntilHeld(shared: RequestBudget): Promise<number[]> {
+      const rates: number[] = [];
+      for (;;) {
+        const change = await shared.speedUp(await heldAStep(shared));
+        if (!change) return rates;
+        rates.push(change.to);
+      }
+    }
+
+    it("raises the rate by half a step while it holds, back to where it held on a 429, then closes in under the refused rate and holds there", async () => {
+      const scope = { apiKey: "probe-key", requestsPerSecond: AUTO, probe: PROBE };
+      const [a, b] = [budget(scope), budget(scope)];
+      // The start rate holds a step from the first answer, like any other.
+      expect(await a.speedUp(await heldAStep(a))).toBeNull();
+      const seek: number[] = [];
+      for (const shared of [a, b, a, b]) {
+        const change = await shared.speedUp(await heldAStep(shared));
+        if (change) seek.push(change.to);
+      }
+      // Whole requests above 1 req/s: the window takes floor(rate), a fraction changes nothing.
+      expect(seek).toEqual([3, 4, 6, 9]);
+      expect(await b.currentRate()).toEqual({ requestsPerSecond: 9, source: "probe" });
+
+      expect(await a.slowDown(await a.acquire(request))).toEqual({ from: 9, to: 6 });
+      expect(await b.currentRate()).toEqual({
+        requestsPerSecond: 6,
+        source: "backoff",
+        refusedAt: 9,
+      });
+      // Half the distance to the refused rate, at least a request, and not onto it.
+      expect(await raiseUntilHeld(b)).toEqual([7, 8]);
+      expect(await a.currentRate()).toEqual({
+        requestsPerSecond: 8,
+        source: "probe",
+        refusedAt: 9,
+      });
+
+      // Held under it for the hold, then the refused rate is tried again; it holds: seek again.
+      await new Promise((resolve) => setTimeout(resolve, PROBE.holdMs));
+      expect(await a.speedUp(await heldAStep(a))).toEqual({ from: 8, to: 9 });
+      expect(await a.speedUp(await heldAStep(a))).toEqual({ from: 9, to: 13 });
+      expect((await a.currentRate()).refusedAt).toBeUndefined();
+    });
+
+    it("lowers a rate that held by a step at its first 429 and by 30 % at the next, and never raises it within a step of a 429", async () => {
+      const scope = { apiKey: "probe-halve-key", requestsPerSecond: AUTO, probe: PROBE };
+      const shared = budget(scope);
+      await shared.speedUp(await heldAStep(shared));
+      await shared.speedUp(await heldAStep(shared));
+      expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 3, to: 4 });
+      const early = await shared.acquire(request);
+      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 4, to: 3 });
+      const lease = await heldAStep(shared);
+      // Granted before that decrease: the same burst, no second decrease, yet a 429 all the same.
+      expect(await shared.slowDown(early)).toBeNull();
+      expect(await shared.speedUp(lease)).toBeNull();
+      // 3 had held before 4 was tried: a 429 at it takes a request off; the next one, 30 %.
+      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 3, to: 2 });
+      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 2, to: 1 });
+    });
+
+    it("does not raise a rate nobody waited for, nor on the answer of a request sent before the rate changed", async () => {
+      const scope = { apiKey: "probe-idle-key", requestsPerSecond: AUTO, probe: PROBE };
+      const shared = budget(scope);
+      const lone = async () => {
+        const lease = await shared.acquire(request);
+        await lease.release();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return lease;
+      };
+      await shared.speedUp(await lone());
+      expect(await shared.speedUp(await lone())).toBeNull();
+      expect(await shared.speedUp(await lone())).toBeNull();
+      const before = await shared.acquire(request);
+      await before.release();
+      expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 2, to: 3 });
+      expect(await shared.speedUp(before)).toBeNull();
+      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 3, source: "probe" });
+    });
+
+    it("never passes the ceiling, whether probed or stated", async () => {
+      const bounds = { start: 1, max: 5 };
+      const scope = { apiKey: "probe-ceiling-key", requestsPerSecond: bounds, probe: PROBE };
+      const shared = budget(scope);
+      await shared.speedUp(await heldAStep(shared));
+      expect(await raiseUntilHeld(shared)).toEqual([2, 3, 4, 5]);
+      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
+      expect(await shared.setLimit(50)).toBeNull();
+      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
+      expect(await shared.setLimit(4)).toEqual({ from: 5, to: 4 });
+      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 4, source: "limit" });
+    });
+
+    it("is what a budget made later (a restarted worker) paces at, kept for the learned rate's lifetime", async () => {
+      const scope = { apiKey: "probe-restart-key", requestsPerSecond: AUTO, probe: PROBE };
+      const first = budget(scope);
+      const rates: number[] = [];
+      while (rates.length < 6) {
+        const change = await first.speedUp(await heldAStep(first));
+        if (change) rates.push(change.to);
+      }
+      expect(rates).toEqual([3, 4, 6, 9, 13, 19]);
+      const restarted = budget(scope);
+      expect(await restarted.currentRate()).toEqual({ requestsPerSecond: 19, source: "probe" });
+      const ttl = await redis.pttl(`${prefix}budget:${restarted.scope}:rate`);
+      expect(ttl).toBeGreaterThan(LEARNED_RATE_TTL_MS - 60_000);
+      // Spaced 1/19 s apart, where the start's rate would space them 500 ms.
+      const grants: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const lease = await restarted.acquire(request);
+        grants.push(lease.grantedAt);
+        await lease.release();
+      }
+      expect((grants[3] as number) - (grants[0] as number)).toBeLessThan(3 * 500);
+    });
+  });
+
   it("with a fixed rate, ignores what the upstream states", async () => {
     const fixed = budget({ apiKey: "fixed-rate-key", requestsPerSecond: 3 });
     const lease = await fixed.acquire(request);
     expect(await fixed.setLimit(50)).toBeNull();
     expect(await fixed.slowDown(lease)).toBeNull();
+    expect(await fixed.speedUp(lease)).toBeNull();
     expect(await fixed.currentRate()).toEqual({ requestsPerSecond: 3, source: "config" });
     expect(await redis.exists(`${prefix}budget:${fixed.scope}:rate`)).toBe(0);
   });

@@ -29,6 +29,8 @@ const METRIC_NAMES = [
   "etl_stream_unread_partitions",
   "etl_stream_schedule_interval_seconds",
   "etl_request_rate_limit",
+  "etl_request_rate_refused",
+  "etl_request_rate_changes_total",
   "etl_upstream_credential_refused",
   "etl_dependency_up",
   "etl_dependency_last_change_timestamp_seconds",
@@ -44,6 +46,9 @@ function observedMetrics(): EtlMetrics {
     schedules: [{ stream: "sales_trends", family: "trends", intervalSeconds: 3600 }],
   });
   metrics.observeStalledJob();
+  metrics.observeRateChange({ from: 9, to: 13 });
+  metrics.observeRateChange({ from: 13, to: 9 });
+  metrics.observeRateChange({ from: 9, to: 11 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
   metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
@@ -91,7 +96,7 @@ function observedMetrics(): EtlMetrics {
     error: new Error("boom"),
   });
   metrics.setSources({
-    requestRate: () => Promise.resolve({ requestsPerSecond: 30, source: "limit" }),
+    requestRate: () => Promise.resolve({ requestsPerSecond: 11, source: "probe", refusedAt: 13 }),
     queueCounts: () => Promise.resolve({ waiting: 3, active: 1, failed: 2 }),
     streams: () =>
       Promise.resolve([
@@ -215,7 +220,10 @@ describe("/metrics", () => {
         `etl_stream_unread_partitions{stream="sales_trends",family="trends"} 3`,
         `etl_stream_unread_partitions{stream="never_synced",family=""} 1`,
         `etl_stream_schedule_interval_seconds{stream="sales_trends",family="trends"} 3600`,
-        `etl_request_rate_limit{source="limit"} 30`,
+        `etl_request_rate_limit{source="probe"} 11`,
+        `etl_request_rate_refused{source="probe"} 13`,
+        `etl_request_rate_changes_total{direction="up"} 2`,
+        `etl_request_rate_changes_total{direction="down"} 1`,
         `etl_upstream_credential_refused 1`,
         `etl_dependency_up{dependency="postgres"} 1`,
         `etl_dependency_up{dependency="redis"} 0`,

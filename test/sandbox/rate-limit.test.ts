@@ -126,6 +126,65 @@ describe("sandbox rate limit", () => {
     }
   });
 
+  it.each([
+    ["on-429", ["retry-after", "x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"]],
+    ["retry-after-only", ["retry-after"]],
+  ] as const)(
+    "states nothing on a success in %s mode, and on a 429 only %j",
+    async (rateLimitHeaders, on429) => {
+      sandbox = await startSandbox({
+        today: "2026-02-01",
+        knobs: { requestsPerSecond: 1, rateLimitHeaders },
+      });
+      await startOfSecond();
+      const [admitted, refused] = [
+        await call(sandbox, "/api/v1/getDsps/all"),
+        await call(sandbox, "/api/v1/getDsps/all"),
+      ];
+      const rateHeaders = (answer: CallResult) =>
+        Object.keys(answer.headers)
+          .filter((name) => /ratelimit|retry-after/i.test(name))
+          .sort();
+      expect([admitted?.status, refused?.status]).toEqual([200, 429]);
+      expect(rateHeaders(admitted)).toEqual([]);
+      expect(rateHeaders(refused)).toEqual([...on429].sort());
+      expect(header(refused, "Retry-After")).toBe(1);
+    },
+  );
+
+  it("counts over any 1000 ms in sliding mode: a second's turn gives no new budget", async () => {
+    sandbox = await startSandbox({
+      today: "2026-02-01",
+      knobs: { requestsPerSecond: 2, rateLimitWindow: "sliding" },
+    });
+    // Two in the last 300 ms of a second, then one just after its turn: still the same 1000 ms.
+    await new Promise((resolve) => setTimeout(resolve, 1700 - (Date.now() % 1000)));
+    const early = [
+      await call(sandbox, "/api/v1/getDsps/all"),
+      await call(sandbox, "/api/v1/getDsps/all"),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 20));
+    const after = await call(sandbox, "/api/v1/getDsps/all");
+    expect(early.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(after.status).toBe(429);
+    expect(header(after, "X-RateLimit-Remaining")).toBe(0);
+  });
+
+  it("lets a burst of the limit through in bucket mode, then refills it a token at a time", async () => {
+    sandbox = await startSandbox({
+      today: "2026-02-01",
+      knobs: { requestsPerSecond: 4, rateLimitWindow: "bucket" },
+    });
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, () => call(sandbox, "/api/v1/getDsps/all")),
+    );
+    expect(burst.filter((answer) => answer.status === 200)).toHaveLength(4);
+    // A token comes back every 250 ms.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(200);
+    expect((await call(sandbox, "/api/v1/getDsps/all")).status).toBe(429);
+  });
+
   it("sends no rate-limit headers without a limit, and can be limited at run time", async () => {
     sandbox = await startSandbox({ today: "2026-02-01" });
     const free = await call(sandbox, "/api/v1/getDsps/all");

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { requestBudget } from "../../src/app-context.js";
+import type { RequestBudget } from "../../src/http/request-budget.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import { planRequests } from "../../src/streams/request-plan.js";
@@ -155,7 +156,7 @@ describe("the request plan", () => {
     );
   });
 
-  it('times the plan at the rate "auto" learned, which the workers share', async () => {
+  it('times the plan at the rate "auto" learned, which the workers share, and status says it', async () => {
     dir.write("etl.config.json", { ...harness.config, requests_per_second: "auto" });
     const before = served();
     const env = cliEnv();
@@ -164,7 +165,7 @@ describe("the request plan", () => {
       expect(result.code).toBe(0);
       return result.stdout;
     };
-    expect(await plan()).toMatch(/ requests at 2 req\/s \(where "auto" starts/);
+    expect(await plan()).toMatch(/ requests at 2 req\/s \("auto" starts here .*\): at most /);
     const budget = requestBudget(
       { ...harness.config, requests_per_second: "auto" },
       { url: harness.upstream.sandbox.url, key: harness.upstream.sandbox.apiKey },
@@ -172,8 +173,28 @@ describe("the request plan", () => {
     );
     await budget.setLimit(7);
     expect(await plan()).toMatch(/ requests at 7 req\/s \(the limit the upstream states/);
+    // Probed where the upstream states none: the rate and what was refused, in the plan and status.
+    await refusedAtTheStart(budget);
+    const probed =
+      '1 req/s \\("auto", lowered by a 429: the upstream states no limit; 429s came at 2 req/s, it stays under\\)';
+    expect(await plan()).toMatch(new RegExp(` requests at ${probed}: \\d`));
+    const status = await runCli(["status"], { cwd: dir.path, env });
+    expect(status.stdout).toMatch(new RegExp(`^request rate: ${probed}$`, "m"));
     expect(served()).toBe(before);
   });
+
+  /**
+   * The stated limit forgotten (as when its lifetime ends) and a 429 without one: the budget
+   * lowers its start of 2 req/s to 1 and remembers that 2 was refused.
+   */
+  async function refusedAtTheStart(budget: RequestBudget): Promise<void> {
+    await harness.upstream.context.redis.del(
+      `${harness.config.redis_prefix}budget:${budget.scope}:rate`,
+    );
+    const lease = await budget.acquire({ operation: "test", method: "GET", path: "/" });
+    await lease.release();
+    expect(await budget.slowDown(lease)).toEqual({ from: 2, to: 1 });
+  }
 
   it("says which days of the range radio_history_days leaves out, in `plan`, `sync` and `backfill`", async () => {
     // The command's today is the clock's: 3 days kept start long after every day of BACKFILL.

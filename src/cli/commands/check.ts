@@ -3,6 +3,7 @@ import { createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
+import { describeRate } from "../../http/auto-rate.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
@@ -22,9 +23,9 @@ function describeTracking(config: AppConfig): string {
   ];
   const tracked = counts.map(([what, n]) => `${n} ${what}`).join(", ");
   const rate =
-    etl.requests_per_second === "auto"
-      ? "the upstream's stated rate (auto)"
-      : `${etl.requests_per_second} req/s`;
+    typeof etl.requests_per_second === "number"
+      ? `${etl.requests_per_second} req/s`
+      : `${describeRate(etl.requests_per_second)} (the upstream's stated limit, else probed)`;
   return `from ${etl.start_date}; ${tracked}; ${rate}, ${etl.max_concurrency} at once`;
 }
 

@@ -1,10 +1,5 @@
-import { Redis } from "ioredis";
-import { withTimeout } from "../../async/with-timeout.js";
-import { requestBudget } from "../../app-context.js";
-import type { EnvConfig } from "../../config/env-schema.js";
-import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { loadConfig } from "../../config/load-config.js";
-import { AUTO_START_RATE, type CurrentRate } from "../../http/auto-rate.js";
+import type { CurrentRate } from "../../http/auto-rate.js";
 import { sustainedRequestsPerSecond } from "../../http/request-budget.js";
 import type { ArtistProjection } from "../../streams/artist-stats/projected-artists.js";
 import { selectStreams } from "../../streams/registry.js";
@@ -16,6 +11,7 @@ import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-opt
 import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
 import { catalogueArtistsNote } from "../catalogue-artists-note.js";
+import { configuredRate, learnedRate, rateReason } from "../learned-rate.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 
@@ -60,61 +56,17 @@ function artistsText(projection: ArtistProjection & { requestsEach: number }): s
   );
 }
 
-/** How long the plan waits for Redis's learned rate before it goes without. */
-const LEARNED_RATE_WAIT_MS = 2_000;
-
-/**
- * With "auto", the rate the workers learned and share (kept in Redis while the upstream keeps
- * confirming it); null where there is none, or no upstream or Redis to ask.
- */
-async function learnedRate(env: EnvConfig, etl: EtlConfig): Promise<CurrentRate | null> {
-  if (etl.requests_per_second !== "auto" || !env.MUSIC_API_URL || !env.MUSIC_API_KEY) return null;
-  const redis = new Redis(env.REDIS_URL, {
-    lazyConnect: true,
-    connectTimeout: LEARNED_RATE_WAIT_MS,
-    commandTimeout: LEARNED_RATE_WAIT_MS,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  redis.on("error", () => undefined);
-  try {
-    const upstream = { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY };
-    const rate = await withTimeout(async () => {
-      await redis.connect();
-      return requestBudget(etl, upstream, redis).currentRate();
-    }, LEARNED_RATE_WAIT_MS);
-    return rate.source === "start" ? null : rate;
-  } catch {
-    return null;
-  } finally {
-    redis.disconnect();
-  }
-}
-
 /**
  * Timed at the pace the budget sustains, not at the rate: its window is a second and a margin
- * long, so a long run takes about 5 % longer than requests ÷ rate.
+ * long, so a long run takes about 5 % longer than requests ÷ rate. With "auto" at its start the
+ * figure is the most it takes: probing raises the rate as answers succeed.
  */
-function rateText(total: number, etl: EtlConfig, learned: CurrentRate | null): string {
-  const at = (rate: number, why: string) => {
-    const pace = sustainedRequestsPerSecond(rate);
-    return (
-      `${total} requests at ${rate} req/s (${why}): ${duration(total / pace)}, ` +
-      `at the ${pace.toFixed(2)} req/s the budget sustains`
-    );
-  };
-  if (etl.requests_per_second !== "auto") {
-    return at(etl.requests_per_second, "requests_per_second, shared by every worker");
-  }
-  if (learned?.source === "limit") {
-    return at(learned.requestsPerSecond, 'the limit the upstream states, learned by "auto"');
-  }
-  if (learned?.source === "backoff") {
-    return at(learned.requestsPerSecond, '"auto", lowered by 429s: the upstream states no limit');
-  }
-  return at(
-    AUTO_START_RATE,
-    'where "auto" starts; the upstream\'s stated limit, once read, decides',
+function rateText(total: number, rate: CurrentRate): string {
+  const pace = sustainedRequestsPerSecond(rate.requestsPerSecond);
+  const most = rate.source === "start" ? "at most " : "";
+  return (
+    `${total} requests at ${rate.requestsPerSecond} req/s (${rateReason(rate)}): ` +
+    `${most}${duration(total / pace)}, at the ${pace.toFixed(2)} req/s the budget sustains`
   );
 }
 
@@ -179,7 +131,8 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     if (artists) out.line(artistsText(artists));
     const radio = radioHistoryNote(etl, streams, range, today);
     if (radio) out.line(radio);
-    out.line(rateText(total, etl, await learnedRate(env, etl)));
+    const rate = (await learnedRate(env, etl)) ?? configuredRate(etl.requests_per_second);
+    out.line(rateText(total, rate));
     if (leftOut) out.line(leftOut);
     return ExitCode.ok;
   } finally {

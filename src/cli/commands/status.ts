@@ -20,6 +20,7 @@ import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/s
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
+import { learnedRate, rateReason } from "../learned-rate.js";
 import { lostRunLines } from "../run-lines.js";
 import { type Output, table } from "../output.js";
 import { type StatusReport, type StreamLine, statusHtml } from "../status-html.js";
@@ -140,7 +141,15 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     out.line("");
     const section = await queueSection(queue, ready, env.REDIS_URL);
     const lost = lostRunLines(await lostRuns(db));
-    const queueLines = lost.length === 0 ? section.lines : [...section.lines, "", ...lost];
+    const rate = section.reachable ? await learnedRate(env, etl) : null;
+    const rateLines = rate
+      ? [`request rate: ${rate.requestsPerSecond} req/s (${rateReason(rate)})`]
+      : [];
+    const queueLines = [
+      ...section.lines,
+      ...rateLines,
+      ...(lost.length === 0 ? [] : ["", ...lost]),
+    ];
     for (const line of queueLines) out.line(line);
     if (options.html !== undefined) {
       const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);

@@ -10,6 +10,7 @@ import { displayUrl } from "../../config/display-url.js";
 import { loadConfig } from "../../config/load-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { createEtlMetrics } from "../../metrics/etl-metrics.js";
+import { describeRate } from "../../http/auto-rate.js";
 import { type OperatorServer, startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import { STREAMS } from "../../streams/registry.js";
@@ -44,7 +45,10 @@ export async function workerCommand(): Promise<ExitCode> {
   });
   const context = await createAppContext(config, {
     logger,
-    http: { onAttempt: (event) => metrics.observeAttempt(event) },
+    http: {
+      onAttempt: (event) => metrics.observeAttempt(event),
+      onRateChange: (change) => metrics.observeRateChange(change),
+    },
     connectInBackground: true,
   });
   const queue = createEtlQueue(env.REDIS_URL, etl, (error) =>
@@ -126,7 +130,7 @@ export async function workerCommand(): Promise<ExitCode> {
       {
         operator: server?.url,
         concurrency: etl.worker_concurrency,
-        requestsPerSecond: etl.requests_per_second,
+        requestsPerSecond: describeRate(etl.requests_per_second),
       },
       "worker started",
     );
