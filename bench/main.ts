@@ -1,5 +1,5 @@
 // `npm run bench`: measures the pipeline against the physical limits and writes bench/results.json.
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { endToEnd } from "./end-to-end.js";
@@ -76,8 +76,21 @@ for (const name of only) {
 }
 console.log(printTable(results));
 const file = resolve(PROJECT_ROOT, "bench/results.json");
-writeFileSync(
-  file,
-  `${JSON.stringify({ startedAt, machine: machine(await postgresVersion()), results }, null, 2)}\n`,
-);
+const run = { startedAt, machine: machine(await postgresVersion()) };
+writeFileSync(file, `${JSON.stringify(merged(run, results), null, 2)}\n`);
 console.log(`\nwritten to bench/results.json`);
+
+/**
+ * The whole run, or with --only the sections run in place of theirs in the file, each carrying
+ * when and where it ran: a partial run never drops the other sections' figures.
+ */
+function merged(ran: typeof run, sections: SectionResult[]): unknown {
+  if (values.only === undefined || !existsSync(file)) return { ...ran, results: sections };
+  const earlier = JSON.parse(readFileSync(file, "utf8")) as { results: SectionResult[] };
+  const fresh = new Map(sections.map((result) => [result.section, { ...result, ...ran }]));
+  const kept = earlier.results.map((result) => fresh.get(result.section) ?? result);
+  const added = sections.filter(
+    (result) => !earlier.results.some((e) => e.section === result.section),
+  );
+  return { ...earlier, results: [...kept, ...added.map((result) => fresh.get(result.section))] };
+}

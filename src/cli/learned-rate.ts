@@ -53,7 +53,7 @@ export function rateReason(rate: CurrentRate): string {
     case "config":
       return "requests_per_second, shared by every worker";
     case "start":
-      return '"auto" starts here and probes upward while answers succeed';
+      return '"auto" starts here, and probing raises it while answers succeed: less time then';
     case "limit":
       return 'the limit the upstream states, learned by "auto"';
     case "probe":
@@ -61,6 +61,6 @@ export function rateReason(rate: CurrentRate): string {
     case "backoff":
       return `"auto", lowered by a 429: the upstream states no limit${refused}`;
     case "ceiling":
-      return '"auto" held at its max';
+      return '"auto" held at its max, which neither probing nor a stated limit passes';
   }
 }

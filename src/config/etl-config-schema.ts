@@ -11,7 +11,6 @@ import {
   STATS_TYPES,
 } from "../api/enums.js";
 import { STREAM_FAMILIES, type StreamFamily } from "../streams/families.js";
-import { AUTO_START_RATE } from "../http/auto-rate.js";
 
 const nonEmptyString = z.string().trim().min(1, "must not be empty");
 
@@ -137,7 +136,7 @@ const requestRate = z
       z.strictObject({
         auto: z
           .strictObject({ start: positiveRate.optional(), max: positiveRate.optional() })
-          .refine((auto) => auto.max === undefined || (auto.start ?? AUTO_START_RATE) <= auto.max, {
+          .refine((auto) => auto.max === undefined || (auto.start ?? 0) <= auto.max, {
             message: "start must not be above max",
           }),
       }),

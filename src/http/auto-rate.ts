@@ -14,11 +14,15 @@ export type RequestRate = number | AutoRate;
 export type RequestRateSetting =
   number | "auto" | { readonly auto: { readonly start?: number; readonly max?: number } };
 
-/** The setting read: "auto" alone is "auto" from AUTO_START_RATE with no ceiling. */
+/**
+ * The setting read: "auto" alone is "auto" from AUTO_START_RATE with no ceiling; a ceiling under
+ * AUTO_START_RATE is where it starts, unless told otherwise.
+ */
 export function requestRate(setting: RequestRateSetting): RequestRate {
   if (typeof setting === "number") return setting;
   if (setting === "auto") return { start: AUTO_START_RATE, max: null };
-  return { start: setting.auto.start ?? AUTO_START_RATE, max: setting.auto.max ?? null };
+  const max = setting.auto.max ?? null;
+  return { start: setting.auto.start ?? Math.min(AUTO_START_RATE, max ?? AUTO_START_RATE), max };
 }
 
 /**
@@ -55,18 +59,25 @@ export const PROBE_STEP_MS = 2_000;
  */
 export const PROBE_HOLD_MS = 60_000;
 export const PROBE_HOLD_REQUESTS = 1_000;
+/**
+ * The longest hold: 1,000 requests at the least rate take hours, and a short storm of 429s must
+ * not leave the rate there that long.
+ */
+export const PROBE_LONGEST_HOLD_MS = 10 * 60_000;
 
-/** How probing paces itself: PROBE_STEP_MS, PROBE_HOLD_MS and PROBE_HOLD_REQUESTS. */
+/** How probing paces itself: the PROBE_ constants, shorter in tests. */
 export interface ProbePace {
   readonly stepMs: number;
   readonly holdMs: number;
   readonly holdRequests: number;
+  readonly longestHoldMs: number;
 }
 
 export const PROBE_PACE: ProbePace = {
   stepMs: PROBE_STEP_MS,
   holdMs: PROBE_HOLD_MS,
   holdRequests: PROBE_HOLD_REQUESTS,
+  longestHoldMs: PROBE_LONGEST_HOLD_MS,
 };
 
 /**

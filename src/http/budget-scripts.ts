@@ -19,9 +19,10 @@ local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + margin
  *
  * KEYS: 1 = send log (sorted set: token -> send time), 2 = leases (sorted set: token -> expiry),
  * 3 = pause (epoch ms before which nobody sends), 4 = learned rate (hash, see LEARNED_TEXT),
- * 5 = demand (when a request last waited for the rate).
+ * 5 = demand (when a request last waited for a full window).
  * ARGV: 1 = requests per second, 2 = 1 to use the learned rate instead when there is one (and
- * note the demand), 3 = window margin ms, 4 = max concurrent, 5 = lease ms, 6 = token.
+ * note the demand), 3 = window margin ms, 4 = max concurrent, 5 = lease ms, 6 = token,
+ * 7 = ceiling of the learned rate (0: none).
  * Sends are spaced at least 1/R apart, so a window's requests do not leave in one burst.
  * Returns {1, now} when granted (now: the grant time on Redis's clock), {0, ms} to wait before
  * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms.
@@ -34,7 +35,12 @@ if pause > now then return {2, pause - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {0, -1} end
 local rate = tonumber(ARGV[1])
-if ARGV[2] == '1' then rate = tonumber(redis.call('HGET', KEYS[4], 'rate') or ARGV[1]) end
+if ARGV[2] == '1' then
+  rate = tonumber(redis.call('HGET', KEYS[4], 'rate') or ARGV[1])
+  -- Learned under a higher ceiling (or none) by another process, or before max was lowered.
+  local ceiling = tonumber(ARGV[7])
+  if ceiling > 0 and rate > ceiling then rate = ceiling end
+end
 local margin = tonumber(ARGV[3])
 ${WINDOW_TEXT}
 local spacing = math.floor(1000 / rate)
@@ -48,8 +54,11 @@ elseif redis.call('ZCARD', KEYS[1]) >= perWindow then
   wait = tonumber(oldest[2]) + window - now + 1
 end
 if wait > 0 then
-  -- The rate, not the upstream or the concurrency, holds this request back: probing may raise it.
-  if ARGV[2] == '1' then redis.call('SET', KEYS[5], now, 'PX', 60000) end
+  -- A full window holds this request back: the rate, not the upstream, the concurrency or two
+  -- callers asking at once, is what limits the sends, and probing may raise it.
+  if ARGV[2] == '1' and redis.call('ZCARD', KEYS[1]) >= perWindow then
+    redis.call('SET', KEYS[5], now, 'PX', 60000)
+  end
   return {0, wait}
 end
 redis.call('ZADD', KEYS[1], now, ARGV[6])
@@ -132,8 +141,11 @@ redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[5]))
 -- A request granted before the last decrease tells nothing of the rate since: the 429s of one
 -- burst lower the rate once.
 if tonumber(ARGV[4]) <= field('lowered_at', '-1') then return nil end
-local rate = field('rate', ARGV[1])
+local current = field('rate', ARGV[1])
 local good = field('good', '0')
+-- The rate the refused request was sent at: granted before the last raise, the one that held.
+local rate = current
+if good > 0 and tonumber(ARGV[4]) <= field('changed_at', '0') then rate = good end
 local lower = rate * tonumber(ARGV[3])
 if good > 0 and good < rate then
   if good > lower then lower = good end
@@ -143,11 +155,12 @@ else
   end
   redis.call('HDEL', KEYS[1], 'good')
 end
-lower = math.max(tonumber(ARGV[2]), whole(lower))
+-- Never up: a rate already under the floor (a start below it) stays where it is.
+lower = math.min(current, math.max(tonumber(ARGV[2]), whole(lower)))
 redis.call('HSET', KEYS[1], 'rate', tostring(lower), 'source', 'backoff', 'refused',
   tostring(rate), 'lowered_at', now, 'changed_at', now)
-if lower == rate then return nil end
-return {tostring(rate), tostring(lower)}
+if lower == current then return nil end
+return {tostring(current), tostring(lower)}
 `;
 
 /**
@@ -155,23 +168,30 @@ return {tostring(rate), tostring(lower)}
  * (ARGV 4) with requests waiting for it and no 429. Below any rate refused yet it rises by half
  * each step (seeking); under the lowest one refused, by half the distance, at least a step, and
  * once a step would reach it, it holds there for ARGV 5 ms or ARGV 7 requests, whichever is
- * longer, before trying that rate again (a raised limit is found this way: the refused rate
- * holds, and seeking resumes).
+ * longer (but at most ARGV 8 ms), before trying that rate again (a raised limit is found this
+ * way: the refused rate holds, and seeking resumes).
  * KEYS: 1 = learned rate, 2 = demand. ARGV: 1 = rate when none is learned, 2 = ceiling (0: none),
  * 3 = when the request that succeeded was granted (Redis ms), 4 = step ms, 5 = hold ms,
- * 6 = TTL ms, 7 = hold requests.
+ * 6 = TTL ms, 7 = hold requests, 8 = longest hold ms.
  */
 const RAISE_TEXT = `${LEARNED_TEXT}
 local source = redis.call('HGET', KEYS[1], 'source')
-if source == 'limit' then return nil end
 if not source then
   -- The start rate holds a step like any other before the first raise: from now.
   redis.call('HSET', KEYS[1], 'rate', ARGV[1], 'source', 'start', 'changed_at', now)
 end
+-- Every success confirms the rate, a stated one too (an upstream that states it on its 429s
+-- alone does so no more once it is kept).
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[6]))
+if source == 'limit' then return nil end
 local rate = field('rate', ARGV[1])
 local ceiling = tonumber(ARGV[2])
-if ceiling > 0 and rate >= ceiling then return nil end
+if ceiling > 0 and rate >= ceiling then
+  if rate == ceiling then return nil end
+  -- Learned under a higher ceiling, or before max was lowered: down to this one.
+  redis.call('HSET', KEYS[1], 'rate', tostring(ceiling), 'source', 'ceiling', 'changed_at', now)
+  return {tostring(rate), tostring(ceiling)}
+end
 local changed = field('changed_at', '0')
 -- Sent before the last change: it says nothing of the rate since.
 if tonumber(ARGV[3]) <= changed then return nil end
@@ -191,7 +211,9 @@ if refused == 0 then
 else
   higher = whole(rate + math.max(step, (refused - rate) / 2))
   if higher >= refused then
-    local hold = math.max(tonumber(ARGV[5]), tonumber(ARGV[7]) * 1000 / rate)
+    -- The requests held at a low rate take long: capped at ARGV 8 ms.
+    local hold = math.max(tonumber(ARGV[5]), math.min(tonumber(ARGV[7]) * 1000 / rate,
+      tonumber(ARGV[8])))
     if now - changed < hold then return nil end
     higher = refused
   end

@@ -183,6 +183,7 @@ export class RequestBudget {
           probe.holdMs,
           LEARNED_RATE_TTL_MS,
           probe.holdRequests,
+          probe.longestHoldMs,
         ],
       ),
     );
@@ -198,9 +199,12 @@ export class RequestBudget {
       "refused",
     );
     if (rate === null) return { requestsPerSecond: this.#rate, source: "start" };
+    const ceiling = this.#auto.max;
+    // As the budget paces: a rate learned above this process's ceiling is held at it.
+    const capped = ceiling !== null && Number(rate) > ceiling;
     return {
-      requestsPerSecond: Number(rate),
-      source: LEARNED_SOURCES.find((known) => known === source) ?? "probe",
+      requestsPerSecond: capped ? ceiling : Number(rate),
+      source: capped ? "ceiling" : (LEARNED_SOURCES.find((known) => known === source) ?? "probe"),
       ...(refused === null ? {} : { refusedAt: Number(refused) }),
     };
   }
@@ -217,6 +221,7 @@ export class RequestBudget {
         maxConcurrency,
         leaseMs,
         token,
+        this.#auto?.max ?? 0,
       ])) as [number, number];
       if (state === 1) {
         this.#held += 1;

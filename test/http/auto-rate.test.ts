@@ -106,6 +106,8 @@ describe("requests_per_second in the config", () => {
     expect(read({ auto: { max: 10 } })).toEqual({ start: 2, max: 10 });
     expect(read({ auto: { start: 0.5, max: 1 } })).toEqual({ start: 0.5, max: 1 });
     expect(read(0.5)).toBe(0.5);
+    // Terms that name 1 req/s: it starts there, not at the 2 it starts at otherwise.
+    expect(read({ auto: { max: 1 } })).toEqual({ start: 1, max: 1 });
     expect(describeRate({ auto: { start: 0.5, max: 1 } })).toBe(
       "auto from 0.5 req/s up to 1 req/s",
     );

@@ -26,8 +26,11 @@ afterAll(async () => {
 });
 
 const AUTO: AutoRate = { start: 2, max: null };
-/** Probing paced for a test: a rate holds 100 ms before a raise, 600 ms under a refused one. */
-const PROBE = { stepMs: 100, holdMs: 600, holdRequests: 1 };
+/**
+ * Probing paced for a test: a rate holds 300 ms before a raise (long beside two calls to Redis,
+ * even on a busy machine), 4 s under a refused one (long beside a step).
+ */
+const PROBE = { stepMs: 300, holdMs: 4_000, holdRequests: 1, longestHoldMs: 4_000 };
 
 /** A request granted after every decrease so far, so its 429 counts. */
 const grantedAfterEveryDecrease: Lease = {
@@ -167,11 +170,15 @@ describe("RequestBudget", () => {
 
   describe("with auto and no stated limit, probing", () => {
     /**
-     * Requests that had to wait for the rate (three asked at once: those after the first wait a
-     * spacing), then the rate's step: the lease of the last one, granted at the rate, answered now.
+     * Requests that filled a window of the rate (the last of them waited for it: the rate is
+     * what held them back), then the rate's step: the lease of the last one, granted at the rate,
+     * answered now.
      */
     async function heldAStep(shared: RequestBudget): Promise<Lease> {
-      const leases = await Promise.all([1, 2, 3].map(() => shared.acquire(request)));
+      const perWindow = Math.max(1, Math.floor((await shared.currentRate()).requestsPerSecond));
+      const leases = await Promise.all(
+        Array.from({ length: perWindow + 1 }, () => shared.acquire(request)),
+      );
       for (const lease of leases) await lease.release();
       await new Promise((resolve) => setTimeout(resolve, PROBE.stepMs + 20));
       return leases.reduce((last, lease) => (lease.grantedAt > last.grantedAt ? lease : last));
@@ -187,9 +194,14 @@ describe("RequestBudget", () => {
       }
     }
 
+    const probing = (apiKey: string, requestsPerSecond: AutoRate = AUTO) => ({
+      apiKey,
+      requestsPerSecond,
+      probe: PROBE,
+    });
+
     it("raises the rate by half a step while it holds, back to where it held on a 429, then closes in under the refused rate and holds there", async () => {
-      const scope = { apiKey: "probe-key", requestsPerSecond: AUTO, probe: PROBE };
-      const [a, b] = [budget(scope), budget(scope)];
+      const [a, b] = [budget(probing("probe-key")), budget(probing("probe-key"))];
       // The start rate holds a step from the first answer, like any other.
       expect(await a.speedUp(await heldAStep(a))).toBeNull();
       const seek: number[] = [];
@@ -223,8 +235,7 @@ describe("RequestBudget", () => {
     });
 
     it("lowers a rate that held by a step at its first 429 and by 30 % at the next, and never raises it within a step of a 429", async () => {
-      const scope = { apiKey: "probe-halve-key", requestsPerSecond: AUTO, probe: PROBE };
-      const shared = budget(scope);
+      const shared = budget(probing("probe-lower-key"));
       await shared.speedUp(await heldAStep(shared));
       await shared.speedUp(await heldAStep(shared));
       expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 3, to: 4 });
@@ -239,52 +250,96 @@ describe("RequestBudget", () => {
       expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 2, to: 1 });
     });
 
-    it("does not raise a rate nobody waited for, nor on the answer of a request sent before the rate changed", async () => {
-      const scope = { apiKey: "probe-idle-key", requestsPerSecond: AUTO, probe: PROBE };
-      const shared = budget(scope);
-      const lone = async () => {
-        const lease = await shared.acquire(request);
-        await lease.release();
-        await new Promise((resolve) => setTimeout(resolve, 600));
-        return lease;
+    it("blames a 429 on the rate its request was sent at: one granted before a raise, on the rate that held", async () => {
+      const shared = budget(probing("probe-blame-key"));
+      await shared.speedUp(await heldAStep(shared));
+      await shared.speedUp(await heldAStep(shared));
+      const sentAtThree = await heldAStep(shared);
+      expect(await shared.speedUp(sentAtThree)).toEqual({ from: 3, to: 4 });
+      expect(await shared.slowDown(sentAtThree)).toEqual({ from: 4, to: 2 });
+      expect(await shared.currentRate()).toEqual({
+        requestsPerSecond: 2,
+        source: "backoff",
+        refusedAt: 3,
+      });
+    });
+
+    it("does not raise a rate its callers never fill: one at a time, or two at once", async () => {
+      const shared = budget(probing("probe-idle-key"));
+      const unfilled = async (together: number) => {
+        const leases = await Promise.all(
+          Array.from({ length: together }, () => shared.acquire(request)),
+        );
+        for (const lease of leases) await lease.release();
+        // Past the window: the next ones find it empty again.
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        return leases.at(-1) as Lease;
       };
-      await shared.speedUp(await lone());
-      expect(await shared.speedUp(await lone())).toBeNull();
-      expect(await shared.speedUp(await lone())).toBeNull();
+      await shared.speedUp(await unfilled(1));
+      for (const together of [1, 2, 1, 2]) {
+        expect(await shared.speedUp(await unfilled(together))).toBeNull();
+      }
       const before = await shared.acquire(request);
       await before.release();
       expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 2, to: 3 });
+      // Sent before that raise: its success says nothing of 3.
       expect(await shared.speedUp(before)).toBeNull();
       expect(await shared.currentRate()).toEqual({ requestsPerSecond: 3, source: "probe" });
     });
 
-    it("never passes the ceiling, whether probed or stated", async () => {
-      const bounds = { start: 1, max: 5 };
-      const scope = { apiKey: "probe-ceiling-key", requestsPerSecond: bounds, probe: PROBE };
-      const shared = budget(scope);
-      await shared.speedUp(await heldAStep(shared));
-      expect(await raiseUntilHeld(shared)).toEqual([2, 3, 4, 5]);
-      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
-      expect(await shared.setLimit(50)).toBeNull();
-      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
-      expect(await shared.setLimit(4)).toEqual({ from: 5, to: 4 });
-      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 4, source: "limit" });
+    it("never passes the ceiling, whether probed, stated, or learned by a process with a higher one", async () => {
+      const bounded = budget(probing("probe-ceiling-key", { start: 3, max: 5 }));
+      await bounded.speedUp(await heldAStep(bounded));
+      expect(await raiseUntilHeld(bounded)).toEqual([4, 5]);
+      expect(await bounded.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
+      expect(await bounded.setLimit(50)).toBeNull();
+      expect(await bounded.currentRate()).toEqual({ requestsPerSecond: 5, source: "ceiling" });
+      expect(await bounded.setLimit(4)).toEqual({ from: 5, to: 4 });
+      expect(await bounded.currentRate()).toEqual({ requestsPerSecond: 4, source: "limit" });
+
+      // A process without a ceiling learned 9; one with a ceiling of 3 paces and reads 3.
+      const free = budget(probing("probe-ceilings-key"));
+      const rates: number[] = [];
+      while (rates.length < 4) {
+        const change = await free.speedUp(await heldAStep(free));
+        if (change) rates.push(change.to);
+      }
+      expect(rates).toEqual([3, 4, 6, 9]);
+      const low = budget(probing("probe-ceilings-key", { start: 2, max: 3 }));
+      expect(await low.currentRate()).toEqual({ requestsPerSecond: 3, source: "ceiling" });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const grants: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const lease = await low.acquire(request);
+        grants.push(lease.grantedAt);
+        await lease.release();
+      }
+      // Three a window of 1,050 ms: the fourth waits for the first to leave it.
+      expect((grants[3] as number) - (grants[0] as number)).toBeGreaterThanOrEqual(1050);
+      // Its answers bring the shared rate down to its ceiling.
+      expect(await low.speedUp(await low.acquire(request))).toEqual({ from: 9, to: 3 });
+    });
+
+    it("never speeds up on a 429, even from a start below the least rate", async () => {
+      const slow = budget(probing("probe-floor-key", { start: 0.05, max: null }));
+      expect(await slow.slowDown(await slow.acquire(request))).toBeNull();
+      expect((await slow.currentRate()).requestsPerSecond).toBe(0.05);
     });
 
     it("is what a budget made later (a restarted worker) paces at, kept for the learned rate's lifetime", async () => {
-      const scope = { apiKey: "probe-restart-key", requestsPerSecond: AUTO, probe: PROBE };
-      const first = budget(scope);
+      const first = budget(probing("probe-restart-key"));
       const rates: number[] = [];
-      while (rates.length < 6) {
+      while (rates.length < 5) {
         const change = await first.speedUp(await heldAStep(first));
         if (change) rates.push(change.to);
       }
-      expect(rates).toEqual([3, 4, 6, 9, 13, 19]);
-      const restarted = budget(scope);
-      expect(await restarted.currentRate()).toEqual({ requestsPerSecond: 19, source: "probe" });
+      expect(rates).toEqual([3, 4, 6, 9, 13]);
+      const restarted = budget(probing("probe-restart-key"));
+      expect(await restarted.currentRate()).toEqual({ requestsPerSecond: 13, source: "probe" });
       const ttl = await redis.pttl(`${prefix}budget:${restarted.scope}:rate`);
       expect(ttl).toBeGreaterThan(LEARNED_RATE_TTL_MS - 60_000);
-      // Spaced 1/19 s apart, where the start's rate would space them 500 ms.
+      // Spaced 1/13 s apart, where the start's rate would space them 500 ms.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
       const grants: number[] = [];
       for (let i = 0; i < 4; i++) {
         const lease = await restarted.acquire(request);
@@ -292,6 +347,15 @@ describe("RequestBudget", () => {
         await lease.release();
       }
       expect((grants[3] as number) - (grants[0] as number)).toBeLessThan(3 * 500);
+    });
+
+    it("keeps a limit stated on a 429 alone for as long as answers succeed at it", async () => {
+      const shared = budget(probing("probe-stated-key"));
+      await shared.setLimit(7);
+      await redis.pexpire(`${prefix}budget:${shared.scope}:rate`, 60_000);
+      expect(await shared.speedUp(await shared.acquire(request))).toBeNull();
+      expect(await redis.pttl(`${prefix}budget:${shared.scope}:rate`)).toBeGreaterThan(60_000);
+      expect(await shared.currentRate()).toEqual({ requestsPerSecond: 7, source: "limit" });
     });
   });
 

@@ -165,7 +165,9 @@ describe("the request plan", () => {
       expect(result.code).toBe(0);
       return result.stdout;
     };
-    expect(await plan()).toMatch(/ requests at 2 req\/s \("auto" starts here .*\): at most /);
+    expect(await plan()).toMatch(
+      / requests at 2 req\/s \("auto" starts here, and probing raises it .*\): \d/,
+    );
     const budget = requestBudget(
       { ...harness.config, requests_per_second: "auto" },
       { url: harness.upstream.sandbox.url, key: harness.upstream.sandbox.apiKey },

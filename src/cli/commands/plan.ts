@@ -58,15 +58,13 @@ function artistsText(projection: ArtistProjection & { requestsEach: number }): s
 
 /**
  * Timed at the pace the budget sustains, not at the rate: its window is a second and a margin
- * long, so a long run takes about 5 % longer than requests ÷ rate. With "auto" at its start the
- * figure is the most it takes: probing raises the rate as answers succeed.
+ * long, so a long run takes about 5 % longer than requests ÷ rate.
  */
 function rateText(total: number, rate: CurrentRate): string {
   const pace = sustainedRequestsPerSecond(rate.requestsPerSecond);
-  const most = rate.source === "start" ? "at most " : "";
   return (
     `${total} requests at ${rate.requestsPerSecond} req/s (${rateReason(rate)}): ` +
-    `${most}${duration(total / pace)}, at the ${pace.toFixed(2)} req/s the budget sustains`
+    `${duration(total / pace)}, at the ${pace.toFixed(2)} req/s the budget sustains`
   );
 }
 
