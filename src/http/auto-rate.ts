@@ -108,10 +108,13 @@ export interface CurrentRate {
 
 /**
  * Whether a change is more than one step of probing (one request per second, or a tenth of the
- * rate where that is more): the changes worth a log line, where the steps are not.
+ * rate where that is more, and below 1 req/s): the changes worth a log line, where the steps are
+ * not.
  */
 export function beyondOneStep(change: RateChange): boolean {
-  return Math.abs(change.to - change.from) > Math.max(1, change.from * 0.1);
+  const step = change.from < 1 ? change.from * 0.1 : Math.max(1, change.from * 0.1);
+  // A step computed in floating point (0.5 + 0.05) is a step, not a hair more.
+  return Math.abs(change.to - change.from) - step > 1e-9;
 }
 
 /** "auto", "auto from 1 req/s", "auto up to 10 req/s": how the setting reads back. */

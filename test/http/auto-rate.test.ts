@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { describeRate, requestRate } from "../../src/http/auto-rate.js";
+import { beyondOneStep, describeRate, requestRate } from "../../src/http/auto-rate.js";
 import type { SandboxKnobs } from "../../sandbox/index.js";
 import { drive, rateLimitedFrom } from "../helpers/rate-drive.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
@@ -89,6 +89,19 @@ describe('requests_per_second: "auto" where the upstream states its limit', () =
     expect(Math.max(...Object.values(driven.perSecond))).toBeLessThanOrEqual(5);
     expect(driven.rateLimited).toBe(0);
   }, 60_000);
+});
+
+describe("what a change of the learned rate logs", () => {
+  it("is a change larger than one step of probing: a request a second, or a tenth of the rate", () => {
+    // Closing in and holding: a request at a time, not logged.
+    expect(beyondOneStep({ from: 12, to: 13 })).toBe(false);
+    expect(beyondOneStep({ from: 13, to: 12 })).toBe(false);
+    expect(beyondOneStep({ from: 0.5, to: 0.55 })).toBe(false);
+    // Seeking, and backing off: logged.
+    expect(beyondOneStep({ from: 9, to: 13 })).toBe(true);
+    expect(beyondOneStep({ from: 12, to: 8 })).toBe(true);
+    expect(beyondOneStep({ from: 0.5, to: 0.35 })).toBe(true);
+  });
 });
 
 describe("requests_per_second in the config", () => {
