@@ -326,7 +326,8 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
         },
       });
     } finally {
-      await redis.kill();
+      // Its append-only file too: the directory is the test's to remove.
+      await redis.remove();
     }
   });
 
