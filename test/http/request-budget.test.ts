@@ -194,6 +194,28 @@ describe("RequestBudget", () => {
       }
     }
 
+    /** Raises `shared` step after step until it has risen `times`; the rates it went through. */
+    async function raisedTimes(shared: RequestBudget, times: number): Promise<number[]> {
+      const rates: number[] = [];
+      while (rates.length < times) {
+        const change = await shared.speedUp(await heldAStep(shared));
+        if (change) rates.push(change.to);
+      }
+      return rates;
+    }
+
+    /** From an empty window, ms (Redis's clock) between the first and the fourth of four grants. */
+    async function spanOfFourGrants(shared: RequestBudget): Promise<number> {
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const grants: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const lease = await shared.acquire(request);
+        grants.push(lease.grantedAt);
+        await lease.release();
+      }
+      return (grants[3] as number) - (grants[0] as number);
+    }
+
     const probing = (apiKey: string, requestsPerSecond: AutoRate = AUTO) => ({
       apiKey,
       requestsPerSecond,
@@ -299,23 +321,11 @@ describe("RequestBudget", () => {
 
       // A process without a ceiling learned 9; one with a ceiling of 3 paces and reads 3.
       const free = budget(probing("probe-ceilings-key"));
-      const rates: number[] = [];
-      while (rates.length < 4) {
-        const change = await free.speedUp(await heldAStep(free));
-        if (change) rates.push(change.to);
-      }
-      expect(rates).toEqual([3, 4, 6, 9]);
+      expect(await raisedTimes(free, 4)).toEqual([3, 4, 6, 9]);
       const low = budget(probing("probe-ceilings-key", { start: 2, max: 3 }));
       expect(await low.currentRate()).toEqual({ requestsPerSecond: 3, source: "ceiling" });
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const grants: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const lease = await low.acquire(request);
-        grants.push(lease.grantedAt);
-        await lease.release();
-      }
       // Three a window of 1,050 ms: the fourth waits for the first to leave it.
-      expect((grants[3] as number) - (grants[0] as number)).toBeGreaterThanOrEqual(1050);
+      expect(await spanOfFourGrants(low)).toBeGreaterThanOrEqual(1050);
       // Its answers bring the shared rate down to its ceiling.
       expect(await low.speedUp(await low.acquire(request))).toEqual({ from: 9, to: 3 });
     });
@@ -328,25 +338,13 @@ describe("RequestBudget", () => {
 
     it("is what a budget made later (a restarted worker) paces at, kept for the learned rate's lifetime", async () => {
       const first = budget(probing("probe-restart-key"));
-      const rates: number[] = [];
-      while (rates.length < 5) {
-        const change = await first.speedUp(await heldAStep(first));
-        if (change) rates.push(change.to);
-      }
-      expect(rates).toEqual([3, 4, 6, 9, 13]);
+      expect(await raisedTimes(first, 5)).toEqual([3, 4, 6, 9, 13]);
       const restarted = budget(probing("probe-restart-key"));
       expect(await restarted.currentRate()).toEqual({ requestsPerSecond: 13, source: "probe" });
       const ttl = await redis.pttl(`${prefix}budget:${restarted.scope}:rate`);
       expect(ttl).toBeGreaterThan(LEARNED_RATE_TTL_MS - 60_000);
       // Spaced 1/13 s apart, where the start's rate would space them 500 ms.
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      const grants: number[] = [];
-      for (let i = 0; i < 4; i++) {
-        const lease = await restarted.acquire(request);
-        grants.push(lease.grantedAt);
-        await lease.release();
-      }
-      expect((grants[3] as number) - (grants[0] as number)).toBeLessThan(3 * 500);
+      expect(await spanOfFourGrants(restarted)).toBeLessThan(3 * 500);
     });
 
     it("keeps a limit stated on a 429 alone for as long as answers succeed at it", async () => {
