@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import { readRunProgress } from "../jobs/run-progress.js";
 import type { Output } from "./output.js";
+import { MovingRate } from "./moving-rate.js";
 import { progressLine } from "./progress-line.js";
 
 export interface ProgressOutput extends Output {
@@ -30,26 +31,81 @@ const ENDING_MS = 5_000;
 const PLAIN_EVERY_MS = 5_000;
 
 /**
- * The wait before the next look at a run: `pollMs`, or, once every partition is planned (`total`),
- * about when the last of them should be done at the pace so far, if sooner: a full poll's wait
+ * The wait before the next look at a run: `pollMs`, or, once every partition is counted (`total`),
+ * about when the last of them should be done at the recent pace, if sooner: a full poll's wait
  * after the last one would idle for a good part of a short run. Never less than ENDING_POLL_MS.
  */
 export function nextPollMs(run: {
   pollMs: number;
-  elapsedMs: number;
+  /** Partitions per second lately; null while unknown. */
+  rate: number | null;
   done: number;
   total: number | null;
 }): number {
-  const { pollMs, elapsedMs, done, total } = run;
+  const { pollMs, rate, done, total } = run;
   // All done and the run still open: its end is the quick polls' to catch, for a while only.
-  if (total === null || done === 0 || done >= total) return pollMs;
-  const expectedMs = ((total - done) * elapsedMs) / done;
+  if (total === null || rate === null || rate <= 0 || done >= total) return pollMs;
+  const expectedMs = ((total - done) * 1000) / rate;
   return Math.max(ENDING_POLL_MS, Math.min(pollMs, expectedMs));
+}
+
+/** How often the workers are counted while a run is followed. */
+const WORKER_LOOK_MS = 5_000;
+/** How long none may be seen before it is said: a worker restarting is back within it. */
+const NO_WORKER_GRACE_MS = 10_000;
+
+/**
+ * Says when no worker runs while a run waits for one: none took it yet (none was started), or
+ * the last one went away. A run in the queue waits for a worker for ever; its follower must not.
+ */
+class WorkerWatch {
+  readonly #queue: Queue;
+  readonly #out: ProgressOutput;
+  #lastLook = Number.NEGATIVE_INFINITY;
+  #seen = false;
+  #absentSince: number | null = null;
+  #told = false;
+
+  constructor(queue: Queue, out: ProgressOutput) {
+    this.#queue = queue;
+    this.#out = out;
+  }
+
+  async look(now: number, left: number): Promise<void> {
+    if (now - this.#lastLook < WORKER_LOOK_MS) return;
+    this.#lastLook = now;
+    const count = await this.#queue.getWorkersCount().catch(() => null);
+    if (count === null) return;
+    if (count > 0) {
+      if (this.#told) this.#say(`${count} worker(s) running again: the run goes on`);
+      this.#seen = true;
+      this.#absentSince = null;
+      this.#told = false;
+      return;
+    }
+    this.#absentSince ??= now;
+    if (this.#told || now - this.#absentSince < NO_WORKER_GRACE_MS) return;
+    this.#told = true;
+    const start =
+      "start one with `etl worker` (`npm run etl -- worker`, or the compose file's worker service)";
+    this.#say(
+      this.#seen
+        ? `the last worker went away with ${left} partitions of this run left: ${start}; the run goes on from where it is`
+        : `no worker is running, so nothing takes this run: ${start}; it waits in the queue until then`,
+    );
+  }
+
+  #say(text: string): void {
+    // A progress line being rewritten in place is cleared first.
+    if (this.#out.interactive) this.#out.progress("");
+    this.#out.line(text);
+  }
 }
 
 /**
  * Follows a run to its end with a progress line (rewritten in place in a terminal, every few
- * seconds elsewhere). True when it completed with no failed partition.
+ * seconds elsewhere), saying when no worker runs. True when it completed with no failed
+ * partition.
  */
 export async function followRun(
   queue: Queue,
@@ -57,7 +113,8 @@ export async function followRun(
   out: ProgressOutput,
   pollMs = POLL_MS,
 ): Promise<boolean> {
-  const started = Date.now();
+  const rate = new MovingRate();
+  const workers = new WorkerWatch(queue, out);
   let lastPlain = 0;
   let endingSince: number | null = null;
   for (;;) {
@@ -67,14 +124,19 @@ export async function followRun(
       return false;
     }
     const done = progress.succeeded + progress.failed;
+    const counted = progress.streamsPlanned === progress.streams.length;
+    const total = counted ? progress.planned : null;
+    rate.add(Date.now(), done);
     const line = progressLine({
       done,
-      total: progress.planned,
+      total,
       failed: progress.failed,
-      elapsedMs: Date.now() - started,
+      rate: rate.perSecond(),
       doing: progress.finished
         ? progress.state
-        : `${progress.streamsPlanned}/${progress.streams.length} streams planned`,
+        : counted
+          ? `${progress.streams.length} streams planned`
+          : `planning ${progress.streamsPlanned} of ${progress.streams.length} streams`,
     });
     if (out.interactive || progress.finished || Date.now() - lastPlain >= PLAIN_EVERY_MS) {
       out.progress(line);
@@ -90,18 +152,13 @@ export async function followRun(
       }
       return progress.state === "completed" && progress.failed === 0;
     }
-    const planned = progress.streamsPlanned === progress.streams.length;
-    const ending = planned && done >= progress.planned;
+    await workers.look(Date.now(), Math.max(0, progress.planned - done));
+    const ending = counted && done >= progress.planned;
     endingSince = ending ? (endingSince ?? Date.now()) : null;
     const quick = endingSince !== null && Date.now() - endingSince < ENDING_MS;
     const wait = quick
       ? ENDING_POLL_MS
-      : nextPollMs({
-          pollMs,
-          elapsedMs: Date.now() - started,
-          done,
-          total: planned ? progress.planned : null,
-        });
+      : nextPollMs({ pollMs, rate: rate.perSecond(), done, total });
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
 }

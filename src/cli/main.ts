@@ -7,6 +7,7 @@ import type { PlanOptions } from "./commands/plan.js";
 import type { StatusOptions } from "./commands/status.js";
 import type { ReplayOptions } from "./commands/replay.js";
 import type { RequeueOptions } from "./commands/requeue.js";
+import type { RunsOptions } from "./commands/runs.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
 import { packageVersion } from "../package-version.js";
@@ -51,6 +52,7 @@ const commands = {
   plan: () => import("./commands/plan.js"),
   replay: () => import("./commands/replay.js"),
   requeue: () => import("./commands/requeue.js"),
+  runs: () => import("./commands/runs.js"),
   retryFailed: () => import("./commands/retry-failed.js"),
   status: () => import("./commands/status.js"),
   sync: () => import("./commands/sync.js"),
@@ -223,6 +225,20 @@ streamsAndDays(
 ).action(
   action(async (options: PlanOptions) => (await commands.plan()).planCommand(options, stdout)),
 );
+
+program
+  .command("runs")
+  .description(
+    "list the latest runs (backfills, retries, scheduled runs, syncs, replays); `runs show <run>`: one run's table per stream, from its attempts",
+  )
+  .argument("[show]", "show: one run's table")
+  .argument("[run]", "the run's id, as the commands print it and `etl runs` lists it")
+  .option("--limit <n>", "runs listed (default 20)")
+  .action(
+    action(async (show: string | undefined, run: string | undefined, options: RunsOptions) =>
+      (await commands.runs()).runsCommand(show, run, options, stdout),
+    ),
+  );
 
 program
   .command("status")

@@ -3,16 +3,19 @@ import { ExitCode } from "./exit-codes.js";
 import { type Output, table } from "./output.js";
 import { errorMessage } from "../errors.js";
 
-function summaryRow(
-  s: Pick<
-    StreamSummary,
-    "partitions" | "requests" | "rowsWritten" | "rowsRejected" | "durationMs"
-  > & {
-    stream: string;
-    failed: number;
-    warned: number;
-  },
-): string[] {
+/** One stream's line of a run's table, as a sync prints it and `etl runs show` prints it again. */
+export interface StreamRow {
+  readonly stream: string;
+  readonly partitions: number;
+  readonly failed: number;
+  readonly requests: number;
+  readonly rowsWritten: number;
+  readonly rowsRejected: number;
+  readonly warned: number;
+  readonly seconds: number;
+}
+
+function rowCells(s: StreamRow): string[] {
   return [
     s.stream,
     String(s.partitions),
@@ -21,8 +24,28 @@ function summaryRow(
     String(s.rowsWritten),
     String(s.rowsRejected),
     String(s.warned),
-    (s.durationMs / 1000).toFixed(1),
+    s.seconds.toFixed(1),
   ];
+}
+
+/** A run's table: a row per stream and their total, which took `seconds` from end to end. */
+export function streamTable(rows: readonly StreamRow[], seconds: number): string[] {
+  const sum = (pick: (row: StreamRow) => number) => rows.reduce((n, row) => n + pick(row), 0);
+  const total: StreamRow = {
+    stream: "total",
+    partitions: sum((r) => r.partitions),
+    failed: sum((r) => r.failed),
+    requests: sum((r) => r.requests),
+    rowsWritten: sum((r) => r.rowsWritten),
+    rowsRejected: sum((r) => r.rowsRejected),
+    warned: sum((r) => r.warned),
+    seconds,
+  };
+  return table([
+    ["stream", "partitions", "failed", "requests", "rows", "rejected", "warned", "seconds"],
+    ...rows.map(rowCells),
+    rowCells(total),
+  ]);
 }
 
 /** Records quarantined and partitions whose lists may hold more than was read. */
@@ -85,23 +108,13 @@ export function printSummaries(
 ): ExitCode {
   const failed = summaries.flatMap((s) => s.failed);
   const interrupted = summaries.reduce((n, s) => n + s.interrupted, 0);
-  const total = {
-    stream: "total",
-    partitions: summaries.reduce((n, s) => n + s.partitions, 0),
-    failed: failed.length,
-    requests: summaries.reduce((n, s) => n + s.requests, 0),
-    rowsWritten: summaries.reduce((n, s) => n + s.rowsWritten, 0),
-    rowsRejected: summaries.reduce((n, s) => n + s.rowsRejected, 0),
-    warned: summaries.reduce((n, s) => n + s.warned.length, 0),
-    durationMs,
-  };
-  for (const line of table([
-    ["stream", "partitions", "failed", "requests", "rows", "rejected", "warned", "seconds"],
-    ...summaries.map((s) => summaryRow({ ...s, failed: s.failed.length, warned: s.warned.length })),
-    summaryRow(total),
-  ])) {
-    out.line(line);
-  }
+  const rows = summaries.map((s) => ({
+    ...s,
+    failed: s.failed.length,
+    warned: s.warned.length,
+    seconds: s.durationMs / 1000,
+  }));
+  for (const line of streamTable(rows, durationMs / 1000)) out.line(line);
   reportUntyped(summaries, out);
   reportFailureBodies(summaries, out);
   const attention = reportAttention(summaries, out);
@@ -121,4 +134,9 @@ export function printSummaries(
   if (interrupted > 0) return ExitCode.interrupted;
   if (failed.length > 0) return ExitCode.failure;
   return attention ? ExitCode.attention : ExitCode.ok;
+}
+
+/** Where a run's record is: its attempts and per-stream table, again, later. */
+export function runRecordedLine(runId: string): string {
+  return `run ${runId}: \`etl runs show ${runId}\` prints this table again from etl.sync_runs`;
 }

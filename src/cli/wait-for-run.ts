@@ -3,9 +3,11 @@ import { createWarehouse } from "../warehouse/database.js";
 import { attentionSince } from "../warehouse/sync-runs.js";
 import { ExitCode } from "./exit-codes.js";
 import { followRun, type ProgressOutput } from "./follow-run.js";
+import { runReportLines } from "./run-report.js";
 
 /**
- * Follows a queued run to its end: 1 if any partition failed, 4 (attention) when its partitions
+ * Follows a queued run to its end, then prints its table per stream (as `etl runs show` does):
+ * 1 if any partition failed, 4 (attention) when its partitions
  * quarantined records or may be incomplete, 0 otherwise.
  */
 export async function waitForRun(
@@ -15,10 +17,16 @@ export async function waitForRun(
   databaseUrl: string,
   out: ProgressOutput,
 ): Promise<ExitCode> {
-  if (!(await followRun(queue, runId, out))) return ExitCode.failure;
+  const succeeded = await followRun(queue, runId, out);
   const queuedAt = new Date((await queue.getJob(runId))?.timestamp ?? Date.now());
   const db = createWarehouse(databaseUrl, { maxConnections: 1 });
   try {
+    const report = await runReportLines(db, runId);
+    if (report) {
+      out.line("");
+      for (const line of report) out.line(line);
+    }
+    if (!succeeded) return ExitCode.failure;
     const { warned, rejected } = await attentionSince(db, streams, queuedAt);
     if (warned === 0 && rejected === 0) return ExitCode.ok;
     out.line(

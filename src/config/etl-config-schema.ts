@@ -228,6 +228,16 @@ export const etlConfigSchema = z
       .int("must be a whole number")
       .min(1, "must be at least 1")
       .optional(),
+    /**
+     * Partitions a run keeps queued at once (src/jobs/plan-window.ts): what Redis holds of a
+     * backfill, however long, and how far ahead its order is fixed.
+     */
+    plan_window: z
+      .number()
+      .int("must be a whole number")
+      .min(10, "must be at least 10")
+      .max(100_000, "must be 100000 or less")
+      .default(2_000),
     job_attempts: z.number().int("must be a whole number").min(1, "must be at least 1").default(3),
     job_backoff_ms: z
       .number()

@@ -1,5 +1,6 @@
 import type { DayRange } from "../streams/plan-partitions.js";
 import type { Partition } from "../streams/stream.js";
+import type { StreamCursor } from "./plan-window.js";
 
 /** The queue's job names. */
 export const RUN_JOB = "run";
@@ -17,14 +18,29 @@ export interface RunJobData {
   readonly streams: readonly string[];
   readonly range: DayRange;
   /**
-   * Streams planned so far, in planning order (`planningOrder`): a retried or recovered run
-   * resumes after them.
+   * Streams whose partitions are counted (`planned` holds them): a run plans a window of
+   * partitions at a time (plan-window.ts), but counts every stream's as soon as the stream can be
+   * planned, so that its progress has a total.
    */
   readonly streamsPlanned?: number;
-  /** Partitions planned so far. */
+  /** Partitions the run will queue in all, of the streams counted so far. */
   readonly planned?: number;
   /** The partition job ids of the planned streams that other streams of the run wait for. */
   readonly awaitedJobs?: Readonly<Record<string, readonly string[]>>;
+  /** Where planning stands, saved after each top-up of the window (none before the first). */
+  readonly plan?: RunPlanState;
+}
+
+/** A run's planning, as far as it went. */
+export interface RunPlanState {
+  /** The run's day (UTC) when it first planned: its range's days are fixed by it. */
+  readonly today: string;
+  /** Partitions counted per stream, once the stream can be planned. */
+  readonly totals: Readonly<Record<string, number>>;
+  /** Each stream's cursor (none: not looked at yet). */
+  readonly cursors: Readonly<Record<string, StreamCursor>>;
+  /** Partitions queued so far. */
+  readonly queued: number;
 }
 
 export interface PartitionJobData {

@@ -59,6 +59,7 @@ async function runLocked(
       // Holding the lock, no other attempt of this partition can be alive.
       closeAbandoned: true,
       jobId: job.id,
+      ...(job.parent ? { run: job.parent.id } : {}),
       deferRecord: (record) => deps.dependencies.defer(record),
     },
     stream,

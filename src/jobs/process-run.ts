@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DelayedError, type Job, type Queue, WaitingChildrenError } from "bullmq";
-import { planPartitions } from "../streams/plan-partitions.js";
-import type { Partition } from "../streams/stream.js";
-import { runGraph } from "../streams/stream-dependencies.js";
+import { planPartitions, rangeDays } from "../streams/plan-partitions.js";
+import type { Partition, Stream } from "../streams/stream.js";
+import { type RunGraph, runGraph } from "../streams/stream-dependencies.js";
 import { utcToday } from "../time/calendar.js";
 import { pruneResponses } from "../warehouse/responses.js";
 import { recordRunStarted } from "../warehouse/runs.js";
@@ -15,21 +15,18 @@ import {
   PARTITION_JOB,
   type PartitionJobData,
   type RunJobData,
+  type RunPlanState,
   type RunResult,
 } from "./job-types.js";
+import { cursorOf, planWindow, type StreamCursor, type WindowPlan } from "./plan-window.js";
+import { isUrgent, partitionPlace } from "./run-priority.js";
 import { settleRetries } from "./settle-retries.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
-/**
- * How long a run waits in place, holding its worker slot, for the partitions a stream is planned
- * from: they go to the front of the queue and are few, so this is usually enough. Past it, the
- * run steps aside (delayed, to the back of the queue) so a worker with a single slot cannot
- * deadlock on it.
- */
-export const AWAIT_IN_PLACE_MS = 5_000;
-const AWAIT_POLL_MS = 50;
-/** When a run that stepped aside looks again. */
-const AWAIT_DELAY_MS = 1_000;
+/** When a run looks again at its window, and at whether the streams it waits for are done. */
+const TOP_UP_MS = 1_000;
+/** How soon it looks while a stream waits for the few partitions it is planned from. */
+const AWAIT_MS = 200;
 
 /**
  * A partition job's id is derived from its run, so a run that is retried or recovered after a
@@ -48,29 +45,20 @@ async function allFinished(queue: Queue, jobIds: readonly string[]): Promise<boo
   return true;
 }
 
-/** Waits up to AWAIT_IN_PLACE_MS for the jobs to finish; false if they have not by then. */
-async function awaitJobs(
-  queue: Queue,
-  jobIds: readonly string[],
-  signal: AbortSignal,
-): Promise<boolean> {
-  const deadline = Date.now() + AWAIT_IN_PLACE_MS;
-  for (;;) {
-    if (await allFinished(queue, jobIds)) return true;
-    if (Date.now() >= deadline || signal.aborted) return false;
-    await sleep(AWAIT_POLL_MS);
-  }
-}
-
 /**
- * Fans a run out: plans every stream's partitions as child jobs, so the partitions of streams
- * that do not depend on each other flow through the workers together. A stream planned from what
- * another wrote (`Stream.after`) waits for that stream's partitions to finish (see
- * AWAIT_IN_PLACE_MS); those partitions go to the front of the queue. Progress is saved in the job's data
- * after each stream, so a crashed or retried run resumes where it was. Once every stream is
- * planned, the run waits (in BullMQ's waiting-children state) for all its partitions, then
- * prunes stored responses older than keep_responses_days. Each time it is taken up, it is recorded
- * as running in etl.runs (and recorded there if no command did: a scheduled run).
+ * Fans a run out into child partition jobs, a window at a time (`plan_window` partitions queued
+ * and unfinished: a year of a large account is hundreds of thousands of partitions, which all in
+ * Redis at once would cost its memory in proportion to the backfill and fix their order for
+ * good; planned as the window drains, what comes next can still go ahead). Each time it is
+ * taken up it counts the streams it can plan (so its progress has a total), tops the window up,
+ * newest day first across its streams (plan-window.ts), saves where it stands in its job data,
+ * and steps aside (delayed) for TOP_UP_MS, so it holds a worker only while it plans. A stream
+ * planned from what another wrote (`Stream.after`) waits for that stream's partitions to finish;
+ * those come first. Once every stream is planned, the run waits (in BullMQ's waiting-children
+ * state) for its last partitions, then prunes stored responses older than keep_responses_days.
+ * Each time it is taken up, it is recorded as running in etl.runs (and recorded there if no
+ * command did: a scheduled run). A run's partitions go ahead of backfills' when it is urgent
+ * (run-priority.ts).
  */
 export async function processRun(
   job: Job<RunJobData>,
@@ -88,12 +76,24 @@ export async function processRun(
   }
 }
 
+/** A run queued by a release that planned every stream at once resumes after those it planned. */
+function firstPlanState(data: RunJobData, order: readonly Stream[]): RunPlanState {
+  const planned = order.slice(0, data.streamsPlanned ?? 0).map((s) => s.name);
+  return {
+    today: utcToday(),
+    totals: {},
+    cursors: Object.fromEntries(planned.map((name) => [name, DONE])),
+    queued: data.planned ?? 0,
+  };
+}
+
+const DONE: StreamCursor = { order: "whole", day: 0, offset: 0, done: true };
+
 async function planAndAwait(
   job: Job<RunJobData>,
   token: string | undefined,
   deps: WorkerDeps,
 ): Promise<RunResult> {
-  const today = utcToday();
   const parent = { id: job.id ?? "", queue: job.queueQualifiedName };
   await recordRunStarted(deps.runner.db, {
     runId: parent.id,
@@ -104,61 +104,27 @@ async function planAndAwait(
     queuedAt: new Date(job.timestamp + (job.opts.delay ?? 0)),
   });
   const streams = job.data.streams.map(jobStream);
-  const { order, after, awaited } = runGraph(streams);
-  if ((job.data.streamsPlanned ?? 0) === 0) {
+  const graph = runGraph(streams);
+  if (job.data.plan === undefined && (job.data.streamsPlanned ?? 0) === 0) {
     // Once, before planning: a retry plans what failed for good, which a mark left by a crash
     // would hide; and every run keeps what `etl status`, the metrics and
     // analytics.stream_freshness count as failed true to the queue.
     await settleRetries(deps.runner.db, deps.queue);
   }
-  for (let done = job.data.streamsPlanned ?? 0; done < order.length;) {
-    const stream = order[done];
-    if (!stream) break;
-    const waitingFor = (after.get(stream.name) ?? []).flatMap(
-      (name) => job.data.awaitedJobs?.[name] ?? [],
-    );
-    if (token && !(await awaitJobs(deps.queue, waitingFor, deps.shutdown))) {
-      await job.moveToDelayed(Date.now() + AWAIT_DELAY_MS, token);
-      throw new DelayedError();
+  for (;;) {
+    const { state, waiting } = await topUp(job, deps, graph, parent);
+    const planned = graph.order.every((s) => cursorOf(state.cursors, s.name).done);
+    if (planned) break;
+    const wait = waiting ? AWAIT_MS : TOP_UP_MS;
+    if (!token) {
+      await sleep(wait, undefined, { signal: deps.shutdown }).catch(() => undefined);
+      if (deps.shutdown.aborted) throw new Error("worker shutting down");
+      continue;
     }
-    const jobIds: string[] = [];
-    // A slice at a time: a year of artist-day partitions is 73,000 for 200 artists, and one
-    // addBulk builds every job and its Redis commands in memory at once.
-    const plan = planPartitions({ ...deps.runner, today }, stream, job.data.range, {
-      failedOnly: job.data.kind === "retry",
-    });
-    for await (const slice of plan) {
-      const jobs = slice.map((partition) => ({
-        name: PARTITION_JOB,
-        data: { stream: stream.name, partition } satisfies PartitionJobData,
-        opts: {
-          ...jobOptions(deps.runner.config),
-          jobId: partitionJobId(parent.id, stream.name, partition),
-          parent,
-          ignoreDependencyOnFailure: true,
-          lifo: awaited.has(stream.name),
-        },
-      }));
-      await deps.queue.addBulk(jobs);
-      jobIds.push(...jobs.map((j) => j.opts.jobId));
-    }
-    done += 1;
-    await job.updateData({
-      ...job.data,
-      streamsPlanned: done,
-      planned: (job.data.planned ?? 0) + jobIds.length,
-      // Only the streams others wait for: their partitions are few (one per configured name or
-      // per run), never one per day.
-      ...(awaited.has(stream.name)
-        ? { awaitedJobs: { ...job.data.awaitedJobs, [stream.name]: jobIds } }
-        : {}),
-    });
-    deps.runner.logger.info(
-      { jobId: job.id, stream: stream.name, partitions: jobIds.length, done, of: order.length },
-      "run planned a stream",
-    );
+    await job.moveToDelayed(Date.now() + wait, token);
+    throw new DelayedError();
   }
-  if ((job.data.planned ?? 0) > 0 && token && (await job.moveToWaitingChildren(token))) {
+  if ((job.data.plan?.queued ?? 0) > 0 && token && (await job.moveToWaitingChildren(token))) {
     throw new WaitingChildrenError();
   }
   const keepDays = deps.runner.config.keep_responses_days;
@@ -169,4 +135,102 @@ async function planAndAwait(
     succeeded: counts.processed ?? 0,
     failed: (counts.failed ?? 0) + (counts.ignored ?? 0),
   };
+}
+
+/**
+ * One look at the run: counts the streams that can be planned now, plans the window full, and
+ * saves where it stands. `waiting`: a stream still waits for the partitions it is planned from.
+ */
+async function topUp(
+  job: Job<RunJobData>,
+  deps: WorkerDeps,
+  { order, after, awaited }: RunGraph,
+  parent: { id: string; queue: string },
+): Promise<{ state: RunPlanState; waiting: boolean }> {
+  const state = job.data.plan ?? firstPlanState(job.data, order);
+  const plan: WindowPlan = {
+    deps: { ...deps.runner, today: state.today },
+    range: job.data.range,
+    days: rangeDays(deps.runner.config, state.today, job.data.range).reverse(),
+    options: { failedOnly: job.data.kind === "retry" },
+  };
+  const ready: Stream[] = [];
+  let waiting = false;
+  for (const stream of order) {
+    const first = after.get(stream.name) ?? [];
+    const planned = first.every((name) => cursorOf(state.cursors, name).done);
+    const jobs = first.flatMap((name) => job.data.awaitedJobs?.[name] ?? []);
+    if (planned && (await allFinished(deps.queue, jobs))) ready.push(stream);
+    else waiting = true;
+  }
+  const totals = { ...state.totals };
+  for (const stream of ready) {
+    if (totals[stream.name] !== undefined || cursorOf(state.cursors, stream.name).done) continue;
+    totals[stream.name] = await countPlanned(plan, stream);
+  }
+  const urgent = isUrgent(job.data, order, deps.runner.config, state.today);
+  const unfinished = (await job.getDependenciesCount({ unprocessed: true })).unprocessed ?? 0;
+  let queued = state.queued;
+  const awaitedJobs = { ...job.data.awaitedJobs };
+  const cursors = await planWindow(
+    plan,
+    ready,
+    state.cursors,
+    deps.runner.config.plan_window - unfinished,
+    async (stream, partitions) => {
+      const isAwaited = awaited.has(stream.name);
+      const jobs = partitions.map((partition) => ({
+        name: PARTITION_JOB,
+        data: { stream: stream.name, partition } satisfies PartitionJobData,
+        opts: {
+          ...jobOptions(deps.runner.config),
+          ...partitionPlace(urgent, isAwaited),
+          jobId: partitionJobId(parent.id, stream.name, partition),
+          parent,
+          ignoreDependencyOnFailure: true,
+        },
+      }));
+      await deps.queue.addBulk(jobs);
+      queued += jobs.length;
+      // Only the streams others wait for: their partitions are few (one per configured name or
+      // per run), never one per day.
+      if (isAwaited) {
+        awaitedJobs[stream.name] = [
+          ...(awaitedJobs[stream.name] ?? []),
+          ...jobs.map((j) => j.opts.jobId),
+        ];
+      }
+    },
+  );
+  const next: RunPlanState = { today: state.today, totals, cursors, queued };
+  const counted = order.filter((s) => totals[s.name] !== undefined || next.cursors[s.name]?.done);
+  await job.updateData({
+    ...job.data,
+    plan: next,
+    awaitedJobs,
+    streamsPlanned: counted.length,
+    planned: Math.max(
+      queued,
+      Object.values(totals).reduce((a, b) => a + b, 0),
+    ),
+  });
+  const newly = order.filter(
+    (s) => state.totals[s.name] === undefined && totals[s.name] !== undefined,
+  );
+  for (const stream of newly) {
+    deps.runner.logger.info(
+      { jobId: job.id, stream: stream.name, partitions: totals[stream.name] },
+      "run counted a stream's partitions",
+    );
+  }
+  return { state: next, waiting };
+}
+
+/** How many partitions the run will queue for the stream: its progress's total. */
+async function countPlanned(plan: WindowPlan, stream: Stream): Promise<number> {
+  let count = 0;
+  for await (const slice of planPartitions(plan.deps, stream, plan.range, plan.options)) {
+    count += slice.length;
+  }
+  return count;
 }

@@ -8,6 +8,21 @@ const HORIZON_MS = 7 * 86_400_000;
 /** A week of a pattern firing every minute; one firing every few seconds has gaps of seconds. */
 const MAX_FIRINGS = 7 * 24 * 60 + 1;
 
+/**
+ * How many schedule intervals a stream may go without a success before it is stale: a stream
+ * succeeds in every run, so its last success is at most one interval old, plus the time its next
+ * run takes to a first success; two intervals is a whole run gone by without one, whatever the
+ * schedule. The one definition: the workers export the threshold (etl_stream_stale_after_seconds)
+ * for the EtlStreamStale alert, and write it to etl.stream_settings for `etl status` and
+ * analytics.stream_freshness.
+ */
+export const STALE_AFTER_INTERVALS = 2;
+
+/** The stale threshold of a stream whose family runs every `intervalSeconds` at most. */
+export function staleAfterSeconds(intervalSeconds: number): number {
+  return STALE_AFTER_INTERVALS * intervalSeconds;
+}
+
 /** How far apart the scheduled runs of a stream's family may be. */
 export interface StreamSchedule {
   readonly stream: string;

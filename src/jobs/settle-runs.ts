@@ -1,6 +1,12 @@
 import type { Queue } from "bullmq";
 import type { Warehouse } from "../warehouse/database.js";
-import { markRunsLost, recordRunFinished, unfinishedRuns } from "../warehouse/runs.js";
+import { hostname } from "node:os";
+import {
+  markRunsLost,
+  recordRunFinished,
+  runningForegroundRuns,
+  unfinishedRuns,
+} from "../warehouse/runs.js";
 
 /** Jobs looked up at once: a script call each, sent together on the queue's connection. */
 const LOOKUPS_AT_ONCE = 500;
@@ -10,6 +16,39 @@ export interface SettledRuns {
   readonly lost: number;
   /** Runs whose job had finished without its worker recording it (it died first): now recorded. */
   readonly finished: number;
+  /** Foreground runs (a sync, a replay) whose process is gone from this host: now interrupted. */
+  readonly stopped: number;
+}
+
+/** Whether the process `identity` (PROCESS_IDENTITY) names is known to be gone: on this host only. */
+function processGone(identity: string | null): boolean {
+  const match = /^(.*) pid (\d+)$/.exec(identity ?? "");
+  if (!match || match[1] !== hostname()) return false;
+  try {
+    process.kill(Number(match[2]), 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/**
+ * Records as interrupted the foreground runs whose process died before it could (killed, the
+ * machine restarted): what their attempts did stays in etl.sync_runs, where those attempts are
+ * closed as abandoned when their partitions run again. Only on the host that ran them.
+ */
+async function settleForegroundRuns(db: Warehouse): Promise<number> {
+  let stopped = 0;
+  for (const run of await runningForegroundRuns(db)) {
+    if (!processGone(run.queuedBy)) continue;
+    await recordRunFinished(db, run.runId, {
+      status: "interrupted",
+      finishedAt: new Date(),
+      error: "its process stopped before the run ended",
+    });
+    stopped += 1;
+  }
+  return stopped;
 }
 
 /**
@@ -43,5 +82,9 @@ export async function settleRuns(db: Warehouse, queue: Queue): Promise<SettledRu
       finished += 1;
     }
   }
-  return { lost: await markRunsLost(db, gone), finished };
+  return {
+    lost: await markRunsLost(db, gone),
+    finished,
+    stopped: await settleForegroundRuns(db),
+  };
 }

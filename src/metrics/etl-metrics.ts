@@ -53,6 +53,8 @@ export type DependenciesSource = () => readonly DependencySample[];
 export interface MetricSources {
   /** Read from Redis: while it is away, etl_queue_jobs keeps the counts last read. */
   readonly queueCounts?: QueueCountsSource;
+  /** BullMQ's count of the workers connected to the queue, read from Redis. */
+  readonly workers?: () => Promise<number>;
   /** Read from Postgres: while it is away, the etl_stream_ gauges keep the values last read. */
   readonly streams?: StreamsSource;
   readonly requestRate?: RequestRateSource;
@@ -218,6 +220,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   const kept = { timeoutMs: sourceTimeoutMs, logger: options.logger };
   const queueReading = new KeptReading("queue", () => sources.queueCounts, kept);
   const streamsReading = new KeptReading("streams", () => sources.streams, kept);
+  const workersReading = new KeptReading("workers", () => sources.workers, kept);
 
   const queueJobs: Gauge<"state"> = new Gauge({
     name: "etl_queue_jobs",
@@ -237,6 +240,17 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
         byState.set(name, (byState.get(name) ?? 0) + count);
       }
       for (const [state, count] of byState) queueJobs.set({ state }, count);
+    },
+  });
+
+  const workers: Gauge = new Gauge({
+    name: "etl_workers",
+    help: "Workers connected to the queue, every process's (BullMQ counts their connections), read from Redis at scrape time; while Redis does not answer, the count last read (etl_metrics_source_stale says so). 0 while jobs wait: nothing runs them.",
+    registers: [registry],
+    collect: async () => {
+      await workersReading.read();
+      workers.reset();
+      if (workersReading.value !== undefined) workers.set(workersReading.value);
     },
   });
 
@@ -268,13 +282,14 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
 
   const sourceStale: Gauge<"source"> = new Gauge({
     name: "etl_metrics_source_stale",
-    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres). No series for a source the process does not read.",
+    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), workers (etl_workers, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres). No series for a source the process does not read.",
     labelNames: ["source"] as const,
     registers: [registry],
     collect: async () => {
-      await Promise.all([queueReading.read(), streamsReading.read()]);
+      const readings = [queueReading, streamsReading, workersReading];
+      await Promise.all(readings.map((reading) => reading.read()));
       sourceStale.reset();
-      for (const reading of [queueReading, streamsReading]) {
+      for (const reading of readings) {
         if (reading.stale !== null)
           sourceStale.set({ source: reading.name }, reading.stale ? 1 : 0);
       }

@@ -6,8 +6,9 @@ import {
   succeededCheckpoints,
 } from "../warehouse/stream-state.js";
 import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/tracked-artists.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { RunnerDeps } from "./run-partition.js";
-import type { Partition, Stream } from "./stream.js";
+import type { Partition, PlanContext, Stream } from "./stream.js";
 
 export interface DayRange {
   /** First day, inclusive (default: start_date). */
@@ -24,6 +25,27 @@ export interface PlanOptions {
   readonly failedOnly?: boolean;
   /** The artists per-artist streams are planned for (default: artist_stats.artists). */
   readonly trackedArtistIds?: () => Promise<readonly number[]>;
+  /**
+   * The days daily partitions cover, in the order to plan them, instead of the range's (a run
+   * plans one day at a time, newest first). The range still says what is explicit.
+   */
+  readonly days?: readonly string[];
+  /** Only the candidates with a day (true) or only those without (false); default every one. */
+  readonly dated?: boolean;
+  /** Candidates to pass over first: those a run planned before (see PlanSlice.candidates). */
+  readonly skip?: number;
+  /** Candidates per slice (default PLAN_SLICE). */
+  readonly sliceSize?: number;
+}
+
+/** One slice of a plan: the partitions due, and how many candidates were looked at for them. */
+export interface PlanSlice {
+  readonly partitions: readonly Partition[];
+  /**
+   * Candidates the slice covers, due or not: what a run counts to resume its plan, since which
+   * of them are due can change between two looks (a partition succeeding meanwhile).
+   */
+  readonly candidates: number;
 }
 
 /** Partitions planned at a time: what a run holds of a stream's plan. */
@@ -43,6 +65,21 @@ export async function* planPartitions(
   range: DayRange,
   options: PlanOptions = {},
 ): AsyncGenerator<readonly Partition[]> {
+  for await (const slice of planSlices(deps, stream, range, options)) {
+    if (slice.partitions.length > 0) yield slice.partitions;
+  }
+}
+
+/**
+ * planPartitions, slice by slice with the candidates each covers: a slice may have no partition
+ * due at all.
+ */
+export async function* planSlices(
+  deps: Pick<RunnerDeps, "db" | "config" | "today">,
+  stream: Stream,
+  range: DayRange,
+  options: PlanOptions = {},
+): AsyncGenerator<PlanSlice> {
   const { db, config, today } = deps;
   const failed = options.failedOnly ? await failedPartitions(db, stream.name) : null;
   if (failed?.size === 0) return;
@@ -51,15 +88,9 @@ export async function* planPartitions(
   const lookback = config.lookback[stream.family];
   const lookbackStart = addDays(yesterday, 1 - lookback.days);
   const refetchBefore = subHours(Date.now(), lookback.refetch_after_hours).getTime();
-  const candidates = await stream.partitions({
-    db,
-    config,
-    today,
-    days: daysBetween(range.from ?? config.start_date, range.to ?? yesterday),
-    checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
-    trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
-    catalogueArtistLinks: () => catalogueArtistLinks(db),
-  });
+  const candidates = await stream.partitions(
+    planContext(deps, stream, options.days ?? rangeDays(config, today, range), options),
+  );
   const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
     if (failed) return slice.filter((p) => failed.has(p.key));
     if (explicit) return slice;
@@ -76,14 +107,45 @@ export async function* planPartitions(
     };
     return slice.filter((p) => !fresh(p));
   };
+  const size = options.sliceSize ?? PLAN_SLICE;
+  let skip = options.skip ?? 0;
   let slice: Partition[] = [];
   for await (const partition of candidates) {
+    if (options.dated !== undefined && options.dated !== (partition.day !== undefined)) continue;
+    if (skip > 0) {
+      skip -= 1;
+      continue;
+    }
     slice.push(partition);
-    if (slice.length < PLAN_SLICE) continue;
-    const planned = await due(slice);
+    if (slice.length < size) continue;
+    yield { partitions: await due(slice), candidates: slice.length };
     slice = [];
-    if (planned.length > 0) yield planned;
   }
-  const planned = await due(slice);
-  if (planned.length > 0) yield planned;
+  if (slice.length > 0) yield { partitions: await due(slice), candidates: slice.length };
+}
+
+function planContext(
+  { db, config, today }: Pick<RunnerDeps, "db" | "config" | "today">,
+  stream: Stream,
+  days: readonly string[],
+  options: Pick<PlanOptions, "trackedArtistIds">,
+): PlanContext {
+  return {
+    db,
+    config,
+    today,
+    days,
+    checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
+    trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
+    catalogueArtistLinks: () => catalogueArtistLinks(db),
+  };
+}
+
+/** The days a range covers: from start_date and up to yesterday unless it says otherwise. */
+export function rangeDays(
+  config: Pick<EtlConfig, "start_date">,
+  today: string,
+  range: DayRange,
+): string[] {
+  return daysBetween(range.from ?? config.start_date, range.to ?? addDays(today, -1));
 }

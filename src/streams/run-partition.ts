@@ -51,6 +51,8 @@ export interface RunnerDeps {
    * made before the job has moved. Without one (a one-shot sync), a failure is final.
    */
   readonly jobId?: string;
+  /** The run (etl.runs) the attempt is part of, named in its etl.sync_runs row. */
+  readonly run?: string;
   /**
    * Keeps a record of the attempt's end that Postgres refused (a worker's: written once Postgres
    * answers again). Without it, such a record is lost and the attempt stays `running` until the
@@ -200,6 +202,7 @@ async function syncNoting(
       partitionData: partition,
       extractedOn: deps.today,
       closeAbandoned: deps.closeAbandoned,
+      run: deps.run,
     });
   } catch (error) {
     return unopened(deps, "sync", stream, partition, error, started);
@@ -342,6 +345,7 @@ export async function replayPartition(
         kind: "replay",
         extractedOn: source.extractedOn,
         replayOf: source.runId,
+        run: deps.run,
       }));
     } catch (error) {
       return unopened(deps, "replay", stream, partition, error, started);

@@ -181,6 +181,11 @@ export interface Stream<
   readonly after?: readonly string[];
   readonly outputs: readonly Output<P, R>[];
   /**
+   * Its partitions are per day of the run's range (a partition's `day`): a run plans them one
+   * day at a time, newest first, and `etl status` counts the days never synced.
+   */
+  readonly daily?: boolean;
+  /**
    * How its list goes on from page to page: one of paging.ts's styles. The runner asks each
    * page as it says, and reads from it where the next starts.
    */

@@ -60,9 +60,25 @@ export async function recordRunStarted(
   `.execute(db);
 }
 
-/** How a run ended, as its job did. */
+/**
+ * Records a run a command runs itself, in the foreground (`etl sync`, `etl replay`): queued,
+ * by this process, and started now.
+ */
+export async function recordForegroundRun(
+  db: Db,
+  run: RunRequest & { readonly queuedBy: string },
+): Promise<void> {
+  await sql`
+    insert into etl.runs
+      (run_id, kind, streams, range_from, range_to, queued_by, started_at, status)
+    values (${run.runId}, ${run.kind}, ${[...run.streams]}::text[], ${run.range.from ?? null}::date,
+            ${run.range.to ?? null}::date, ${run.queuedBy}, now(), 'running')
+  `.execute(db);
+}
+
+/** How a run ended, as its job did (or, in the foreground, its command). */
 export interface RunEnd {
-  readonly status: "succeeded" | "failed";
+  readonly status: "succeeded" | "failed" | "interrupted";
   readonly finishedAt: Date;
   readonly error?: string;
 }
@@ -76,15 +92,32 @@ export async function recordRunFinished(db: Db, runId: string, end: RunEnd): Pro
     .execute();
 }
 
-/** The ids of the runs not finished: queued or running. */
+/** Runs a command runs itself, in the foreground: no queue job stands for them. */
+export const FOREGROUND_KINDS = ["sync", "replay"] as const;
+
+/** The ids of the queued runs not finished: queued or running. */
 export async function unfinishedRuns(db: Db): Promise<string[]> {
   const rows = await db
     .selectFrom("etl.runs")
     .select("run_id")
     .where(sql<boolean>`status in ('queued', 'running')`)
+    .where("kind", "not in", [...FOREGROUND_KINDS])
     .orderBy("queued_at")
     .execute();
   return rows.map((row) => row.run_id);
+}
+
+/** The foreground runs recorded as running, with the process running them. */
+export async function runningForegroundRuns(
+  db: Db,
+): Promise<{ runId: string; queuedBy: string | null }[]> {
+  const rows = await db
+    .selectFrom("etl.runs")
+    .select(["run_id", "queued_by"])
+    .where("status", "=", "running")
+    .where("kind", "in", [...FOREGROUND_KINDS])
+    .execute();
+  return rows.map((row) => ({ runId: row.run_id, queuedBy: row.queued_by }));
 }
 
 /** Marks lost those of the runs still queued or running; returns how many it marked. */

@@ -29,6 +29,7 @@ export interface SyncRunsTable {
   replay_of: ColumnType<string | null, string | undefined, never>;
   runner: ColumnType<string | null, string | undefined, never>;
   closed_by: ColumnType<string | null, never, string>;
+  run: ColumnType<string | null, string | undefined, never>;
 }
 
 export interface StreamStateTable {
@@ -77,7 +78,21 @@ export interface PageSizesTable {
 }
 
 /** Where a run stands: see the comment on etl.runs.status. */
-export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "lost";
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "interrupted" | "lost";
+
+export interface StreamSettingsTable {
+  stream: string;
+  family: string;
+  daily: boolean;
+  first_day: ColumnType<string, string, string>;
+  history_days: number | null;
+  schedule_pattern: string | null;
+  schedule_tz: string | null;
+  schedule_interval_seconds: number | null;
+  stale_after_seconds: number | null;
+  written_at: Generated<Date>;
+  written_by: string | null;
+}
 
 export interface RunsTable {
   run_id: string;
@@ -103,4 +118,5 @@ export interface Database {
   "etl.rejected_records": RejectedRecordsTable;
   "etl.page_sizes": PageSizesTable;
   "etl.runs": RunsTable;
+  "etl.stream_settings": StreamSettingsTable;
 }

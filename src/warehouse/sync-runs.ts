@@ -34,6 +34,8 @@ export interface SyncRunKind {
    * They are closed as abandoned by the statement that opens this one.
    */
   readonly closeAbandoned?: boolean;
+  /** The run (etl.runs) the attempt is part of. */
+  readonly run?: string;
 }
 
 const ABANDONED_ERROR =
@@ -55,8 +57,8 @@ const START_SYNC_RUN = `
     returning run_id
   )
   insert into etl.sync_runs
-    (stream, partition, kind, extracted_on, runner, partition_data, replay_of)
-  values ($1, $2, $6, $7::date, $3, $8::jsonb, $9::bigint)
+    (stream, partition, kind, extracted_on, runner, partition_data, replay_of, run)
+  values ($1, $2, $6, $7::date, $3, $8::jsonb, $9::bigint, $10)
   returning run_id, exists (select 1 from earlier) as ever_ran,
     (select count(*) from abandoned)::int as abandoned`;
 
@@ -78,6 +80,7 @@ export async function startSyncRun(
       run.extractedOn,
       run.partitionData === undefined ? null : JSON.stringify(run.partitionData),
       run.replayOf ?? null,
+      run.run ?? null,
     ]),
   );
   const [row] = rows;

@@ -1,6 +1,8 @@
 import { Queue, Worker } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { followRun, nextPollMs, type ProgressOutput } from "../../src/cli/follow-run.js";
+import { MovingRate } from "../../src/cli/moving-rate.js";
+import { progressLine } from "../../src/cli/progress-line.js";
 import { bullConnection } from "../../src/jobs/etl-queue.js";
 import type { RunJobData } from "../../src/jobs/job-types.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
@@ -58,18 +60,56 @@ describe("following a run", () => {
 describe("the wait between looks at a run", () => {
   const POLL = 200;
 
-  it("is the poll interval while partitions are still being planned, or none is done", () => {
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 900, total: null })).toBe(POLL);
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 0, total: 1_000 })).toBe(POLL);
+  it("is the poll interval while partitions are still being planned, or the pace is unknown", () => {
+    expect(nextPollMs({ pollMs: POLL, rate: 200, done: 900, total: null })).toBe(POLL);
+    expect(nextPollMs({ pollMs: POLL, rate: null, done: 0, total: 1_000 })).toBe(POLL);
+    expect(nextPollMs({ pollMs: POLL, rate: 0, done: 0, total: 1_000 })).toBe(POLL);
   });
 
-  it("shortens to when the last partitions should be done, at the pace so far", () => {
-    // 1,000 done in 5 s: 200 per second, so the last 10 in 50 ms.
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_010 })).toBe(50);
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 500, total: 1_000 })).toBe(POLL);
+  it("shortens to when the last partitions should be done, at the recent pace", () => {
+    // 200 per second: the last 10 in 50 ms.
+    expect(nextPollMs({ pollMs: POLL, rate: 200, done: 1_000, total: 1_010 })).toBe(50);
+    expect(nextPollMs({ pollMs: POLL, rate: 200, done: 500, total: 1_000 })).toBe(POLL);
     // All done but the run still open (a worker that died as it ended): the usual pace.
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_000 })).toBe(POLL);
+    expect(nextPollMs({ pollMs: POLL, rate: 200, done: 1_000, total: 1_000 })).toBe(POLL);
     // Never busier than the end's own quick polls.
-    expect(nextPollMs({ pollMs: POLL, elapsedMs: 5_000, done: 1_000, total: 1_001 })).toBe(20);
+    expect(nextPollMs({ pollMs: POLL, rate: 200, done: 1_000, total: 1_001 })).toBe(20);
+  });
+});
+
+describe("the progress line", () => {
+  it("gives a floor and no ETA while streams are still being counted", () => {
+    const line = progressLine({
+      done: 3,
+      total: null,
+      failed: 0,
+      rate: 12,
+      doing: "planning 2 of 5 streams",
+    });
+    expect(line).toBe(
+      "[........................] 3/? partitions, 12.0/s, ETA -, planning 2 of 5 streams",
+    );
+  });
+
+  it("gives no rate nor ETA before the pace is measured, then the ETA from the recent rate", () => {
+    const snapshot = { done: 100, total: 400, failed: 2, doing: "5 streams planned" };
+    expect(progressLine({ ...snapshot, rate: null })).toBe(
+      "[######..................] 100/400 partitions, 2 failed, -/s, ETA -, 5 streams planned",
+    );
+    expect(progressLine({ ...snapshot, rate: 0.1 })).toContain("0.1/s, ETA 50:00,");
+    expect(progressLine({ ...snapshot, rate: 0.05 })).toContain("ETA 1:40:00,");
+  });
+});
+
+describe("the recent pace", () => {
+  it("is unknown for the first seconds, then follows the last minute, not the start", () => {
+    const rate = new MovingRate();
+    // A quick start: 500 partitions in the first second.
+    rate.add(0, 0);
+    rate.add(1_000, 500);
+    expect(rate.perSecond()).toBeNull();
+    // Then 1 per second for two minutes.
+    for (let s = 2; s <= 121; s++) rate.add(s * 1_000, 500 + (s - 1));
+    expect(rate.perSecond()).toBeCloseTo(1, 1);
   });
 });

@@ -114,8 +114,9 @@ describe("etl sync and status", () => {
     const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
     const behind = Math.round((Date.parse(yesterday) - Date.parse("2026-01-04")) / 86_400_000);
     expect(result.stdout).toMatch(
-      /^queue: \d+ waiting, \d+ active, \d+ delayed, \d+ waiting-children, \d+ failed, \d+ completed$/m,
+      /^queue: \d+ waiting, \d+ prioritized, \d+ active, \d+ delayed, \d+ waiting-children, \d+ failed, \d+ completed$/m,
     );
+    expect(result.stdout).toMatch(/^workers: none running/m);
     expect(result.stdout).toMatch(/^scheduler\s+pattern\s+time zone\s+next run \(UTC\)$/m);
     expect(result.stdout).toMatch(
       /^request rate: 1000 req\/s \(requests_per_second, shared by every worker\)$/m,

@@ -10,6 +10,8 @@ import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { type SandboxSize, startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
+import { foregroundRun } from "../../src/warehouse/foreground-run.js";
+import { recordStreamSettings, streamSettings } from "../../src/warehouse/stream-settings.js";
 
 export interface SyncHarness {
   readonly upstream: Upstream;
@@ -58,7 +60,22 @@ export async function startSyncHarness(
     upstream,
     warehouse,
     config,
-    sync: (options = {}) => runSync(deps, options.streams ?? selectStreams(options.only), options),
+    // As `etl sync` does: the streams' settings written, the run recorded and named by its attempts.
+    async sync(options = {}) {
+      const streams = options.streams ?? selectStreams(options.only);
+      const range: DayRange = {
+        ...(options.from === undefined ? {} : { from: options.from }),
+        ...(options.to === undefined ? {} : { to: options.to }),
+      };
+      await recordStreamSettings(warehouse.db, streamSettings(config, STREAMS));
+      const run = await foregroundRun(
+        warehouse.db,
+        { kind: "sync", streams: streams.map((s) => s.name), range },
+        () => false,
+        (runId) => runSync({ ...deps, run: runId }, streams, range),
+      );
+      return run.result;
+    },
     replay: (streams = STREAMS, range = {}) =>
       runReplay({ ...deps, ownsLink: () => true }, streams, range),
     async close() {

@@ -16,7 +16,10 @@ const VIEWS = [
   "monthly_sales_by_dsp",
   "payouts_by_status",
   "playlist_reach",
+  "run_history",
+  "run_streams",
   "stream_freshness",
+  "stream_missing_days",
   "weekly_sales",
 ];
 
@@ -382,7 +385,8 @@ describe("on an empty warehouse", () => {
       await query(
         `truncate catalogue.products, catalogue.assets, catalogue.dsps, catalogue.territories,
                   sales.trend_items, artist_stats.platform_stats, artist_stats.playlist_placements,
-                  royalties.payouts, royalties.payout_status_history, etl.stream_state`,
+                  royalties.payouts, royalties.payout_status_history, etl.stream_state,
+                  etl.stream_settings, etl.runs, etl.sync_runs cascade`,
       );
       // join_paths describes the schema, not data.
       for (const view of VIEWS.filter((name) => name !== "join_paths")) {

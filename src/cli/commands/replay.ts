@@ -9,7 +9,8 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
-import { printSummaries } from "../run-summary.js";
+import { foregroundRun } from "../../warehouse/foreground-run.js";
+import { printSummaries, runRecordedLine } from "../run-summary.js";
 import { listenForStop } from "../stop-signal.js";
 
 export interface ReplayOptions extends DayRangeOptions {
@@ -30,23 +31,27 @@ export async function replayCommand(options: ReplayOptions, out: Output): Promis
   const stop = listenForStop();
   try {
     await migrateToLatest(db);
-    const summaries = await runReplay(
-      {
-        db,
-        logger: createLogger({
-          level: config.env.LOG_LEVEL,
-          secrets: [config.env.MUSIC_API_KEY ?? ""],
-        }),
-        config: config.etl,
-        today: utcToday(),
-        signal: stop.signal,
-        // Without the upstream's URL no link can be told the upstream's: none is taken as such.
-        ownsLink: (link) => apiUrl !== undefined && linkPath(apiUrl, link) !== null,
-      },
-      streams,
-      range,
+    const deps = {
+      db,
+      logger: createLogger({
+        level: config.env.LOG_LEVEL,
+        secrets: [config.env.MUSIC_API_KEY ?? ""],
+      }),
+      config: config.etl,
+      today: utcToday(),
+      signal: stop.signal,
+      // Without the upstream's URL no link can be told the upstream's: none is taken as such.
+      ownsLink: (link: string) => apiUrl !== undefined && linkPath(apiUrl, link) !== null,
+    };
+    const run = await foregroundRun(
+      db,
+      { kind: "replay", streams: streams.map((s) => s.name), range },
+      () => stop.signal.aborted,
+      (runId) => runReplay({ ...deps, run: runId }, streams, range),
     );
-    const code = printSummaries(summaries, performance.now() - started, out);
+    const code = printSummaries(run.result, performance.now() - started, out);
+    out.line("");
+    out.line(runRecordedLine(run.runId));
     return stop.signal.aborted ? ExitCode.interrupted : code;
   } finally {
     stop.dispose();

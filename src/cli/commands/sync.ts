@@ -1,17 +1,19 @@
 import { createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
-import { selectStreams } from "../../streams/registry.js";
+import { selectStreams, STREAMS } from "../../streams/registry.js";
 import { runSync, type StreamSummary } from "../../streams/run-sync.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { pruneResponses } from "../../warehouse/responses.js";
+import { recordStreamSettings, streamSettings } from "../../warehouse/stream-settings.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
-import { printSummaries } from "../run-summary.js";
+import { foregroundRun } from "../../warehouse/foreground-run.js";
+import { printSummaries, runRecordedLine } from "../run-summary.js";
 import { listenForStop } from "../stop-signal.js";
 
 export interface SyncOptions extends DayRangeOptions {
@@ -42,11 +44,17 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       today: utcToday(),
       signal: stop.signal,
     };
+    await recordStreamSettings(db, streamSettings(config.etl, STREAMS));
     const radio = radioHistoryNote(config.etl, streams, range, deps.today);
     if (radio) out.line(radio);
-    let summaries: StreamSummary[];
+    let run: { runId: string; result: StreamSummary[] };
     try {
-      summaries = await runSync(deps, streams, range);
+      run = await foregroundRun(
+        db,
+        { kind: "sync", streams: streams.map((s) => s.name), range },
+        () => stop.signal.aborted,
+        (runId) => runSync({ ...deps, run: runId }, streams, range),
+      );
     } catch (error) {
       if (error instanceof AuthError) {
         out.line(`error: ${error.message}`);
@@ -57,7 +65,9 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
     if (config.etl.keep_responses_days !== null && !stop.signal.aborted) {
       await pruneResponses(db, config.etl.keep_responses_days);
     }
-    const code = printSummaries(summaries, performance.now() - started, out);
+    const code = printSummaries(run.result, performance.now() - started, out);
+    out.line("");
+    out.line(runRecordedLine(run.runId));
     return stop.signal.aborted ? ExitCode.interrupted : code;
   } finally {
     stop.dispose();

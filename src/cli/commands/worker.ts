@@ -17,6 +17,7 @@ import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
+import { recordStreamSettings, streamSettings } from "../../warehouse/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";
@@ -67,6 +68,7 @@ export async function workerCommand(): Promise<ExitCode> {
   metrics.setSources({
     requestRate: () => context.budget.currentRate(),
     queueCounts: () => queue.getJobCounts(),
+    workers: () => queue.getWorkersCount(),
     streams: async () =>
       (await streamStatuses(db)).map((s) => ({
         stream: s.stream,
@@ -102,6 +104,7 @@ export async function workerCommand(): Promise<ExitCode> {
     await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
     if (stopping.signal.aborted) return ExitCode.ok;
     await prepareWarehouse(env.DATABASE_URL, db, logger);
+    await recordStreamSettings(db, streamSettings(etl, STREAMS));
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
     // Redis may lose them while the worker runs (restarted empty, flushed): it re-creates them.

@@ -36,6 +36,7 @@ export const chartEntries = defineStream<ChartDay, JsonRecord, typeof paging>({
   name: "artist_stats_chart_entries",
   family: "artist_stats",
   paging,
+  daily: true,
   partitions: ({ config, days }) => chartDays(days, config.charts),
   fetch: async (_context, { day, countryCode, genre }, page) => [
     await page.exchange(charts, { country_code: countryCode, genre, date: day }),

@@ -15,6 +15,7 @@ export const radio = defineStream<ArtistDayPartition, JsonRecord>({
   family: "artist_stats",
   paging: NO_PAGING,
   after: AFTER_TRACKED_ARTISTS,
+  daily: true,
   partitions: artistDayPartitions,
   fetch: async (_context, { artistId, day }, page) => [
     await page.exchange(radioOperation, { artist_id: artistId, date: day }),

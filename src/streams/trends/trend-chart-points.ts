@@ -9,6 +9,7 @@ export const trendChartPoints = defineStream<SaleDay, TrendSeries>({
   name: "trend_chart_points",
   family: "trends",
   paging: NO_PAGING,
+  daily: true,
   partitions: ({ days }) => saleDays(days),
   requests: ONE_REQUEST,
   fetch: async (_context, partition, page) => [

@@ -10,6 +10,7 @@ export const trendItems = defineStream<SaleDay, TrendItem, typeof paging>({
   name: "trend_items",
   family: "trends",
   paging,
+  daily: true,
   partitions: ({ days }) => saleDays(days),
   fetch: async (_context, partition, page) => [
     await page.exchange(getTrendsList, saleDayParams(partition)),

@@ -8,6 +8,7 @@ export const trendTotals = defineStream<SelectionDay, TrendTotals>({
   name: "trend_totals",
   family: "trends",
   paging: NO_PAGING,
+  daily: true,
   partitions: ({ days }) => selectionDays(days),
   requests: ONE_REQUEST,
   fetch: async (_context, { day, selectionType }, page) => [

@@ -1,0 +1,115 @@
+import {
+  type DayRange,
+  PLAN_SLICE,
+  type PlanOptions,
+  planSlices,
+} from "../streams/plan-partitions.js";
+import type { RunnerDeps } from "../streams/run-partition.js";
+import type { Partition, Stream } from "../streams/stream.js";
+
+/**
+ * Where a run's planning of one stream stands: saved in the run's job data, so that the run's
+ * next top-up, or a worker taking the run up after a crash, goes on from there.
+ */
+export interface StreamCursor {
+  /**
+   * How the stream is planned, set at its first look: "days" for a daily stream (its partitions
+   * without a day first, then one day at a time, newest first), "whole" otherwise (as the stream
+   * makes them).
+   */
+  readonly order?: "days" | "whole";
+  /** For "days": -1 while planning the partitions without a day, then the day's index (newest first). */
+  readonly day: number;
+  /** Candidates of the current step looked at before (due or not). */
+  readonly offset: number;
+  readonly done: boolean;
+}
+
+const START: StreamCursor = { day: -1, offset: 0, done: false };
+
+export function cursorOf(
+  cursors: Readonly<Record<string, StreamCursor>> | undefined,
+  stream: string,
+): StreamCursor {
+  return cursors?.[stream] ?? START;
+}
+
+/** What the window is planned from: the run's range, its days newest first, and how it plans. */
+export interface WindowPlan {
+  readonly deps: Pick<RunnerDeps, "db" | "config" | "today">;
+  readonly range: DayRange;
+  /** The range's days, newest first. */
+  readonly days: readonly string[];
+  readonly options: Pick<PlanOptions, "failedOnly" | "trackedArtistIds">;
+}
+
+/**
+ * How soon a stream's next partitions come: the partitions without a day (a snapshot, a series,
+ * a lookup: what the warehouse holds of "now") first, then each day's, newest first.
+ */
+function rank(cursor: StreamCursor): number {
+  return cursor.order === "whole" ? -1 : cursor.day;
+}
+
+/** The cursor after the current step ran out of candidates. */
+function nextStep(plan: WindowPlan, cursor: StreamCursor): StreamCursor {
+  if (cursor.order === "whole" || cursor.day + 1 >= plan.days.length) {
+    return { ...cursor, offset: 0, done: true };
+  }
+  return { ...cursor, day: cursor.day + 1, offset: 0 };
+}
+
+/** The days and candidates of the cursor's step. */
+function stepOptions(plan: WindowPlan, cursor: StreamCursor): PlanOptions {
+  if (cursor.order === "whole") return { days: plan.days };
+  const day = plan.days[cursor.day];
+  return day === undefined ? { days: [], dated: false } : { days: [day], dated: true };
+}
+
+/**
+ * Plans up to `room` partitions of the ready streams, newest first across them: every stream's
+ * partitions without a day, then the newest day of every stream, then the day before... A stream
+ * that becomes ready later (its artists known) starts from its own newest day, so it comes first
+ * then. Hands each slice to `add` before planning the next, and returns the cursors after them.
+ */
+export async function planWindow(
+  plan: WindowPlan,
+  ready: readonly Stream[],
+  cursors: Readonly<Record<string, StreamCursor>>,
+  room: number,
+  add: (stream: Stream, partitions: readonly Partition[]) => Promise<void>,
+): Promise<Record<string, StreamCursor>> {
+  const next: Record<string, StreamCursor> = { ...cursors };
+  let left = room;
+  while (left > 0) {
+    let stream: Stream | undefined;
+    for (const s of ready) {
+      const cursor = cursorOf(next, s.name);
+      if (cursor.done) continue;
+      if (!stream || rank(cursor) < rank(cursorOf(next, stream.name))) stream = s;
+    }
+    if (!stream) break;
+    const cursor = cursorOf(next, stream.name);
+    if (cursor.order === undefined) {
+      next[stream.name] = { ...cursor, order: stream.daily === true ? "days" : "whole" };
+      continue;
+    }
+    const slices = planSlices(plan.deps, stream, plan.range, {
+      ...plan.options,
+      ...stepOptions(plan, cursor),
+      skip: cursor.offset,
+      sliceSize: Math.min(left, PLAN_SLICE),
+    });
+    const step = await slices.next();
+    await slices.return(undefined);
+    if (step.done === true) {
+      next[stream.name] = nextStep(plan, cursor);
+      continue;
+    }
+    const { partitions, candidates } = step.value;
+    if (partitions.length > 0) await add(stream, partitions);
+    left -= partitions.length;
+    next[stream.name] = { ...cursor, offset: cursor.offset + candidates };
+  }
+  return next;
+}

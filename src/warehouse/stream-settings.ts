@@ -1,0 +1,92 @@
+import { sql } from "kysely";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { PROCESS_IDENTITY } from "../process-identity.js";
+import { scheduleIntervalSeconds, staleAfterSeconds } from "../jobs/schedule-interval.js";
+import { artistDayPartitions } from "../streams/artist-stats/tracked-artists.js";
+import type { Stream } from "../streams/stream.js";
+import type { Warehouse } from "./database.js";
+
+/** A stream as the configuration sets it up: one row of etl.stream_settings. */
+export interface StreamSettings {
+  readonly stream: string;
+  readonly family: string;
+  readonly daily: boolean;
+  readonly firstDay: string;
+  readonly historyDays: number | null;
+  readonly schedule: {
+    readonly pattern: string;
+    readonly tz: string;
+    readonly intervalSeconds: number;
+    readonly staleAfterSeconds: number;
+  } | null;
+}
+
+/** What `config` makes of each of the streams. */
+export function streamSettings(config: EtlConfig, streams: readonly Stream[]): StreamSettings[] {
+  const schedules = new Map<string, StreamSettings["schedule"]>();
+  return streams.map((stream) => {
+    if (!schedules.has(stream.family)) {
+      const schedule = config.schedules[stream.family];
+      const intervalSeconds = schedule ? scheduleIntervalSeconds(schedule) : null;
+      schedules.set(
+        stream.family,
+        schedule && intervalSeconds !== null
+          ? { ...schedule, intervalSeconds, staleAfterSeconds: staleAfterSeconds(intervalSeconds) }
+          : null,
+      );
+    }
+    return {
+      stream: stream.name,
+      family: stream.family,
+      daily: stream.daily === true,
+      firstDay: config.start_date,
+      // The radio streams keep the last radio_history_days only (tracked-artists.ts).
+      historyDays:
+        (stream.partitions as unknown) === artistDayPartitions
+          ? config.artist_stats.radio_history_days
+          : null,
+      schedule: schedules.get(stream.family) ?? null,
+    };
+  });
+}
+
+/**
+ * Writes the streams' settings (a worker at its start, `etl sync`), each row replaced whole:
+ * what analytics.stream_freshness and analytics.stream_missing_days judge the streams by.
+ */
+export async function recordStreamSettings(
+  db: Warehouse,
+  settings: readonly StreamSettings[],
+): Promise<void> {
+  if (settings.length === 0) return;
+  const rows = settings.map((s) => ({
+    stream: s.stream,
+    family: s.family,
+    daily: s.daily,
+    first_day: s.firstDay,
+    history_days: s.historyDays,
+    schedule_pattern: s.schedule?.pattern ?? null,
+    schedule_tz: s.schedule?.tz ?? null,
+    schedule_interval_seconds: s.schedule?.intervalSeconds ?? null,
+    stale_after_seconds: s.schedule?.staleAfterSeconds ?? null,
+    written_by: PROCESS_IDENTITY,
+  }));
+  await db
+    .insertInto("etl.stream_settings")
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column("stream").doUpdateSet((eb) => ({
+        family: eb.ref("excluded.family"),
+        daily: eb.ref("excluded.daily"),
+        first_day: eb.ref("excluded.first_day"),
+        history_days: eb.ref("excluded.history_days"),
+        schedule_pattern: eb.ref("excluded.schedule_pattern"),
+        schedule_tz: eb.ref("excluded.schedule_tz"),
+        schedule_interval_seconds: eb.ref("excluded.schedule_interval_seconds"),
+        stale_after_seconds: eb.ref("excluded.stale_after_seconds"),
+        written_at: sql<Date>`now()`,
+        written_by: eb.ref("excluded.written_by"),
+      })),
+    )
+    .execute();
+}
