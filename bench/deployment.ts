@@ -11,6 +11,7 @@ import {
   type SandboxProcess,
   startSandboxProcess,
 } from "./processes.js";
+import { type RedisPeak, sampleRedis } from "./redis-sampler.js";
 import { createScratch, REDIS_URL, type Scratch } from "./scratch.js";
 
 export interface BackfillMeasure {
@@ -28,6 +29,10 @@ export interface BackfillMeasure {
   readonly rowsWritten: number;
   /** The request rate in force at the end and where it came from (etl_request_rate_limit). */
   readonly rate: { readonly requestsPerSecond: number; readonly source: string } | null;
+  /** What Redis held at its peak during the run. */
+  readonly redis: RedisPeak;
+  /** Partitions attempted (etl.sync_runs rows) by the end of the measure. */
+  readonly attempts: number;
 }
 
 export interface SyncMeasure {
@@ -40,8 +45,15 @@ export interface SyncMeasure {
 
 /** One installation of the pipeline on a scratch database, against a sandbox process. */
 export interface Deployment {
-  /** `etl backfill --wait` worked off by one `etl worker` process started for it. */
-  backfill(range: { from: string; to: string }, only?: string): Promise<BackfillMeasure>;
+  /**
+   * `etl backfill --wait` worked off by one `etl worker` process started for it; with
+   * `stopAfter`, the backfill queued and measured until that many partitions were attempted
+   * (a year of a 10× account takes an hour), then the worker stopped.
+   */
+  backfill(
+    range: { from: string; to: string },
+    options?: { only?: string; stopAfter?: number },
+  ): Promise<BackfillMeasure>;
   /** `etl sync` (incremental, or over `range`), the way a cron runs it. */
   sync(range?: { from: string; to: string }): Promise<SyncMeasure>;
   /** `etl replay` (in-process): every stream derived again from the stored responses. */
@@ -162,20 +174,29 @@ export async function deploy(options: {
   }
 
   return {
-    async backfill(range, only) {
+    async backfill(range, options = {}) {
       let worker: WorkerProcess | undefined;
       try {
         worker = await spawnWorker({ cwd: dir.path, env, entry: [built("src/cli/main.ts")] });
-        const args = ["backfill", "--from", range.from, "--to", range.to, "--wait"];
-        if (only) args.push("--only", only);
+        const args = ["backfill", "--from", range.from, "--to", range.to];
+        if (options.stopAfter === undefined) args.push("--wait");
+        if (options.only) args.push("--only", options.only);
         const [mark, requestsBefore] = [await now(), await requests()];
+        const redis = await sampleRedis(scratch.redisPrefix);
         const started = performance.now();
         const backfill = await runEtl(args, env);
+        if (options.stopAfter !== undefined) {
+          while ((await writtenSince(mark)).partitions < options.stopAfter) {
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+          }
+        }
         const wallSeconds = (performance.now() - started) / 1000;
+        const redisPeak = await redis.stop();
         if (backfill.code !== 0) console.error(backfill.lines.slice(-20).join("\n"));
         const workerPeakRssMiB = peakRssMiB(worker.child.pid ?? 0);
         const metrics = await (await fetch(`${worker.operatorUrl}/metrics`)).text();
         const phases = sumBy(metrics, "etl_phase_seconds_total", "phase");
+        const written = await writtenSince(mark);
         return {
           wallSeconds,
           exitCode: backfill.code,
@@ -189,8 +210,10 @@ export async function deploy(options: {
           // would take the machine's time from what it measures.
           stalled: stalledJobs(metrics),
           requests: (await requests()) - requestsBefore,
-          rowsWritten: (await writtenSince(mark)).rows,
+          rowsWritten: written.rows,
           rate: rateInForce(metrics),
+          redis: redisPeak,
+          attempts: written.partitions,
         };
       } finally {
         worker?.child.kill("SIGTERM");

@@ -56,6 +56,12 @@ export async function endToEnd(): Promise<SectionResult[]> {
           { name: "partition time: normalise", value: share(run.phases.normalise) },
           { name: "partition time: write", value: share(run.phases.write) },
           { name: "worker peak RSS", value: round(run.workerPeakRssMiB), unit: "MiB" },
+          {
+            name: "Redis peak memory, above before",
+            value: round(run.redis.memoryMiB),
+            unit: "MiB",
+          },
+          { name: "Redis peak jobs to run", value: run.redis.jobs },
         ],
         targets: [
           atMost("stalled jobs", run.stalled, 0),

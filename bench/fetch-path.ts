@@ -50,7 +50,7 @@ async function backfillTrends(
       },
     });
     const run = await deployment
-      .backfill({ from: "2026-01-01", to: "2026-01-30" }, "trends")
+      .backfill({ from: "2026-01-01", to: "2026-01-30" }, { only: "trends" })
       .finally(() => deployment.close());
     const stats = await sandbox.stats();
     const seconds = Object.keys(stats.perSecond)

@@ -33,7 +33,8 @@ if (values.help) {
   end-to-end  the large account (a year, 5,000 products, 200 tracked artists) backfilled with
               the rate limit off, then an incremental sync with nothing changed upstream
   memory      the worker's peak RSS for the large account and a 10× one, over the last 7
-              (--memory-days) days
+              (--memory-days) days; then Redis's peak over the first 30,000 partitions of
+              a year's backfill of each
   pipe        14 days of the default account against an unlimited upstream answering in 40 ms,
               max_concurrency 8: sync and backfill wall against requests × latency ÷ 8
   plan        the large account's last 3 days synced, then \`etl plan\` of its year per stream

@@ -8,8 +8,14 @@ import { STREAM_HEALTHS, type StreamHealth, streamHealth } from "./stream-health
 export interface StreamLine {
   readonly stream: string;
   readonly family: string;
+  /** Its family's schedule (pattern and zone), "-" without one. */
+  readonly schedule: string;
   readonly lastSuccess: string;
   readonly daysBehind: number | null;
+  /** By the EtlStreamStale alert's rule (analytics.stream_freshness.stale). */
+  readonly stale: boolean;
+  /** Days from its first day to yesterday never synced; null for a stream that is not daily. */
+  readonly missingDays: number | null;
   readonly failed: number;
   readonly failedShown: string;
   /** What needs looking at, empty when nothing does. */
@@ -57,7 +63,9 @@ function outcomeMark(status: AttemptStatus, count?: number): string {
 function stateTitle(line: StreamLine, health: StreamHealth): string {
   const facts = [
     line.failed > 0 ? `${line.failed} partitions failed for good (${line.failedShown})` : "",
+    line.stale ? "no success for longer than its schedule allows" : "",
     line.daysBehind === null ? "never synced" : `${line.daysBehind} days behind`,
+    line.missingDays ? `${line.missingDays} days never synced` : "",
     line.attention === "" ? "" : `needs attention: ${line.attention}`,
   ];
   return `${health}: ${facts.filter((fact) => fact !== "").join("; ")}`;
@@ -81,8 +89,10 @@ function streamRow(line: StreamLine, attempts: readonly DailyAttempts[], days: r
     `<th scope="row">${escape(line.stream)}</th>`,
     `<td>${stateMark(health, stateTitle(line, health))}</td>`,
     `<td>${escape(line.family)}</td>`,
+    `<td>${escape(line.schedule)}</td>`,
     `<td>${escape(line.lastSuccess)}</td>`,
     `<td>${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
+    `<td>${line.missingDays ?? "-"}</td>`,
     `<td>${line.failed}</td>`,
     `<td>${escape(line.failedShown)}</td>`,
     `<td>${escape(line.attention)}</td>`,
@@ -144,8 +154,10 @@ export function statusHtml(report: StatusReport): string {
     "stream",
     "state",
     "family",
+    "schedule",
     "last success (UTC)",
     "days behind",
+    "missing days",
     "failed",
     "failed partitions",
     "attention",

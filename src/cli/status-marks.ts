@@ -30,7 +30,13 @@ export const HEALTH_MARKS: Readonly<Record<StreamHealth, Mark>> = {
     symbol: "✗",
     meaning: "partitions failed for good (under failed partitions; etl retry-failed queues them)",
   },
-  stale: { colour: "red", symbol: "✗", meaning: "more than 3 days behind" },
+  stale: {
+    colour: "red",
+    symbol: "✗",
+    meaning:
+      "no success for longer than twice its schedule's interval (the EtlStreamStale alert's rule)",
+  },
+  behind: { colour: "red", symbol: "✗", meaning: "more than 3 days behind" },
   attention: {
     colour: "amber",
     symbol: "!",

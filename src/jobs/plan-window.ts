@@ -44,11 +44,13 @@ export interface WindowPlan {
 }
 
 /**
- * How soon a stream's next partitions come: the partitions without a day (a snapshot, a series,
- * a lookup: what the warehouse holds of "now") first, then each day's, newest first.
+ * How soon a stream's next partitions come: the newest day of every daily stream first (what the
+ * dashboards look at), then the partitions without a day (a snapshot, a series, a lookup: what
+ * the warehouse holds of "now"), then each older day in turn. A daily stream's own partitions
+ * without a day (none of the streams has any) come before its days.
  */
 function rank(cursor: StreamCursor): number {
-  return cursor.order === "whole" ? -1 : cursor.day;
+  return cursor.order === "whole" ? 0.5 : cursor.day;
 }
 
 /** The cursor after the current step ran out of candidates. */
@@ -67,10 +69,11 @@ function stepOptions(plan: WindowPlan, cursor: StreamCursor): PlanOptions {
 }
 
 /**
- * Plans up to `room` partitions of the ready streams, newest first across them: every stream's
- * partitions without a day, then the newest day of every stream, then the day before... A stream
- * that becomes ready later (its artists known) starts from its own newest day, so it comes first
- * then. Hands each slice to `add` before planning the next, and returns the cursors after them.
+ * Plans up to `room` partitions of the ready streams, newest first across them (see `rank`): the
+ * newest day of every daily stream, the partitions without a day, then the day before, and so
+ * on. A stream that becomes ready later (its artists known) starts from its own newest day, so it
+ * comes first then. Hands each slice to `add` before planning the next, and returns the cursors
+ * after them.
  */
 export async function planWindow(
   plan: WindowPlan,

@@ -8,6 +8,7 @@ import { utcToday } from "../time/calendar.js";
 import { pruneResponses } from "../warehouse/responses.js";
 import { recordRunStarted } from "../warehouse/runs.js";
 import { jobOptions } from "./etl-queue.js";
+import { foldCompletedChildren, foldedChildren } from "./folded-children.js";
 import { handBackDuringOutage } from "./hand-back.js";
 import { jobFinished } from "./job-finished.js";
 import { jobStream } from "./job-stream.js";
@@ -130,9 +131,10 @@ async function planAndAwait(
   const keepDays = deps.runner.config.keep_responses_days;
   if (keepDays !== null) await pruneResponses(deps.runner.db, keepDays);
   const counts = await job.getDependenciesCount();
+  const folded = await foldedChildren(deps.queue, parent.id);
   return {
     planned: job.data.planned ?? 0,
-    succeeded: counts.processed ?? 0,
+    succeeded: (counts.processed ?? 0) + folded,
     failed: (counts.failed ?? 0) + (counts.ignored ?? 0),
   };
 }
@@ -170,6 +172,7 @@ async function topUp(
   }
   const urgent = isUrgent(job.data, order, deps.runner.config, state.today);
   const unfinished = (await job.getDependenciesCount({ unprocessed: true })).unprocessed ?? 0;
+  await foldCompletedChildren(deps.redis, deps.queue, parent.id);
   let queued = state.queued;
   const awaitedJobs = { ...job.data.awaitedJobs };
   const cursors = await planWindow(
@@ -204,15 +207,20 @@ async function topUp(
   );
   const next: RunPlanState = { today: state.today, totals, cursors, queued };
   const counted = order.filter((s) => totals[s.name] !== undefined || next.cursors[s.name]?.done);
+  const allQueued = order.every((s) => next.cursors[s.name]?.done);
   await job.updateData({
     ...job.data,
     plan: next,
     awaitedJobs,
     streamsPlanned: counted.length,
-    planned: Math.max(
-      queued,
-      Object.values(totals).reduce((a, b) => a + b, 0),
-    ),
+    // Once every partition is queued, what was queued: the counts were made earlier, and an
+    // incremental run's due partitions can change meanwhile.
+    planned: allQueued
+      ? queued
+      : Math.max(
+          queued,
+          Object.values(totals).reduce((a, b) => a + b, 0),
+        ),
   });
   const newly = order.filter(
     (s) => state.totals[s.name] === undefined && totals[s.name] !== undefined,

@@ -1,4 +1,5 @@
 import type { Queue } from "bullmq";
+import { foldedChildren } from "./folded-children.js";
 import type { RunJobData, RunKind, RunResult } from "./job-types.js";
 
 export interface RunProgress {
@@ -23,6 +24,7 @@ export async function readRunProgress(queue: Queue, runId: string): Promise<RunP
   const data = job.data as RunJobData;
   const state = await job.getState();
   const counts = await job.getDependenciesCount();
+  const folded = await foldedChildren(queue, runId);
   const result = job.returnvalue as RunResult | null;
   return {
     kind: data.kind,
@@ -30,7 +32,7 @@ export async function readRunProgress(queue: Queue, runId: string): Promise<RunP
     streams: data.streams,
     streamsPlanned: data.streamsPlanned ?? 0,
     planned: data.planned ?? 0,
-    succeeded: result?.succeeded ?? counts.processed ?? 0,
+    succeeded: result?.succeeded ?? (counts.processed ?? 0) + folded,
     failed: result?.failed ?? (counts.failed ?? 0) + (counts.ignored ?? 0),
     finished: state === "completed" || state === "failed",
     ...(state === "failed" ? { error: job.failedReason } : {}),

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CurrentRate, RateChange } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
-import type { StreamSchedule } from "../jobs/schedule-interval.js";
+import { type StreamSchedule, staleAfterSeconds } from "../jobs/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../async/with-timeout.js";
 import type { PartitionOutcome } from "../streams/run-partition.js";
@@ -302,8 +302,16 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["stream", "family"] as const,
     registers: [registry],
   });
+  const staleAfter = new Gauge({
+    name: "etl_stream_stale_after_seconds",
+    help: "How long the stream may go without a success before it is stale (the EtlStreamStale alert's threshold; the same rule as `etl status` and analytics.stream_freshness): twice its family's longest gap between scheduled runs, by stream and family; no series while the family's schedule is off.",
+    labelNames: ["stream", "family"] as const,
+    registers: [registry],
+  });
   for (const { stream, family, intervalSeconds } of options.schedules ?? []) {
-    scheduleInterval.set({ stream: label(stream), family: label(family) }, intervalSeconds);
+    const labels = { stream: label(stream), family: label(family) };
+    scheduleInterval.set(labels, intervalSeconds);
+    staleAfter.set(labels, staleAfterSeconds(intervalSeconds));
   }
 
   streamGauge(

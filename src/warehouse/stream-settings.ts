@@ -90,3 +90,28 @@ export async function recordStreamSettings(
     )
     .execute();
 }
+
+/** What analytics.stream_freshness says of a stream's schedule, staleness and gaps. */
+export interface StreamFreshness {
+  readonly stream: string;
+  /** Pattern and zone; null without a schedule (or settings never written). */
+  readonly schedule: string | null;
+  readonly stale: boolean;
+  readonly missingDays: number | null;
+}
+
+/** Per stream, as analytics.stream_freshness says it: the view BI tools read is the one rule. */
+export async function streamFreshness(db: Warehouse): Promise<StreamFreshness[]> {
+  const { rows } = await sql<{
+    stream: string;
+    schedule: string | null;
+    stale: boolean;
+    missing_days: number | null;
+  }>`select stream, schedule, stale, missing_days from analytics.stream_freshness`.execute(db);
+  return rows.map((row) => ({
+    stream: row.stream,
+    schedule: row.schedule,
+    stale: row.stale,
+    missingDays: row.missing_days,
+  }));
+}

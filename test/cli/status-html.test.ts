@@ -160,9 +160,10 @@ describe("etl status --html", () => {
       ]),
     );
     expect([...rows.keys()]).toEqual(STREAMS.map((s) => s.name));
-    // Synced today: a list is current; the trends days synced are long past, so stale.
+    // Synced today: a list is current; the trends days synced are long past, so behind (synced
+    // now, it is not stale: its schedule's threshold has not gone by).
     expect(stateOf("dsps")?.text).toBe("✓ current");
-    expect(stateOf("trend_totals")?.text).toBe("✗ stale");
+    expect(stateOf("trend_totals")?.text).toBe("✗ behind");
     expect(stateOf("trend_items")?.text).toBe("– never");
     // Today's column: the 10 attempts of the sync (2 days × 5 selection types).
     expect(rows.get("trend_totals")).toMatch(/title="10 succeeded"/);

@@ -122,14 +122,18 @@ describe("etl sync and status", () => {
       /^request rate: 1000 req\/s \(requests_per_second, shared by every worker\)$/m,
     );
     expect(line).toMatch(
-      new RegExp(`^trend_totals\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+${behind}\\s+0$`),
+      new RegExp(
+        `^trend_totals\\s+trends\\s+.+\\s+\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}\\s+-\\s+${behind}\\s+\\d+\\s+0$`,
+      ),
     );
   });
 
   it("shows the warehouse when Redis is unreachable, says so, and exits 1", async () => {
     const result = await etl(["status"], { REDIS_URL: "redis://127.0.0.1:1" });
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^trend_totals\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+\d+\s+0$/m);
+    expect(result.stdout).toMatch(
+      /^trend_totals\s+trends\s+.+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+-\s+\d+\s+\d+\s+0$/m,
+    );
     expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
   });
 

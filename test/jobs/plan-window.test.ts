@@ -74,18 +74,21 @@ describe("planning a run's window", () => {
   const radio = stream("b_radio", { perDay: 2, undated: 1 });
   const snapshot = stream("c_snapshot", { undated: 4, daily: false });
 
-  it("plans what has no day first, then the newest day of every stream, then the day before", async () => {
+  it("plans the newest day of every daily stream first, then what has no day, then older days", async () => {
     const { planned } = await planAll([trends, radio, snapshot], 100_000);
     // 9 days × (3 + 2) dated, 1 + 4 undated: each once.
     expect(planned).toHaveLength(9 * 5 + 5);
     expect(new Set(planned).size).toBe(planned.length);
-    const days = planned.map(dayOf);
-    expect(days.slice(0, 5)).toEqual(Array(5).fill("undated"));
-    // Days never go up: the newest first, every stream's before the next older day's.
-    const dated = days.slice(5);
-    expect(dated).toEqual([...dated].sort().reverse());
-    expect(dated.slice(0, 5)).toEqual(Array(5).fill("2026-02-28"));
-    expect(dated.at(-1)).toBe("2026-02-20");
+    // A daily stream's own partition without a day, then the newest day of both daily streams,
+    // then the snapshot, then the older days: never up.
+    expect(planned[0]).toBe("b_radio b_radio|0");
+    const days = planned.slice(1).map(dayOf);
+    expect(days.slice(0, 5)).toEqual(Array(5).fill("2026-02-28"));
+    expect(days.slice(5, 9)).toEqual(Array(4).fill("undated"));
+    const older = days.slice(9);
+    expect(older).toEqual([...older].sort().reverse());
+    expect(older[0]).toBe("2026-02-27");
+    expect(older.at(-1)).toBe("2026-02-20");
   });
 
   it("plans the same partitions in the same order, a small window at a time", async () => {

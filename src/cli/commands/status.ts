@@ -17,6 +17,7 @@ import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { lostRuns } from "../../warehouse/runs.js";
 import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/stream-status.js";
+import { type StreamFreshness, streamFreshness } from "../../warehouse/stream-settings.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
@@ -86,14 +87,18 @@ function named(partitions: readonly string[]): string {
 function streamLine(
   stream: { name: string; family: string },
   status: StreamStatus | undefined,
+  freshness: StreamFreshness | undefined,
   today: string,
 ): StreamLine {
   const failed = status?.failed.map((f) => f.partition) ?? [];
   return {
     stream: stream.name,
     family: stream.family,
+    schedule: freshness?.schedule ?? "-",
     lastSuccess: status?.lastSuccessAt ? utcMinuteOf(status.lastSuccessAt) : "never",
     daysBehind: status ? daysBehind(status, today) : null,
+    stale: freshness?.stale ?? false,
+    missingDays: freshness?.missingDays ?? null,
     failed: failed.length,
     failedShown: failed.slice(0, 3).join(", ") + (failed.length > 3 ? ", ..." : ""),
     attention: status ? attention(status) : "",
@@ -124,13 +129,31 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     }
     const today = utcToday();
     const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
-    const lines = STREAMS.map((stream) => streamLine(stream, statuses.get(stream.name), today));
+    const fresh = new Map((await streamFreshness(db)).map((f) => [f.stream, f]));
+    const lines = STREAMS.map((stream) =>
+      streamLine(stream, statuses.get(stream.name), fresh.get(stream.name), today),
+    );
     for (const line of table([
-      ["stream", "last success (UTC)", "days behind", "failed", "failed partitions", "attention"],
+      [
+        "stream",
+        "family",
+        "schedule",
+        "last success (UTC)",
+        "stale",
+        "days behind",
+        "missing days",
+        "failed",
+        "failed partitions",
+        "attention",
+      ],
       ...lines.map((l) => [
         l.stream,
+        l.family,
+        l.schedule,
         l.lastSuccess,
+        l.stale ? "stale" : "-",
         l.daysBehind === null ? "-" : String(l.daysBehind),
+        l.missingDays === null ? "-" : String(l.missingDays),
         String(l.failed),
         l.failedShown,
         l.attention,

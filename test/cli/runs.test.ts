@@ -1,0 +1,207 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { etlEnv, runCli } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { endProcesses, type EtlProcess, spawnEtl, spawnWorker } from "../helpers/worker-process.js";
+
+const prefix = uniquePrefix("runs");
+const dir = makeTempDir("runs");
+const NO_SCHEDULES = { catalogue: null, trends: null, artist_stats: null, royalties: null };
+let sandbox: Sandbox;
+let warehouse: TestWarehouse;
+const processes: EtlProcess[] = [];
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ apiKey: "runs-key-1", today: "2026-01-31" });
+  warehouse = await createTestWarehouse("runs");
+  dir.write("etl.config.json", {
+    start_date: "2026-01-01",
+    redis_prefix: prefix,
+    requests_per_second: 1000,
+    max_concurrency: 4,
+    worker_concurrency: 2,
+    job_lock_ms: 2_000,
+    job_backoff_ms: 100,
+    shutdown_grace_ms: 1_000,
+    schedules: NO_SCHEDULES,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await endProcesses(processes);
+  await sandbox.close();
+  await warehouse.drop();
+  await deleteKeysWithPrefix(prefix);
+  dir.remove();
+});
+
+function env(): Record<string, string> {
+  return etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"));
+}
+
+const etl = (args: readonly string[]) => runCli(args, { cwd: dir.path, env: env() });
+
+/** The numbers of a run's table (stream → partitions, failed, requests, rows, rejected, warned). */
+function tableNumbers(stdout: string): Map<string, number[]> {
+  const rows = new Map<string, number[]>();
+  for (const line of stdout.split("\n")) {
+    const cells = line.trim().split(/\s+/);
+    if (cells.length !== 8 || !/^\d+$/.test(cells[1] ?? "")) continue;
+    rows.set(cells[0] ?? "", cells.slice(1, 7).map(Number));
+  }
+  return rows;
+}
+
+/** What the run's attempts add up to, per stream, from etl.sync_runs itself. */
+async function attemptSums(runId: string): Promise<Map<string, number[]>> {
+  const rows = await warehouse.query<{
+    stream: string;
+    partitions: number;
+    failed: number;
+    requests: number;
+    rows: number;
+    rejected: number;
+    warned: number;
+  }>(
+    `select stream, count(distinct partition)::int as partitions,
+            count(*) filter (where last and status = 'failed')::int as failed,
+            sum(requests)::int as requests, sum(rows_written)::int as rows,
+            sum(rows_rejected)::int as rejected,
+            count(*) filter (where last and status = 'succeeded' and warnings is not null)::int
+              as warned
+       from (select *, run_id = max(run_id) over (partition by stream, partition) as last
+               from etl.sync_runs where run = $1) a
+      group by stream`,
+    [runId],
+  );
+  const sums = new Map(
+    rows.map((r) => [r.stream, [r.partitions, r.failed, r.requests, r.rows, r.rejected, r.warned]]),
+  );
+  const total = [...sums.values()].reduce(
+    (a, b) => a.map((n, i) => n + (b[i] ?? 0)),
+    [0, 0, 0, 0, 0, 0],
+  );
+  return new Map([...sums, ["total", total]]);
+}
+
+describe("runs you can see and trace", () => {
+  it("backfill --wait says within 30 s that no worker is running, naming the command", async () => {
+    const wait = spawnEtl(
+      [
+        "backfill",
+        "--from",
+        "2026-01-03",
+        "--to",
+        "2026-01-03",
+        "--only",
+        "trend_totals",
+        "--wait",
+      ],
+      { cwd: dir.path, env: env() },
+    );
+    processes.push(wait);
+    await vi.waitFor(
+      () =>
+        expect(wait.stdout()).toMatch(
+          /no worker is running, so nothing takes this run: start one with `etl worker`/,
+        ),
+      { timeout: 30_000, interval: 200 },
+    );
+    wait.child.kill("SIGKILL");
+    await wait.exited;
+    await etl(["status"]).then((status) =>
+      expect(status.stdout).toMatch(/^workers: none running, and \d+ jobs wait for one/m),
+    );
+  }, 60_000);
+
+  it("records a sync as a run that `etl runs` lists and `runs show` adds up from its attempts", async () => {
+    const sync = await etl([
+      "sync",
+      "--from",
+      "2026-01-03",
+      "--to",
+      "2026-01-04",
+      "--only",
+      "trends",
+    ]);
+    expect(sync.code, sync.stderr).toBe(0);
+    const runId = /^run (run-[0-9a-f-]+): `etl runs show/m.exec(sync.stdout)?.[1] ?? "";
+    expect(runId).not.toBe("");
+    const listed = await etl(["runs"]);
+    expect(listed.stdout).toMatch(
+      new RegExp(`^${runId}\\s+sync\\s+succeeded\\s+2026-01-03\\.\\.2026-01-04`, "m"),
+    );
+    const shown = await etl(["runs", "show", runId]);
+    expect(shown.code).toBe(0);
+    const sums = await attemptSums(runId);
+    expect(tableNumbers(shown.stdout)).toEqual(sums);
+    // The table the sync printed, but for its seconds.
+    expect(tableNumbers(sync.stdout)).toEqual(sums);
+    expect((await etl(["runs", "show", "run-none"])).code).toBe(1);
+  }, 120_000);
+
+  it("completes a backfill's record after its worker is killed mid-run, every attempt counted", async () => {
+    // Slow answers: the run is still going when its first worker dies.
+    sandbox.setKnobs({ latencyMs: 150 });
+    const first = await spawnWorker({ cwd: dir.path, env: env() });
+    processes.push(first);
+    const queued = await etl([
+      "backfill",
+      "--from",
+      "2026-01-05",
+      "--to",
+      "2026-01-10",
+      "--only",
+      "trend_items",
+    ]);
+    const runId = /(run-[0-9a-f-]+)/.exec(queued.stdout)?.[1] ?? "";
+    expect(runId, queued.stdout).not.toBe("");
+    const succeeded = async () =>
+      (
+        await warehouse.query<{ n: number }>(
+          "select count(*)::int as n from etl.sync_runs where run = $1 and status = 'succeeded'",
+          [runId],
+        )
+      )[0]?.n ?? 0;
+    await vi.waitFor(async () => expect(await succeeded()).toBeGreaterThanOrEqual(10), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    first.child.kill("SIGKILL");
+    await first.exited;
+    sandbox.setKnobs({ latencyMs: 0 });
+    const second = await spawnWorker({ cwd: dir.path, env: env() });
+    processes.push(second);
+    const metrics = await (await fetch(`${second.operatorUrl}/metrics`)).text();
+    expect(metrics).toMatch(/^etl_workers 1$/m);
+    await vi.waitFor(
+      async () => {
+        const [run] = await warehouse.query<{ status: string }>(
+          "select status from etl.runs where run_id = $1",
+          [runId],
+        );
+        expect(run?.status).toBe("succeeded");
+      },
+      { timeout: 90_000, interval: 250 },
+    );
+    const [record] = await warehouse.query<{ started: boolean; finished: boolean; kind: string }>(
+      `select kind, started_at is not null as started, finished_at is not null as finished
+         from etl.runs where run_id = $1`,
+      [runId],
+    );
+    expect(record).toEqual({ kind: "backfill", started: true, finished: true });
+    const sums = await attemptSums(runId);
+    // 6 days × 5 selection types × 2 sale types, each once, none failed.
+    expect(sums.get("trend_items")?.slice(0, 2)).toEqual([60, 0]);
+    const shown = await etl(["runs", "show", runId]);
+    expect(tableNumbers(shown.stdout)).toEqual(sums);
+    expect(shown.stdout).toMatch(
+      /^run run-[0-9a-f-]+: backfill, succeeded; 2026-01-05\.\.2026-01-10; trend_items$/m,
+    );
+    const status = await etl(["status"]);
+    expect(status.stdout).toMatch(/^workers: 1 running$/m);
+  }, 240_000);
+});
