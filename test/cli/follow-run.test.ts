@@ -1,5 +1,5 @@
 import { Queue, Worker } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { followRun, nextPollMs, type ProgressOutput } from "../../src/cli/follow-run.js";
 import { MovingRate } from "../../src/cli/moving-rate.js";
 import { progressLine } from "../../src/cli/progress-line.js";
@@ -55,6 +55,38 @@ describe("following a run", () => {
     },
     30_000,
   );
+});
+
+describe("following a run no worker takes", () => {
+  it("says when the last worker went away, with what is left of the run", async () => {
+    // A run due in an hour: no worker takes it meanwhile, so only the workers' count changes.
+    const data: Partial<RunJobData> = { kind: "backfill", streams: ["trend_items"], planned: 5 };
+    const job = await queue.add("run", data, { delay: 3_600_000 });
+    const worker = new Worker("etl", () => Promise.resolve(), {
+      connection: bullConnection(REDIS_URL),
+      prefix,
+    });
+    const lines: string[] = [];
+    const out: ProgressOutput = { ...quiet, line: (text) => lines.push(text) };
+    const followed = followRun(queue, job.id ?? "", out);
+    try {
+      await worker.waitUntilReady();
+      // Seen running first, then gone: it must be said within the look and its grace.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await worker.close();
+      await vi.waitFor(
+        () =>
+          expect(lines.join("\n")).toMatch(
+            /^the last worker went away with 5 partitions of this run left: start one with `etl worker`/m,
+          ),
+        { timeout: 30_000, interval: 200 },
+      );
+    } finally {
+      await worker.close();
+      await job.remove();
+      expect(await followed).toBe(false);
+    }
+  }, 60_000);
 });
 
 describe("the wait between looks at a run", () => {

@@ -104,7 +104,9 @@ describe("etl sync and status", () => {
     expect(lines.find((l) => l.startsWith("trend_items"))).toMatch(
       /^trend_items\s+20\s+0\s+\d+\s+\d+\s+0\s+0\s+[\d.]+$/,
     );
-    expect(lines.at(-1)).toMatch(/^total\s+50\s+0\s+/);
+    expect(lines.find((l) => l.startsWith("total"))).toMatch(/^total\s+50\s+0\s+/);
+    // Then where its record is: the run its attempts name.
+    expect(lines.at(-1)).toMatch(/^run run-[0-9a-f-]+: `etl runs show run-[0-9a-f-]+` prints/);
   });
 
   it("shows per stream the last success, days behind and failed partitions", async () => {
