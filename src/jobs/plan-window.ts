@@ -49,7 +49,7 @@ export interface WindowPlan {
  * the warehouse holds of "now"), then each older day in turn. A daily stream's own partitions
  * without a day (none of the streams has any) come before its days.
  */
-function rank(cursor: StreamCursor): number {
+export function rank(cursor: StreamCursor): number {
   return cursor.order === "whole" ? 0.5 : cursor.day;
 }
 
@@ -72,15 +72,15 @@ function stepOptions(plan: WindowPlan, cursor: StreamCursor): PlanOptions {
  * Plans up to `room` partitions of the ready streams, newest first across them (see `rank`): the
  * newest day of every daily stream, the partitions without a day, then the day before, and so
  * on. A stream that becomes ready later (its artists known) starts from its own newest day, so it
- * comes first then. Hands each slice to `add` before planning the next, and returns the cursors
- * after them.
+ * comes first then. Hands each slice to `add`, with its rank, before planning the next, and
+ * returns the cursors after them.
  */
 export async function planWindow(
   plan: WindowPlan,
   ready: readonly Stream[],
   cursors: Readonly<Record<string, StreamCursor>>,
   room: number,
-  add: (stream: Stream, partitions: readonly Partition[]) => Promise<void>,
+  add: (stream: Stream, partitions: readonly Partition[], rank: number) => Promise<void>,
 ): Promise<Record<string, StreamCursor>> {
   const next: Record<string, StreamCursor> = { ...cursors };
   let left = room;
@@ -110,7 +110,7 @@ export async function planWindow(
       continue;
     }
     const { partitions, candidates } = step.value;
-    if (partitions.length > 0) await add(stream, partitions);
+    if (partitions.length > 0) await add(stream, partitions, rank(cursor));
     left -= partitions.length;
     next[stream.name] = { ...cursor, offset: cursor.offset + candidates };
   }

@@ -180,14 +180,14 @@ async function topUp(
     ready,
     state.cursors,
     deps.runner.config.plan_window - unfinished,
-    async (stream, partitions) => {
+    async (stream, partitions, rank) => {
       const isAwaited = awaited.has(stream.name);
       const jobs = partitions.map((partition) => ({
         name: PARTITION_JOB,
         data: { stream: stream.name, partition } satisfies PartitionJobData,
         opts: {
           ...jobOptions(deps.runner.config),
-          ...partitionPlace(urgent, isAwaited),
+          ...partitionPlace(urgent, isAwaited, rank),
           jobId: partitionJobId(parent.id, stream.name, partition),
           parent,
           ignoreDependencyOnFailure: true,

@@ -6,12 +6,17 @@ import type { RunJobData } from "./job-types.js";
 
 /**
  * BullMQ takes jobs without a priority first (in order), then prioritized ones, lowest number
- * first. Runs themselves and the partitions of urgent runs have none; a backfill's partitions
- * come after every one of them, the few that its other streams are planned from (the tracked
- * artists) before the rest.
+ * first (in order within one number). Runs themselves and the partitions of urgent runs have
+ * none; a backfill's partitions come after every one of them: the few that its other streams are
+ * planned from (the tracked artists) first, then by day, newest first (plan-window.ts's rank: the
+ * newest day, the partitions without a day, the day before...). So a stream planned later than
+ * the others (its artists known only then) still runs its newest days before their older ones
+ * already queued.
  */
 const BACKFILL_AWAITED = 1;
 const BACKFILL = 10;
+/** BullMQ's largest priority. */
+const MAX_PRIORITY = 2_097_151;
 
 /**
  * Whether a run's partitions go ahead of backfills: a scheduled run, or a manual one over no
@@ -29,8 +34,10 @@ export function isUrgent(
   return rangeDays(config, today, run.range).length <= lookback;
 }
 
-/** Where a run's partition job goes in the queue. */
-export function partitionPlace(urgent: boolean, awaited: boolean): JobsOptions {
+/** Where a run's partition job goes in the queue; `rank` is its slice's (plan-window.ts). */
+export function partitionPlace(urgent: boolean, awaited: boolean, rank: number): JobsOptions {
   if (urgent) return { lifo: awaited };
-  return { priority: awaited ? BACKFILL_AWAITED : BACKFILL };
+  if (awaited) return { priority: BACKFILL_AWAITED };
+  // Ranks go by half a day (the partitions without a day sit between the newest two days).
+  return { priority: Math.min(MAX_PRIORITY, BACKFILL + Math.round(2 * Math.max(0, rank))) };
 }

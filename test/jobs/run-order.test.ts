@@ -80,6 +80,36 @@ describe("the order a backfill runs in", () => {
     expect(days[0]).toBe("2026-01-19");
   }, 150_000);
 
+  it("runs a stream planned later (its artists known) newest day first, before older days queued", async () => {
+    // Answers slow enough that the run plans the radio (at its next look, once the artists are
+    // written) while the trends' older days it queued first still wait.
+    harness.upstream.sandbox.setKnobs({ latencyMs: 100 });
+    const { runId } = await enqueueRun(queues.queue, {
+      kind: "backfill",
+      streams: ["artist_stats_artists", "trend_totals", "artist_stats_radio"],
+      range: { from: "2026-01-08", to: "2026-01-19" },
+    });
+    const worker = queues.startWorker();
+    const progress = await queues.waitForRun(runId, 120_000);
+    await worker.stop(1_000);
+    harness.upstream.sandbox.setKnobs({ latencyMs: 0 });
+    expect(progress).toMatchObject({ state: "completed", failed: 0 });
+    const runs = await attempts(runId);
+    // The radio was planned once the tracked artists were written, after the trends' newest
+    // days were queued (and the newest ones started): it still goes by day with them, each of
+    // its days before any partition two days older, never after every trends day queued first.
+    const dated = runs.filter((a) => a.stream !== "artist_stats_artists");
+    expect(dated.some((a) => a.stream === "artist_stats_radio")).toBe(true);
+    const day = (a: { partition: string }) => Date.parse(a.partition.slice(0, 10)) / 86_400_000;
+    const late = dated.flatMap((a, i) =>
+      a.stream === "artist_stats_radio" &&
+      dated.slice(0, i).some((before) => day(before) <= day(a) - 2)
+        ? [a.partition]
+        : [],
+    );
+    expect(late).toEqual([]);
+  }, 150_000);
+
   it("lets a scheduled run's partitions overtake the backfill's queued ones", async () => {
     const backfill = await enqueueRun(queues.queue, {
       kind: "backfill",
