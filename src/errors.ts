@@ -285,7 +285,7 @@ export class ResponseTooLargeError extends UpstreamError {
       ? `its Content-Length says ${sizeText(receivedBytes)}`
       : `reading stopped at ${sizeText(receivedBytes)}`;
     super(
-      `HTTP ${status} answer larger than max_response_bytes (${sizeText(limitBytes)}): ${seen}; not retried: to accept it, raise max_response_bytes and the heap with it (README, "Memory")`,
+      `HTTP ${status} answer larger than max_response_bytes (${sizeText(limitBytes)}): ${seen}; not retried: to accept it, raise max_response_bytes and the heap with it (docs/operations.md, "Memory")`,
       request,
       { status, limitBytes, receivedBytes, retryable: false },
     );

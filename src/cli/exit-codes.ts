@@ -1,4 +1,4 @@
-/** Process exit codes, documented in README.md (CLI reference). */
+/** Process exit codes, documented in docs/cli.md. */
 export const ExitCode = {
   ok: 0,
   /** The command ran and failed (upstream unreachable, a partition failed...). */

@@ -78,7 +78,7 @@ const program = new Command("etl")
   .addHelpText(
     "after",
     `
-Configuration (see README.md):
+Configuration (see docs/configuration.md):
   environment  MUSIC_API_URL, MUSIC_API_KEY, DATABASE_URL, REDIS_URL, ETL_CONFIG, LOG_LEVEL,
                WORKER_PORT, WORKER_HOST, OPERATOR_TOKEN (a .env file in the working directory
                fills in what is not set)

@@ -56,7 +56,7 @@ export function toConfigProblems(
       const known = keysAt(schema, issue.path);
       return issue.keys.map((key) => ({
         field: fieldName([...issue.path, key]),
-        problem: `is not a known key${didYouMean(key, known)} (see the configuration reference in README.md)`,
+        problem: `is not a known key${didYouMean(key, known)} (see docs/configuration.md)`,
       }));
     }
     const got = showInput && issue.input !== undefined ? ` (got ${shown(issue.input)})` : "";

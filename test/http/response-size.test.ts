@@ -39,7 +39,7 @@ describe("max_response_bytes", () => {
   it("refuses an answer whose Content-Length passes it, unread and not retried", async () => {
     const error = await refusal();
     expect(error.message).toBe(
-      `royalties.listIncomes (GET /api/v1/incomes): HTTP 200 answer larger than max_response_bytes (65536 bytes, 64 KiB): its Content-Length says ${whole.length} bytes, ${Math.ceil(whole.length / 1024)} KiB; not retried: to accept it, raise max_response_bytes and the heap with it (README, "Memory")`,
+      `royalties.listIncomes (GET /api/v1/incomes): HTTP 200 answer larger than max_response_bytes (65536 bytes, 64 KiB): its Content-Length says ${whole.length} bytes, ${Math.ceil(whole.length / 1024)} KiB; not retried: to accept it, raise max_response_bytes and the heap with it (docs/operations.md, "Memory")`,
     );
     expect(error.retryable).toBe(false);
     expect(error.context).toMatchObject({ status: 200, limitBytes: LIMIT });
