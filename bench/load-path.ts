@@ -11,10 +11,10 @@ import { migrateToLatest } from "../src/warehouse/migrate.js";
 import {
   copyData,
   insertNewRows,
-  type Row,
   type TableTarget,
   upsertRows,
 } from "../src/warehouse/write-rows.js";
+import { type Row } from "../src/warehouse/row.js";
 import { atLeast, type Figure, round, type SectionResult } from "./report.js";
 import { createScratch } from "./scratch.js";
 

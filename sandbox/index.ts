@@ -9,11 +9,10 @@ export type {
   Sandbox,
   SandboxKnobs,
   SandboxOptions,
-  SandboxSize,
   SandboxStats,
   ShapeKnobs,
 } from "./interfaces.js";
 export { DEFAULT_KNOBS } from "./knobs.js";
 export { startSandbox } from "./server.js";
 export { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";
-export { DEFAULT_SIZE } from "./size.js";
+export { DEFAULT_SIZE, type SandboxSize } from "./size.js";

@@ -1,5 +1,6 @@
 // The sandbox's public contract: the project's tests, demo and CLI code against these names.
 import type { SandboxDataset } from "./dataset/dataset.js";
+import type { SandboxSize } from "./size.js";
 
 export interface SandboxOptions {
   /** Default 0 (ephemeral). */
@@ -14,29 +15,6 @@ export interface SandboxOptions {
   knobs?: KnobsPatch;
   /** YYYY-MM-DD, the sandbox's "now" for snapshots and defaults; default the current UTC date. */
   today?: string;
-}
-
-export interface SandboxSize {
-  /** First day with sales. */
-  startDate: string;
-  /** Days of trends data. */
-  days: number;
-  /** Catalogue products, each with 1..12 assets. */
-  products: number;
-  /** Catalogue artists. */
-  artists: number;
-  dsps: number;
-  labels: number;
-  /** Artists known to the statistics API. */
-  socialArtists: number;
-  /** Most rows per (artist, platform, status) of editorial or curator playlists. */
-  playlistsPerArtist: number;
-  /** Rows per (country, genre, day) chart. */
-  chartRows: number;
-  payouts: number;
-  incomes: number;
-  /** Most entities with sales in one (day, selection type, sale type): a trends page's list. */
-  trendItemsCap: number;
 }
 
 /** The answers a careless upstream repeats the credential in. */

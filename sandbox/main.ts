@@ -2,7 +2,8 @@
 // Flags win over environment variables; the API key is never printed.
 import { parseArgs } from "node:util";
 import { currentUtcDate, formatDay, requireDay } from "./days.js";
-import type { KnobsPatch, SandboxSize } from "./interfaces.js";
+import type { KnobsPatch } from "./interfaces.js";
+import type { SandboxSize } from "./size.js";
 import { startSandbox } from "./server.js";
 import { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";
 import { sizeEndingBefore } from "./size.js";

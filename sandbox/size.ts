@@ -1,5 +1,27 @@
 import { formatDay, requireDay } from "./days.js";
-import type { SandboxSize } from "./interfaces.js";
+
+export interface SandboxSize {
+  /** First day with sales. */
+  startDate: string;
+  /** Days of trends data. */
+  days: number;
+  /** Catalogue products, each with 1..12 assets. */
+  products: number;
+  /** Catalogue artists. */
+  artists: number;
+  dsps: number;
+  labels: number;
+  /** Artists known to the statistics API. */
+  socialArtists: number;
+  /** Most rows per (artist, platform, status) of editorial or curator playlists. */
+  playlistsPerArtist: number;
+  /** Rows per (country, genre, day) chart. */
+  chartRows: number;
+  payouts: number;
+  incomes: number;
+  /** Most entities with sales in one (day, selection type, sale type): a trends page's list. */
+  trendItemsCap: number;
+}
 
 // Defaults make every list in the sandbox need several pages at the upstream's page sizes.
 export const DEFAULT_SIZE: SandboxSize = {

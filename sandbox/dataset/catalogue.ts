@@ -1,5 +1,5 @@
 import { formatDay, instantOn } from "../days.js";
-import type { SandboxSize } from "../interfaces.js";
+import type { SandboxSize } from "../size.js";
 import { rngFor } from "../prng.js";
 import { GENRES } from "./genres.js";
 import { base62Id, isrcCode, registrantCode, upcCode } from "./identifiers.js";

@@ -1,5 +1,5 @@
 import { requireDay } from "../days.js";
-import type { SandboxSize } from "../interfaces.js";
+import type { SandboxSize } from "../size.js";
 import { artistUrls, cmStats } from "./artist-profile.js";
 import { type ArtistTrack, artistTracks } from "./artist-tracks.js";
 import {

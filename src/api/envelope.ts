@@ -1,5 +1,5 @@
 import { ANSWER_KEYS } from "../http/failure-body.js";
-import { asRecord, isEmpty, type JsonRecord } from "./read-values.js";
+import { asRecord, isEmpty, type JsonRecord } from "../json/json-record.js";
 
 /**
  * Keys an envelope carries about the answer rather than data: its outcome, its message, and what

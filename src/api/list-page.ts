@@ -1,5 +1,5 @@
 import { openEnvelope } from "./envelope.js";
-import { asRecord, type JsonRecord } from "./read-values.js";
+import { asRecord, type JsonRecord } from "../json/json-record.js";
 
 /**
  * What a list response holds, and what it says of the rest of the list. The spec shows no list

@@ -1,5 +1,6 @@
 import { isCalendarDate, utcDayOf } from "../time/calendar.js";
-import { JsonDecimal } from "./json-body.js";
+import { JsonDecimal } from "../json/json-body.js";
+import { asRecord } from "../json/json-record.js";
 import { untyped } from "./untyped-values.js";
 
 /**
@@ -8,24 +9,6 @@ import { untyped } from "./untyped-values.js";
  * report), never an insert error that would fail a whole page, and the row keeps the raw JSON
  * beside what could be typed.
  */
-
-export type JsonRecord = Record<string, unknown>;
-
-export function asRecord(value: unknown): JsonRecord | null {
-  return value !== null &&
-    typeof value === "object" &&
-    !Array.isArray(value) &&
-    !(value instanceof JsonDecimal)
-    ? (value as JsonRecord)
-    : null;
-}
-
-/** An empty map or list: PHP encodes an empty map as `[]`. */
-export function isEmpty(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length === 0;
-  const record = asRecord(value);
-  return record !== null && Object.keys(record).length === 0;
-}
 
 /** A decimal number as Postgres's numeric reads it: sign, digits, fraction, exponent. */
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -1,4 +1,4 @@
-import { asRecord, type JsonRecord } from "./read-values.js";
+import { asRecord, type JsonRecord } from "../json/json-record.js";
 import { type ListPage, readListPage, unwrapObject } from "./list-page.js";
 
 /** A response whose records the spec does not show: the objects found, and the body as it came. */

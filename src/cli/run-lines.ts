@@ -1,4 +1,4 @@
-import { STREAM_FAMILIES } from "../streams/families.js";
+import { STREAM_FAMILIES } from "../config/families.js";
 import { STREAMS } from "../streams/registry.js";
 import { utcMinuteOf } from "../time/calendar.js";
 import type { RunRecord } from "../warehouse/runs.js";

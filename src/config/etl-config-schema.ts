@@ -10,7 +10,7 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../api/enums.js";
-import { STREAM_FAMILIES, type StreamFamily } from "../streams/families.js";
+import { STREAM_FAMILIES, type StreamFamily } from "./families.js";
 
 const nonEmptyString = z.string().trim().min(1, "must not be empty");
 

@@ -1,4 +1,4 @@
-import { asRecord, isEmpty } from "../api/read-values.js";
+import { asRecord, isEmpty } from "../json/json-record.js";
 
 /** Keys of an answer about itself: a body with nothing else holds no data (`{status: true}`). */
 export const ANSWER_KEYS = ["status", "success", "ok", "message", "msg", "code"];

@@ -28,8 +28,8 @@ import { requestTarget } from "./request-target.js";
 import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
 import { beyondOneStep, type RateChange } from "./auto-rate.js";
 import { upstreamMessage } from "./upstream-message.js";
-import { parseJsonBody } from "../api/json-body.js";
-import { parseJsonBytes } from "../api/json-bytes.js";
+import { parseJsonBody } from "../json/json-body.js";
+import { parseJsonBytes } from "../json/json-bytes.js";
 import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
 

@@ -1,5 +1,5 @@
 import type { DayRange } from "../streams/plan-partitions.js";
-import type { Partition } from "../streams/stream.js";
+import type { Partition } from "../streams/partition.js";
 import type { StreamCursor } from "./plan-window.js";
 
 /** The queue's job names. */

@@ -5,7 +5,8 @@ import {
   planSlices,
 } from "../streams/plan-partitions.js";
 import type { RunnerDeps } from "../streams/run-partition.js";
-import type { Partition, Stream } from "../streams/stream.js";
+import type { Stream } from "../streams/stream.js";
+import type { Partition } from "../streams/partition.js";
 
 /**
  * Where a run's planning of one stream stands: saved in the run's job data, so that the run's

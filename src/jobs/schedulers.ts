@@ -2,7 +2,7 @@ import type { Queue } from "bullmq";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { PROCESS_IDENTITY } from "../process-identity.js";
 import { STREAMS } from "../streams/registry.js";
-import { STREAM_FAMILIES } from "../streams/families.js";
+import { STREAM_FAMILIES } from "../config/families.js";
 import { jobOptions } from "./etl-queue.js";
 import { RUN_JOB, type RunJobData } from "./job-types.js";
 

@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { PartitionOutcome, RunnerDeps } from "../streams/run-partition.js";
+import type { RunnerDeps } from "../streams/run-partition.js";
+import type { PartitionOutcome } from "../streams/partition-outcome.js";
 import type { CredentialGate } from "./credential-gate.js";
 import type { DependencyGate } from "./dependency-gate.js";
 

@@ -1,11 +1,11 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { CurrentRate, RateChange } from "../http/auto-rate.js";
 import type { HttpAttemptEvent } from "../http/http-client.js";
-import { type StreamSchedule, staleAfterSeconds } from "../jobs/schedule-interval.js";
+import { type StreamSchedule, staleAfterSeconds } from "../config/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../async/with-timeout.js";
-import type { PartitionOutcome } from "../streams/run-partition.js";
-import type { PageWarning } from "../streams/stream.js";
+import type { PartitionOutcome } from "../streams/partition-outcome.js";
+import type { PageWarning } from "../streams/partition.js";
 import { packageVersion } from "../package-version.js";
 import { errorMessage } from "../errors.js";
 import { KeptReading } from "./kept-reading.js";

@@ -1,4 +1,4 @@
-import type { Partition } from "./stream.js";
+import type { Partition } from "./partition.js";
 
 /** A dimension's values: what one field of a partition ranges over. */
 export type DimensionValues = readonly (string | number)[];

@@ -1,3 +1,4 @@
+import type { PageSizeFacts } from "../warehouse/page-sizes.js";
 /**
  * What the upstream has shown of its page sizes, per operation. An upstream may serve fewer
  * records than asked without saying so (a cap below the `limit` asked): a short page is then not
@@ -10,12 +11,6 @@
  * What is learned is kept in etl.page_sizes, so every run pages the same way.
  */
 
-/** What is known of one operation's page sizes. */
-export interface PageSizeFacts {
-  readonly operation: string;
-  readonly cap: number | null;
-  readonly ending: number | null;
-}
 export class PageSizes {
   readonly #caps = new Map<string, number>();
   readonly #endings = new Map<string, number>();

@@ -1,6 +1,6 @@
 import type { ListPage } from "../api/list-page.js";
 import { addDays } from "../time/calendar.js";
-import type { Cursor, PageWarning, Partition, ReadContext } from "./stream.js";
+import type { Cursor, PageWarning, Partition, ReadContext } from "./partition.js";
 
 /**
  * none (one request), offset/limit or offset/size (artist statistics, trends), page number (the

@@ -18,18 +18,19 @@ import {
   deleteMissingQuery,
   insertNewRows,
   keyOf,
-  type Row,
   type TableTarget,
   rowsByShape,
   upsertRows,
 } from "../warehouse/write-rows.js";
+import { type Row } from "../warehouse/row.js";
 import { KeptKeys } from "../warehouse/kept-keys.js";
 import type { PageSizes } from "./page-sizes.js";
 import { RepeatedPages } from "./repeated-pages.js";
 import { pageKey } from "./paging.js";
 import type { PhaseTimer } from "./phase-timer.js";
-import type { PartitionOutcome, PartitionStatus } from "./run-partition.js";
-import type { Cursor, Output, PageWarning, Partition, Stream } from "./stream.js";
+import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
+import type { Output, Stream } from "./stream.js";
+import type { Cursor, PageWarning, Partition } from "./partition.js";
 import { type Claims, UntypedReport } from "./untyped-report.js";
 
 /** A page read but not yet written: its responses are landed with its rows. */

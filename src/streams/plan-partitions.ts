@@ -8,7 +8,8 @@ import {
 import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/tracked-artists.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { RunnerDeps } from "./run-partition.js";
-import type { Partition, PlanContext, Stream } from "./stream.js";
+import type { PlanContext, Stream } from "./stream.js";
+import type { Partition } from "./partition.js";
 
 export interface DayRange {
   /** First day, inclusive (default: start_date). */

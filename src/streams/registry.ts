@@ -3,7 +3,7 @@ import { didYouMean } from "../similar-names.js";
 import { artistStatsStreams } from "./artist-stats/index.js";
 import { catalogueStreams } from "./catalogue/index.js";
 import { royaltiesStreams } from "./royalties/index.js";
-import { STREAM_FAMILIES } from "./families.js";
+import { STREAM_FAMILIES } from "../config/families.js";
 import type { Stream } from "./stream.js";
 import { trendChartPoints } from "./trends/trend-chart-points.js";
 import { trendItems } from "./trends/trend-items.js";

@@ -5,8 +5,8 @@ import type { HttpAttemptEvent } from "../http/http-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Logger } from "../logging/logger.js";
 import type { Warehouse } from "../warehouse/database.js";
-import { parseJsonBody } from "../api/json-body.js";
-import { collectUntyped, type UntypedField, type UntypedValue } from "../api/untyped-values.js";
+import { parseJsonBody } from "../json/json-body.js";
+import { collectUntyped, type UntypedValue } from "../api/untyped-values.js";
 import { type StoredResponse, landResponses } from "../warehouse/responses.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 import {
@@ -25,10 +25,12 @@ import {
 import { declaresFailure } from "../http/failure-body.js";
 import { upstreamMessage } from "../http/upstream-message.js";
 import { PartitionLoad } from "./partition-load.js";
+import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
 import { PageSizes } from "./page-sizes.js";
-import { PhaseTimer, type PhaseTimings } from "./phase-timer.js";
+import { PhaseTimer } from "./phase-timer.js";
 import { type PageRequest, pageKey } from "./paging.js";
-import type { Cursor, PageAsk, PageWarning, Partition, Stream } from "./stream.js";
+import type { PageAsk, Stream } from "./stream.js";
+import type { Cursor, Partition } from "./partition.js";
 
 export interface RunnerDeps {
   readonly db: Warehouse;
@@ -59,33 +61,6 @@ export interface RunnerDeps {
    * partition's next attempt closes it.
    */
   readonly deferRecord?: (record: () => Promise<void>) => void;
-}
-
-/**
- * succeeded; failed: the partition could not be synced; interrupted: the run was stopped (a
- * shutdown, a refused credential) before the partition ended: not a failure of the partition,
- * which is handed back as it was.
- */
-export type PartitionStatus = "succeeded" | "failed" | "interrupted";
-
-export interface PartitionOutcome {
-  readonly stream: string;
-  readonly partition: string;
-  readonly status: PartitionStatus;
-  readonly requests: number;
-  readonly rowsWritten: number;
-  /** Records that yielded no storable row: quarantined in etl.rejected_records. */
-  readonly rowsRejected: number;
-  /** Answers whose body declared failure: each retried, none loaded. */
-  readonly failureBodies: number;
-  /** What the partition leaves uncertain (a list that says it holds more, no list found). */
-  readonly warnings: readonly PageWarning[];
-  /** Values that typed columns could not hold (kept in raw), by field. */
-  readonly untyped: readonly UntypedField[];
-  /** Where the time went: fetching pages, turning records into rows, writing them. */
-  readonly timings: PhaseTimings;
-  readonly durationMs: number;
-  readonly error?: unknown;
 }
 
 /**

@@ -3,7 +3,8 @@ import { replaySources, type ReplaySourceRow } from "../warehouse/replay-sources
 import { storedResponses } from "../warehouse/responses.js";
 import { PageSizes } from "./page-sizes.js";
 import type { DayRange } from "./plan-partitions.js";
-import { type PartitionOutcome, type RunnerDeps, replayPartition } from "./run-partition.js";
+import { type RunnerDeps, replayPartition } from "./run-partition.js";
+import { type PartitionOutcome } from "./partition-outcome.js";
 import { type StreamSummary, StreamTally } from "./stream-tally.js";
 import type { Stream } from "./stream.js";
 

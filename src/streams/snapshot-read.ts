@@ -1,5 +1,5 @@
 import type { Exchange } from "../api/api-client.js";
-import { asRecord, type JsonRecord } from "../api/read-values.js";
+import { asRecord, type JsonRecord } from "../json/json-record.js";
 import { splitItems, toSnapshot } from "../api/results.js";
 import { notRecords, single } from "./list-read.js";
 import type { PageRead } from "./stream.js";

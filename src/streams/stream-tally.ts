@@ -1,5 +1,5 @@
 import type { UntypedField } from "../api/untyped-values.js";
-import type { PartitionOutcome } from "./run-partition.js";
+import type { PartitionOutcome } from "./partition-outcome.js";
 import { mergeUntyped } from "./untyped-report.js";
 
 export interface StreamSummary {

@@ -5,21 +5,10 @@ import type { ListPage } from "../api/list-page.js";
 import type { Operation } from "../api/operation.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { Warehouse } from "../warehouse/database.js";
-import type { Row, TableKey } from "../warehouse/write-rows.js";
-import type { StreamFamily } from "./families.js";
+import type { Row, TableKey } from "../warehouse/row.js";
+import type { StreamFamily } from "../config/families.js";
 import type { AnyPaging, CursorOf, NO_PAGING, Paging, ParamsOf } from "./paging.js";
-import type { PageSizes } from "./page-sizes.js";
-
-/** One slice of a stream, synced and checkpointed as a unit. */
-export interface Partition {
-  /** Stable text key, stored in etl.stream_state and etl.sync_runs: "2026-01-05|asset|stream". */
-  readonly key: string;
-  /**
-   * The day a daily partition covers. Such partitions are skipped once synced, except in the
-   * lookback window and when a range is given explicitly.
-   */
-  readonly day?: string;
-}
+import type { Cursor, PageWarning, Partition, ReadContext } from "./partition.js";
 
 export interface PlanContext {
   readonly db: Warehouse;
@@ -80,37 +69,10 @@ export interface PageAsk<Q extends object> {
   ): Promise<Exchange>;
 }
 
-/** Where a page starts: null for the first page, then what the stream's paging chose (JSON). */
-export type Cursor = unknown;
-
-/** What the load stage knows besides the responses themselves. */
-export interface ReadContext {
-  /** The run date (UTC) of the extraction: a snapshot's day, the day a payout was seen. */
-  readonly today: string;
-  /** Records read from the partition's earlier pages. */
-  readonly position: number;
-  /** Whether a link the upstream gave leads to the upstream itself (and may be followed). */
-  readonly ownsLink: (link: string) => boolean;
-  /** Page sizes learned per operation, for upstreams that serve less than asked. */
-  readonly pageSizes: PageSizes;
-}
-
 /** An item of a response that is no record at all (not an object): quarantined with why. */
 export interface RejectedItem {
   readonly item: unknown;
   readonly reason: string;
-}
-
-/** Something a page leaves uncertain: reported per partition, never a quiet success. */
-export interface PageWarning {
-  /**
-   * truncated: the body says the list holds more than was read (a total, a next link, a last
-   * page not reached); no_list: no list could be found in the body; ambiguous: the body holds
-   * several lists and one was read; untyped: values a typed column could not hold (kept in raw);
-   * unmatched: records in which the reader found none of the fields it looks for (kept in raw).
-   */
-  readonly kind: "truncated" | "no_list" | "ambiguous" | "untyped" | "unmatched";
-  readonly message: string;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Expected, UntypedField, UntypedValue } from "../api/untyped-values.js";
-import { jsonText } from "../api/json-body.js";
+import { jsonText } from "../json/json-body.js";
 
 const MAX_EXAMPLES = 3;
 const MAX_EXAMPLE_LENGTH = 60;

@@ -1,4 +1,4 @@
-import type { Row } from "./write-rows.js";
+import type { Row } from "./row.js";
 
 /** What needs escaping inside a quoted element of a Postgres array literal. */
 const ARRAY_SPECIAL = /["\\]/;

@@ -1,6 +1,12 @@
 import type { Kysely } from "kysely";
-import type { PageSizeFacts } from "../streams/page-sizes.js";
 import type { Database } from "./schema.js";
+
+/** What is known of one operation's page sizes. */
+export interface PageSizeFacts {
+  readonly operation: string;
+  readonly cap: number | null;
+  readonly ending: number | null;
+}
 
 type Db = Kysely<Database>;
 

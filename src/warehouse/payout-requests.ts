@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type ColumnType, type Kysely, sql } from "kysely";
 import type { Database } from "./schema.js";
-import { jsonText } from "../api/json-body.js";
+import { jsonText } from "../json/json-body.js";
 
 /** How long an unfinished request stays resumable: a re-run within it re-sends the same key. */
 export const RESUME_WINDOW_MS = 24 * 3600 * 1000;

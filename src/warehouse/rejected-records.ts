@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import { canonicalJson } from "../streams/stable-key.js";
+import { canonicalJson } from "../json/canonical-json.js";
 import type { Database } from "./schema.js";
 import { storableJsonText } from "./storable-values.js";
 

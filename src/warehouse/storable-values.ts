@@ -1,7 +1,7 @@
 import { type Kysely, sql } from "kysely";
-import { DeepJson, JsonDecimal, jsonText } from "../api/json-body.js";
+import { DeepJson, JsonDecimal, jsonText } from "../json/json-body.js";
 import type { Expected } from "../api/untyped-values.js";
-import type { Row } from "./write-rows.js";
+import type { Row } from "./row.js";
 
 /** A column as Postgres declares it: its type (`udt_name`: int4, numeric, _text…) and length. */
 export interface ColumnType {

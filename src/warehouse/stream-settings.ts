@@ -1,9 +1,5 @@
 import { sql } from "kysely";
-import type { EtlConfig } from "../config/etl-config-schema.js";
 import { PROCESS_IDENTITY } from "../process-identity.js";
-import { scheduleIntervalSeconds, staleAfterSeconds } from "../jobs/schedule-interval.js";
-import { artistDayPartitions } from "../streams/artist-stats/tracked-artists.js";
-import type { Stream } from "../streams/stream.js";
 import type { Warehouse } from "./database.js";
 
 /** A stream as the configuration sets it up: one row of etl.stream_settings. */
@@ -19,35 +15,6 @@ export interface StreamSettings {
     readonly intervalSeconds: number;
     readonly staleAfterSeconds: number;
   } | null;
-}
-
-/** What `config` makes of each of the streams. */
-export function streamSettings(config: EtlConfig, streams: readonly Stream[]): StreamSettings[] {
-  const schedules = new Map<string, StreamSettings["schedule"]>();
-  return streams.map((stream) => {
-    if (!schedules.has(stream.family)) {
-      const schedule = config.schedules[stream.family];
-      const intervalSeconds = schedule ? scheduleIntervalSeconds(schedule) : null;
-      schedules.set(
-        stream.family,
-        schedule && intervalSeconds !== null
-          ? { ...schedule, intervalSeconds, staleAfterSeconds: staleAfterSeconds(intervalSeconds) }
-          : null,
-      );
-    }
-    return {
-      stream: stream.name,
-      family: stream.family,
-      daily: stream.daily === true,
-      firstDay: config.start_date,
-      // The radio streams keep the last radio_history_days only (tracked-artists.ts).
-      historyDays:
-        (stream.partitions as unknown) === artistDayPartitions
-          ? config.artist_stats.radio_history_days
-          : null,
-      schedule: schedules.get(stream.family) ?? null,
-    };
-  });
 }
 
 /**

@@ -1,23 +1,14 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
-import { jsonText } from "../api/json-body.js";
+import { jsonText } from "../json/json-body.js";
 import type { KeptKeys } from "./kept-keys.js";
-
-/** A warehouse table and its key, as a stream declares where its rows go. */
-export interface TableKey {
-  /** Schema-qualified name: "sales.trend_items". */
-  readonly table: string;
-  /** The primary key: rows with equal key values are the same row. */
-  readonly key: readonly string[];
-}
+import type { Row, TableKey } from "./row.js";
 
 /** A warehouse table as the row writer sees it. */
 export interface TableTarget extends TableKey {
   /** The other columns written (and compared: a row whose values did not change is not written). */
   readonly columns: readonly string[];
 }
-
-export type Row = Readonly<Record<string, unknown>>;
 
 /** Rows of one shape and the target that writes exactly their columns. */
 export interface ShapedRows {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { openEnvelope } from "../../src/api/envelope.js";
 import { declaresFailure } from "../../src/http/failure-body.js";
 import { upstreamMessage } from "../../src/http/upstream-message.js";
-import { JsonDecimal, jsonText, parseJsonBody } from "../../src/api/json-body.js";
+import { JsonDecimal, jsonText, parseJsonBody } from "../../src/json/json-body.js";
 
 const failure = (body: unknown) =>
   declaresFailure(body) ? upstreamMessage(body, JSON.stringify(body)) : null;

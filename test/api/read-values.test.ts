@@ -10,7 +10,7 @@ import {
   toMoney,
   toText,
 } from "../../src/api/read-values.js";
-import { JsonDecimal } from "../../src/api/json-body.js";
+import { JsonDecimal } from "../../src/json/json-body.js";
 import { readListPage, recordsOf, unwrapObject } from "../../src/api/list-page.js";
 
 const findList = (body: unknown) => {

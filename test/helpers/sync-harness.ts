@@ -11,7 +11,8 @@ import { type SandboxSize, startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
 import { foregroundRun } from "../../src/warehouse/foreground-run.js";
-import { recordStreamSettings, streamSettings } from "../../src/warehouse/stream-settings.js";
+import { recordStreamSettings } from "../../src/warehouse/stream-settings.js";
+import { streamSettings } from "../../src/streams/stream-settings.js";
 
 export interface SyncHarness {
   readonly upstream: Upstream;

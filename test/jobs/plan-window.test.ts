@@ -4,7 +4,8 @@ import { type StreamCursor, planWindow, type WindowPlan } from "../../src/jobs/p
 import { NO_PAGING } from "../../src/streams/paging.js";
 import { rangeDays } from "../../src/streams/plan-partitions.js";
 import { STREAMS } from "../../src/streams/registry.js";
-import { defineStream, type Partition, type Stream } from "../../src/streams/stream.js";
+import { defineStream, type Stream } from "../../src/streams/stream.js";
+import { type Partition } from "../../src/streams/partition.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const TODAY = "2026-03-01";

@@ -4,7 +4,7 @@ import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { PARTITION_JOB, type PartitionJobData } from "../../src/jobs/job-types.js";
 import { planPartitions } from "../../src/streams/plan-partitions.js";
 import { selectStreams } from "../../src/streams/registry.js";
-import type { Partition } from "../../src/streams/stream.js";
+import type { Partition } from "../../src/streams/partition.js";
 import { runCli } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { scheduleIntervalSeconds, streamSchedules } from "../../src/jobs/schedule-interval.js";
+import { scheduleIntervalSeconds } from "../../src/config/schedule-interval.js";
+import { streamSchedules } from "../../src/jobs/stream-schedules.js";
 import { STREAMS } from "../../src/streams/registry.js";
 
 const HOUR = 3600;

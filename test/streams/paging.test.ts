@@ -10,7 +10,7 @@ import {
   pageNumberPaging,
   windowPaging,
 } from "../../src/streams/paging.js";
-import type { ReadContext } from "../../src/streams/stream.js";
+import type { ReadContext } from "../../src/streams/partition.js";
 
 const ASKED = 100;
 const items = (n: number) => Array.from({ length: n }, (_, i) => ({ id: i }));

@@ -3,7 +3,8 @@ import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-sch
 import { platformStats } from "../../src/streams/artist-stats/platform-stats.js";
 import { PLAN_SLICE, type PlanOptions, planPartitions } from "../../src/streams/plan-partitions.js";
 import { NO_PAGING } from "../../src/streams/paging.js";
-import { defineStream, type Partition, type Stream } from "../../src/streams/stream.js";
+import { defineStream, type Stream } from "../../src/streams/stream.js";
+import { type Partition } from "../../src/streams/partition.js";
 import { addDays, daysBetween } from "../../src/time/calendar.js";
 import { markPartitionSucceeded } from "../../src/warehouse/stream-state.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";

@@ -5,13 +5,14 @@ import { runPartition } from "../../src/streams/run-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
 import { readListPage } from "../../src/api/list-page.js";
 import type { Paging } from "../../src/streams/paging.js";
-import { defineStream, type Partition } from "../../src/streams/stream.js";
+import { defineStream } from "../../src/streams/stream.js";
+import { type Partition } from "../../src/streams/partition.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import type { ApiClient, Exchange } from "../../src/api/api-client.js";
 import type { PageRead, Stream } from "../../src/streams/stream.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
-import type { Row } from "../../src/warehouse/write-rows.js";
+import type { Row } from "../../src/warehouse/row.js";
 
 const request = { operation: "test.op", method: "GET", path: "/test" };
 let warehouse: TestWarehouse;

@@ -9,7 +9,8 @@ import {
   windowPaging,
 } from "../../src/streams/paging.js";
 import { STREAMS } from "../../src/streams/registry.js";
-import { defineStream, type Output, type Partition } from "../../src/streams/stream.js";
+import { defineStream, type Output } from "../../src/streams/stream.js";
+import { type Partition } from "../../src/streams/partition.js";
 
 // Checked by `tsc --noEmit` (the first half of `npm test`): each @ts-expect-error fails the build
 // if the declaration it marks ever compiles.

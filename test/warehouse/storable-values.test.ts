@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DeepJson, JsonDecimal, jsonText, parseJsonBody } from "../../src/api/json-body.js";
+import { DeepJson, JsonDecimal, jsonText, parseJsonBody } from "../../src/json/json-body.js";
 import {
   columnTypes,
   storableJson,

@@ -4,11 +4,11 @@ import { KeptKeys } from "../../src/warehouse/kept-keys.js";
 import {
   deleteMissingQuery,
   insertNewRows,
-  type Row,
   type TableTarget,
   upsertRows,
   rowsByShape,
 } from "../../src/warehouse/write-rows.js";
+import { type Row } from "../../src/warehouse/row.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const TARGET: TableTarget = {

@@ -8,7 +8,8 @@ import {
   STAT_SOURCES,
   STATS_TYPES,
 } from "../enums.js";
-import { asRecord, dayOfTime, oneOrMany, toInteger, toDecimal, toText } from "../read-values.js";
+import { dayOfTime, oneOrMany, toInteger, toDecimal, toText } from "../read-values.js";
+import { asRecord } from "../../json/json-record.js";
 import { readListPage, unwrapObject } from "../list-page.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {

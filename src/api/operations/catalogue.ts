@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { asRecord, type JsonRecord, toInteger, toText } from "../read-values.js";
+import { toInteger, toText } from "../read-values.js";
+import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { type ListPage, readListPage, recordsOf } from "../list-page.js";
 import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";

@@ -1,13 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
-import {
-  asRecord,
-  type JsonRecord,
-  toInteger,
-  toMoney,
-  toDecimal,
-  toText,
-} from "../read-values.js";
+import { toInteger, toMoney, toDecimal, toText } from "../read-values.js";
+import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import { amount } from "../params.js";
 import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";

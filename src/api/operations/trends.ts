@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
-import { asRecord, type JsonRecord, toInteger, toDecimal, toText } from "../read-values.js";
+import { toInteger, toDecimal, toText } from "../read-values.js";
+import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { type ListPage, listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
 import { splitItems } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";

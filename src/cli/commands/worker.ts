@@ -1,5 +1,5 @@
 import { createEtlQueue } from "../../jobs/etl-queue.js";
-import { streamSchedules } from "../../jobs/schedule-interval.js";
+import { streamSchedules } from "../../jobs/stream-schedules.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
 import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch.js";
 import { credentialGateOf } from "../../jobs/credential-gate.js";
@@ -17,7 +17,8 @@ import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
-import { recordStreamSettings, streamSettings } from "../../warehouse/stream-settings.js";
+import { recordStreamSettings } from "../../warehouse/stream-settings.js";
+import { streamSettings } from "../../streams/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamStatuses } from "../../warehouse/stream-status.js";
 import { ExitCode } from "../exit-codes.js";

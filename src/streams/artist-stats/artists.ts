@@ -1,10 +1,12 @@
 import type { Exchange } from "../../api/api-client.js";
 import { artistId, cmStats } from "../../api/operations/artist-stats.js";
-import { asRecord, oneOrMany, toText } from "../../api/read-values.js";
+import { oneOrMany, toText } from "../../api/read-values.js";
+import { asRecord } from "../../json/json-record.js";
 import { toSnapshot } from "../../api/results.js";
 import { UpstreamStatusError } from "../../errors.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, type FetchContext, type Partition } from "../stream.js";
+import { defineStream, type FetchContext } from "../stream.js";
+import { type Partition } from "../partition.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
 import type { CatalogueArtistLink } from "../../warehouse/tracked-artists.js";
 

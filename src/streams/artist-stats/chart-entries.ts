@@ -1,9 +1,11 @@
-import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
+import { toInteger, toText, field } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { compound, product } from "../dimensions.js";
 import { offsetPaging } from "../paging.js";
-import { defineStream, type Partition } from "../stream.js";
+import { defineStream } from "../stream.js";
+import { type Partition } from "../partition.js";
 
 const paging = offsetPaging(charts.name, 200, "limit");
 

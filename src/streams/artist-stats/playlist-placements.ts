@@ -1,5 +1,6 @@
 import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
-import { type JsonRecord, toInteger, toText, field, toInstant } from "../../api/read-values.js";
+import { toInteger, toText, field, toInstant } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { offsetPaging, pagingByPartition } from "../paging.js";

@@ -1,4 +1,5 @@
-import { type JsonRecord, toInteger, toText, field } from "../../api/read-values.js";
+import { toInteger, toText, field } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";

@@ -1,4 +1,5 @@
-import { type JsonRecord, toInteger, toText } from "../../api/read-values.js";
+import { toInteger, toText } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { radio as radioOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";

@@ -1,5 +1,5 @@
 import type { SnapshotOperation } from "../../api/operations/artist-stats.js";
-import type { Row } from "../../warehouse/write-rows.js";
+import type { Row } from "../../warehouse/row.js";
 import { NO_PAGING } from "../paging.js";
 import { readSnapshot } from "../snapshot-read.js";
 import { defineStream, ONE_REQUEST, type Stream } from "../stream.js";

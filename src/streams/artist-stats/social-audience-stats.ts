@@ -1,5 +1,6 @@
 import type { AudienceDomain, AudienceType, StatsType } from "../../api/enums.js";
-import { type JsonRecord, toDecimal, toText, toInstant } from "../../api/read-values.js";
+import { toDecimal, toText, toInstant } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { offsetPaging } from "../paging.js";

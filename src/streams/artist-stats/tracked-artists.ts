@@ -1,7 +1,8 @@
 import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { addDays } from "../../time/calendar.js";
 import { product } from "../dimensions.js";
-import type { Partition, PlanContext } from "../stream.js";
+import type { PlanContext } from "../stream.js";
+import type { Partition } from "../partition.js";
 
 /** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
 export const AFTER_TRACKED_ARTISTS = ["artist_stats_artists"] as const;

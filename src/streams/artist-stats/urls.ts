@@ -1,4 +1,5 @@
-import { type JsonRecord, toText, toKeyTexts } from "../../api/read-values.js";
+import { toText, toKeyTexts } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
 import { listRead, single } from "../list-read.js";
 import { NO_PAGING } from "../paging.js";

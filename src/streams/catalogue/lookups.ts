@@ -1,6 +1,6 @@
 import { compound, product } from "../dimensions.js";
 import { pageNumberPaging } from "../paging.js";
-import type { Partition } from "../stream.js";
+import type { Partition } from "../partition.js";
 
 /** The look-ups' paging: pages from 0, 100 records asked (the upstream caps `page_size` at 100). */
 export const LOOKUP_PAGING = pageNumberPaging(100);

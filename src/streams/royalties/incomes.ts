@@ -1,8 +1,10 @@
-import { type JsonRecord, toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
+import { toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
 import { NEXT_LINK_PAGING } from "../paging.js";
-import { defineStream, type Partition } from "../stream.js";
+import { defineStream } from "../stream.js";
+import { type Partition } from "../partition.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 

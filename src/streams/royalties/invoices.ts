@@ -1,8 +1,10 @@
-import { asList, type JsonRecord, toInstant, toMoney, toText } from "../../api/read-values.js";
+import { asList, toInstant, toMoney, toText } from "../../api/read-values.js";
+import { type JsonRecord } from "../../json/json-record.js";
 import { getInvoice } from "../../api/operations/royalties.js";
 import { readSnapshot } from "../snapshot-read.js";
 import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST, type Partition } from "../stream.js";
+import { defineStream, ONE_REQUEST } from "../stream.js";
+import { type Partition } from "../partition.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 

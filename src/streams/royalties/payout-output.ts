@@ -1,7 +1,8 @@
 import { listPayouts, type Payout } from "../../api/operations/royalties.js";
 import { listRead, single } from "../list-read.js";
 import { NEXT_LINK_PAGING } from "../paging.js";
-import { defineStream, type Output, type Partition, type Stream } from "../stream.js";
+import { defineStream, type Output, type Stream } from "../stream.js";
+import { type Partition } from "../partition.js";
 import { toInstant } from "../../api/read-values.js";
 import { WHOLE_LIST } from "./whole-list.js";
 

@@ -1,6 +1,6 @@
 import { SALE_TYPES, SELECTION_TYPES, type SaleType, type SelectionType } from "../../api/enums.js";
 import { product } from "../dimensions.js";
-import type { Partition } from "../stream.js";
+import type { Partition } from "../partition.js";
 
 /** One day of one selection type. */
 export interface SelectionDay extends Partition {

@@ -1,7 +1,4 @@
 import { CronExpressionParser } from "cron-parser";
-import type { EtlConfig } from "../config/etl-config-schema.js";
-import { STREAM_FAMILIES } from "../streams/families.js";
-import { STREAMS } from "../streams/registry.js";
 
 /** The longest cycle of a pattern's day-of-week field: its gaps repeat within it. */
 const HORIZON_MS = 7 * 86_400_000;
@@ -53,20 +50,4 @@ export function scheduleIntervalSeconds(
     previous = next;
   }
   return longest / 1000;
-}
-
-/** Each declared stream whose family has a schedule, with that schedule's interval. */
-export function streamSchedules(config: Pick<EtlConfig, "schedules">): StreamSchedule[] {
-  const intervals = new Map(
-    STREAM_FAMILIES.flatMap((family) => {
-      const schedule = config.schedules[family];
-      return schedule ? [[family, scheduleIntervalSeconds(schedule)] as const] : [];
-    }),
-  );
-  return STREAMS.flatMap((stream) => {
-    const intervalSeconds = intervals.get(stream.family);
-    return intervalSeconds === undefined
-      ? []
-      : [{ stream: stream.name, family: stream.family, intervalSeconds }];
-  });
 }

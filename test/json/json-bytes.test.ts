@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { DeepJson, JsonDecimal, MAX_JSON_DEPTH, parseJsonBody } from "../../src/api/json-body.js";
-import { PIECE_BYTES, parseJsonBytes } from "../../src/api/json-bytes.js";
+import { DeepJson, JsonDecimal, MAX_JSON_DEPTH, parseJsonBody } from "../../src/json/json-body.js";
+import { PIECE_BYTES, parseJsonBytes } from "../../src/json/json-bytes.js";
 
 // A body parsed from its bytes a piece at a time reads exactly as the whole text parsed at once,
 // refuses what JSON.parse refuses, and never decodes more than a piece of a large body.

@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, normalize, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "./helpers/cli.js";
+
+/**
+ * The layers of src/, lowest first, written down once: a module imports from its own layer and
+ * those below, never from above. What every part shares at the bottom; the transport, then the
+ * operations over it; the configuration (it names the spec's values); the warehouse; the streams
+ * that use all of those; what watches and serves them; the composition of one process's
+ * clients; the queue; the commands.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ["time", "async", "logging", "json", "errors.ts", "similar-names.ts", "process-identity.ts"],
+  ["package-version.ts"],
+  ["http"],
+  ["api"],
+  ["config"],
+  ["warehouse"],
+  ["streams"],
+  ["metrics"],
+  ["operator"],
+  ["app-context.ts"],
+  ["jobs"],
+  ["cli"],
+];
+
+const SRC = resolve(PROJECT_ROOT, "src");
+const layerOf = new Map(LAYERS.flatMap((parts, i) => parts.map((part) => [part, i] as const)));
+
+function sources(dir = SRC): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sources(join(dir, entry.name))
+      : entry.name.endsWith(".ts")
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** The part of src/ a file belongs to: its folder, or the file itself at the top. */
+const partOf = (file: string) => file.slice(SRC.length + 1).split("/")[0] ?? "";
+
+/** The project files a file imports, statically or dynamically, types included. */
+function importsOf(file: string, known: ReadonlySet<string>): string[] {
+  const text = readFileSync(file, "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.[^"']+)["']/g)];
+  return specifiers
+    .map((m) => normalize(join(dirname(file), (m[1] ?? "").replace(/\.js$/, ".ts"))))
+    .filter((target) => known.has(target));
+}
+
+const files = sources();
+const graph = new Map(files.map((file) => [file, importsOf(file, new Set(files))]));
+const shown = (file: string) => file.slice(SRC.length + 1);
+
+/** The import cycles: each strongly connected set of more than one file (Tarjan). */
+function cycles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file) ?? 0);
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file) ?? 0, low.get(next) ?? 0));
+      } else if (stack.includes(next)) {
+        low.set(file, Math.min(low.get(file) ?? 0, index.get(next) ?? 0));
+      }
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const members: string[] = [];
+    for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+      members.push(shown(top));
+      if (top === file) break;
+    }
+    if (members.length > 1) found.push(members.sort());
+  };
+  for (const file of files) if (!index.has(file)) visit(file);
+  return found;
+}
+
+describe("the layers of src/", () => {
+  it("name every part of src/ once", () => {
+    const parts = [...new Set(files.map(partOf))];
+    expect(parts.filter((part) => !layerOf.has(part))).toEqual([]);
+    expect(layerOf.size).toBe(LAYERS.flat().length);
+  });
+
+  it("are kept: no module imports from a layer above its own", () => {
+    // The scanner sees imports: the commands import the queue, the queue the streams.
+    expect(graph.get(join(SRC, "cli/commands/backfill.ts"))?.map(partOf)).toContain("jobs");
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => (layerOf.get(partOf(target)) ?? 0) > (layerOf.get(partOf(file)) ?? 0))
+        .map((target) => `${shown(file)} -> ${shown(target)}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it("hold no import cycle", () => {
+    expect(cycles()).toEqual([]);
+  });
+});
