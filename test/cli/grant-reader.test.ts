@@ -6,7 +6,7 @@ import { LockWaitError } from "../../src/errors.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { MIGRATION_LOCK_KEY } from "../../src/warehouse/migration-lock.js";
 import { scramSha256Verifier } from "../../src/warehouse/scram-verifier.js";
-import { runCli } from "../helpers/cli.js";
+import { etlIn } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, migrationsWith, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -17,12 +17,11 @@ let warehouse: TestWarehouse;
 const first = { code: -1, stdout: "", stderr: "" };
 const second = { ...first };
 
-function etl(args: string[], env: Record<string, string> = {}) {
-  return runCli(args, {
-    cwd: dir.path,
-    env: { DATABASE_URL: warehouse.url, LOG_LEVEL: "silent", BI_TEST_PASSWORD: PASSWORD, ...env },
-  });
-}
+const etl = etlIn(dir.path, () => ({
+  DATABASE_URL: warehouse.url,
+  LOG_LEVEL: "silent",
+  BI_TEST_PASSWORD: PASSWORD,
+}));
 
 /** A client of the reader, or of `user` (trust auth locally: the password is sent but not checked). */
 function readerClient(user = ROLE): pg.Client {

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
-import { runCli } from "../helpers/cli.js";
+import { etlIn } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -10,12 +10,7 @@ const KYSELY_LOCK_KEY = "3853314791062309107";
 const dir = makeTempDir("cli-migrate");
 let warehouse: TestWarehouse;
 
-function etl(args: string[]) {
-  return runCli(args, {
-    cwd: dir.path,
-    env: { DATABASE_URL: warehouse.url, LOG_LEVEL: "silent" },
-  });
-}
+const etl = etlIn(dir.path, () => ({ DATABASE_URL: warehouse.url, LOG_LEVEL: "silent" }));
 
 beforeAll(async () => {
   warehouse = await createTestWarehouse("cli_migrate");

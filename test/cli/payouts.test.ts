@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, runCli } from "../helpers/cli.js";
+import { etlEnv, etlIn } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
@@ -20,12 +20,7 @@ interface RequestRow {
   response: unknown;
 }
 
-function etl(args: string[], env: Record<string, string> = {}) {
-  return runCli(args, {
-    cwd: dir.path,
-    env: etlEnv(sandbox, warehouse.url, null, { LOG_LEVEL: "silent", ...env }),
-  });
-}
+const etl = etlIn(dir.path, () => etlEnv(sandbox, warehouse.url, null, { LOG_LEVEL: "silent" }));
 
 const requests = () =>
   warehouse.query<RequestRow>(

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, runCli } from "../helpers/cli.js";
+import { etlEnv, etlIn } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
@@ -42,7 +42,7 @@ function env(): Record<string, string> {
   return etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"));
 }
 
-const etl = (args: readonly string[]) => runCli(args, { cwd: dir.path, env: env() });
+const etl = etlIn(dir.path, env);
 
 /** The numbers of a run's table (stream → partitions, failed, requests, rows, rejected, warned). */
 function tableNumbers(stdout: string): Map<string, number[]> {

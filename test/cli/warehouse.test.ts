@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, runCli } from "../helpers/cli.js";
+import { etlEnv, etlIn } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -13,12 +13,9 @@ const database = `music_etl_test_cli_${randomBytes(4).toString("hex")}`;
 const untouched = `music_etl_test_cli_untouched_${randomBytes(4).toString("hex")}`;
 let sandbox: Sandbox;
 
-function etl(args: string[], env: Record<string, string> = {}) {
-  return runCli(args, {
-    cwd: dir.path,
-    env: etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, { LOG_LEVEL: "silent", ...env }),
-  });
-}
+const etl = etlIn(dir.path, () =>
+  etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, { LOG_LEVEL: "silent" }),
+);
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apiKey: "cli-warehouse-key-123", today: "2026-01-31" });

@@ -81,3 +81,12 @@ export function runCli(
       }),
   );
 }
+
+/**
+ * `etl <args>` as runCli runs it, in `cwd` with the environment `env` gives (read at each call,
+ * so it may name what beforeAll makes) and, per call, `extra` on top.
+ */
+export function etlIn(cwd: string, env: () => Record<string, string>) {
+  return (args: readonly string[], extra: Record<string, string> = {}): Promise<CliResult> =>
+    runCli(args, { cwd, env: { ...env(), ...extra } });
+}

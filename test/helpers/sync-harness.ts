@@ -101,3 +101,10 @@ export async function demoTracking(
     await probe.close();
   }
 }
+
+/** The partitions that failed in a run's summaries, each as "stream partition: error". */
+export function failures(summaries: readonly StreamSummary[]): string[] {
+  return summaries.flatMap((s) =>
+    s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`),
+  );
+}

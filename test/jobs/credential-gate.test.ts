@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CredentialGate, credentialGateOf } from "../../src/jobs/credential-gate.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { until } from "../helpers/until.js";
 
 let upstream: Upstream;
 const gates: CredentialGate[] = [];
@@ -30,10 +31,6 @@ const ready = (g: CredentialGate) =>
     (error: unknown) => (error as Error).message,
   );
 
-async function until(done: () => Promise<boolean>): Promise<void> {
-  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 100));
-}
-
 describe("the credential gate", () => {
   it("takes an answer other than a 401 as the credential accepted", async () => {
     upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
@@ -54,7 +51,7 @@ describe("the credential gate", () => {
     expect(await ready(g)).toMatch(/^the credential could not be checked: /);
     upstream.sandbox.setKnobs({ down: false });
     // The hourly recheck could not make it within the test's time: only the short first waits.
-    await until(async () => (await ready(g)) === "ready");
+    await until(async () => (await ready(g)) === "ready", 60_000);
     expect(await ready(g)).toBe("ready");
   }, 20_000);
 });

@@ -16,6 +16,7 @@ import {
   spawnWorker,
   type WorkerProcess,
 } from "../helpers/worker-process.js";
+import { until } from "../helpers/until.js";
 
 const MIB = 1024 * 1024;
 const prefix = uniquePrefix("stalled");
@@ -61,14 +62,6 @@ function backfill(day: string, config?: string): EtlProcess {
   );
   processes.push(started);
   return started;
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 /** Whether a process ended as V8 ends one whose heap is full: an abort, after saying so. */
@@ -136,6 +129,7 @@ describe("a partition job with a large answer", () => {
             "select 1 from etl.stream_state where stream = 'incomes' and last_status = 'failed'",
           )
         ).length === 1,
+      120_000,
     );
     expect(
       await warehouse.query(
@@ -185,6 +179,7 @@ describe("a partition job with a large answer", () => {
             "select 1 from etl.stream_state where stream = 'incomes' and retry_job_id is null",
           )
         ).length === 1,
+      120_000,
     );
     one.child.kill("SIGTERM");
     expect(await one.exited).toBe(0);

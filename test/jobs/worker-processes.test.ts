@@ -13,6 +13,7 @@ import { trendItemDifferences } from "../helpers/reconcile-trends.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { until } from "../helpers/until.js";
 
 const RATE = 20;
 const prefix = uniquePrefix("workers");
@@ -84,14 +85,6 @@ async function attemptsOf(runner: string | null, status: string) {
     "select run_id::text from etl.sync_runs where status = $2 and ($1::text is null or runner = $1) order by run_id",
     [runner, status],
   );
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 beforeAll(async () => {

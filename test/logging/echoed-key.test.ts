@@ -11,6 +11,7 @@ import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { until } from "../helpers/until.js";
 
 // The acceptance test of the key's confinement: an upstream echoes the key in a 400, a 401 and a
 // 2xx failure body while a worker and the commands run against it, and then the key is looked
@@ -87,14 +88,6 @@ async function page(path: string): Promise<{ status: number; text: string }> {
   const text = await response.text();
   shown.push([`GET ${path}`, text]);
   return { status: response.status, text };
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 function echo(status: CredentialEchoStatus | null): void {
@@ -178,7 +171,10 @@ describe("an upstream that echoes the API key in its errors", () => {
   it("a worker refused at its start, then failing jobs on a 400 and on failure bodies", async () => {
     echo(401);
     worker = await spawnWorker({ cwd: dir.path, env: env() });
-    await until(async () => (await page("/readyz")).text.includes("refused the credential"));
+    await until(
+      async () => (await page("/readyz")).text.includes("refused the credential"),
+      60_000,
+    );
     const refused = await page("/readyz");
     expect(refused.status).toBe(503);
     // The upstream's words reach the health check, with the key cut out of them.
@@ -187,7 +183,7 @@ describe("an upstream that echoes the API key in its errors", () => {
 
     // A 400 is an answer past authentication: the next check accepts the credential.
     echo(400);
-    await until(async () => (await page("/readyz")).status === 200);
+    await until(async () => (await page("/readyz")).status === 200, 60_000);
     const badRequest = await backfill("territories");
     expect(badRequest.code, badRequest.stdout + badRequest.stderr).toBe(1);
     echo(200);

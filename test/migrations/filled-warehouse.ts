@@ -1,6 +1,6 @@
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { startSandbox } from "../../sandbox/index.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 /** The run date (the sandbox's "now") and the days synced: fixed, so every fact is deterministic. */
 export const TODAY = "2026-01-31";
@@ -18,7 +18,7 @@ export async function startFilledWarehouse(label: string): Promise<SyncHarness> 
   const harness = await startSyncHarness(label, { today: TODAY, etl: tracking });
   try {
     const summaries = await harness.sync(RANGE);
-    const failed = summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}`));
+    const failed = failures(summaries);
     if (failed.length > 0) throw new Error(`the full sync failed: ${failed.join(", ")}`);
     return harness;
   } catch (error) {

@@ -19,7 +19,7 @@ import { planRequests } from "../../src/streams/request-plan.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import type { Stream } from "../../src/streams/stream.js";
 import { daysBetween } from "../../src/time/calendar.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-02-15";
 const LATER = "2026-02-20";
@@ -91,12 +91,6 @@ async function linkCatalogueArtists(
       [artistId, socialArtistId, name],
     );
   }
-}
-
-function failures(summaries: readonly StreamSummary[]) {
-  return summaries.flatMap((s) =>
-    s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`),
-  );
 }
 
 /** Every point served for the artists' series, by `artist|source|metric|day`. */

@@ -3,7 +3,7 @@ import type { CatalogueArtist, Dsp, Product, Territory } from "../../sandbox/ind
 import { HOSTILE_NAMES } from "../../sandbox/dataset/names.js";
 import { catalogueStreams } from "../../src/streams/catalogue/index.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 // Overlapping searches, two of them longer than one page of 100.
 const UPCS = ["5", "01", "10"];
@@ -249,7 +249,7 @@ describe("catalogue streams", () => {
     const before = await rowVersions();
     expect(Object.keys(before).length).toBeGreaterThan(1000);
     const again = await harness.sync({ streams: catalogueStreams });
-    expect(again.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(again)).toEqual([]);
     expect(again.map((s) => s.rowsWritten)).toEqual([0, 0, 0, 0]);
     expect(await rowVersions()).toEqual(before);
   });
@@ -261,7 +261,7 @@ describe("catalogue streams", () => {
     });
     try {
       const drifted = await harness.sync({ streams: catalogueStreams });
-      expect(drifted.flatMap((s) => s.failed)).toEqual([]);
+      expect(failures(drifted)).toEqual([]);
     } finally {
       harness.upstream.sandbox.setKnobs({
         drift: { extraFields: false, numbersAsStrings: false, nulls: false, renamedEnum: false },

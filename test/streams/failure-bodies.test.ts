@@ -3,7 +3,7 @@ import { SHAPE_VARIANTS, type KnobsPatch } from "../../sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import { selectStreams } from "../../src/streams/registry.js";
 import { differences, fingerprints } from "../faults/table-fingerprints.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 // A 2xx that declares failure is an upstream error: a day whose re-sync gets only such answers
 // keeps every row it had, and its partitions end failed with the upstream's message. And money
@@ -25,7 +25,7 @@ describe("a re-sync answered only with failure envelopes", () => {
   it("keeps every row, moves no checkpoint, and fails each partition with the message", async () => {
     const streams = selectStreams(["trends"]);
     const first = await harness.sync({ ...DAY, streams });
-    expect(first.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(first)).toEqual([]);
     const before = await fingerprints(harness.warehouse);
     const rows = [...before.entries()].filter(([t]) => t.startsWith("sales.")).map(([, p]) => p);
     expect(rows.every((print) => print.rows > 0)).toBe(true);
@@ -75,7 +75,7 @@ describe("money with four decimals", () => {
       sandbox: { knobs: SHAPE_VARIANTS["money-decimals"] as KnobsPatch },
     });
     const summaries = await harness.sync({ streams: royaltiesStreams });
-    expect(summaries.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(summaries)).toEqual([]);
   });
   afterAll(() => harness.close());
 

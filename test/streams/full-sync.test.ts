@@ -3,7 +3,7 @@ import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { DEFAULT_KNOBS, startSandbox } from "../../sandbox/index.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { streamSpans } from "../helpers/stream-spans.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const RANGE = { from: "2026-01-01", to: "2026-01-04" };
@@ -43,7 +43,7 @@ describe("a full sync of every stream", () => {
   });
 
   it("fills every table without a failed partition", async () => {
-    expect(first.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}`))).toEqual([]);
+    expect(failures(first)).toEqual([]);
     // payout_requests records the `payouts request` command, not anything a sync reads.
     const empty = Object.entries(await versions()).filter(
       ([table, v]) => v.startsWith("0:") && table !== "royalties.payout_requests",
@@ -78,7 +78,7 @@ describe("a full sync of every stream", () => {
   it("writes zero rows when synced again with no upstream change (row versions unchanged)", async () => {
     const before = await versions();
     const second = await harness.sync(RANGE);
-    expect(second.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(second)).toEqual([]);
     expect(second.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
     expect(await versions()).toEqual(before);
   });
@@ -95,11 +95,7 @@ describe("a full sync of every stream", () => {
     });
     try {
       const drifted = await harness.sync(RANGE);
-      expect(
-        drifted.flatMap((s) =>
-          s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`),
-        ),
-      ).toEqual([]);
+      expect(failures(drifted)).toEqual([]);
       const [row] = await harness.warehouse.query<{ n: number }>(
         "select count(*)::int as n from sales.trend_items where raw ? 'x_unexpected'",
       );

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { daysBetween } from "../../src/time/calendar.js";
 import { warehouseDifferences } from "../helpers/reconcile.js";
-import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import {
+  demoTracking,
+  type SyncHarness,
+  startSyncHarness,
+  failures,
+} from "../helpers/sync-harness.js";
 
 // A sync with requests_per_second "auto" against an upstream that allows LIMIT requests a second
 // and never says so, not even on its 429s: probing must find the limit, and the data must be
@@ -41,7 +46,7 @@ describe('a sync with "auto" where the upstream never states its limit', () => {
         `(${(requests / wallS).toFixed(2)} req/s, ${(requests / wallS / LIMIT).toFixed(3)} of the limit), ` +
         `${rateLimited} 429s, learned ${learned.requestsPerSecond} req/s (${learned.source})`,
     );
-    expect(summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}`))).toEqual([]);
+    expect(failures(summaries)).toEqual([]);
     expect(requests / wallS / LIMIT).toBeGreaterThanOrEqual(0.75);
     expect(rateLimited / requests).toBeLessThanOrEqual(0.03);
     const differences = await warehouseDifferences(

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startSandbox } from "../../sandbox/index.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { urls } from "../../src/streams/artist-stats/urls.js";
-import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import {
+  demoTracking,
+  type SyncHarness,
+  startSyncHarness,
+  failures,
+} from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const RANGE = { from: "2026-01-01", to: "2026-01-03" };
@@ -84,8 +89,6 @@ async function catalogueNamedArtist(artistNames: readonly string[]): Promise<num
   }
 }
 
-const failures = (summaries: readonly StreamSummary[]) =>
-  summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`));
 const warned = (summaries: readonly StreamSummary[]) =>
   summaries.flatMap((s) => s.warned.map((w) => `${w.stream} ${w.partition}`));
 

@@ -8,7 +8,7 @@ import type { Partition } from "../../src/streams/partition.js";
 import { trendItems } from "../../src/streams/trends/trend-items.js";
 import { urls } from "../../src/streams/artist-stats/urls.js";
 import { differences, fingerprints } from "../faults/table-fingerprints.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const RANGE = { from: "2026-01-01", to: "2026-01-03" };
@@ -42,8 +42,6 @@ async function count(sql: string, params: unknown[] = []): Promise<number> {
 
 const written = (summaries: readonly StreamSummary[]) =>
   summaries.reduce((n, s) => n + s.rowsWritten, 0);
-const failures = (summaries: readonly StreamSummary[]) =>
-  summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`));
 
 beforeAll(async () => {
   const probe = await startSandbox({ today: TODAY });

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { partitionsInFlight } from "../../src/config/partitions-in-flight.js";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const MAX_CONCURRENCY = 2;
 /** Partitions a sync runs at once for MAX_CONCURRENCY request slots. */
@@ -59,7 +59,7 @@ describe("a partition writing to the warehouse", () => {
     expect(whileLocked.requests).toBeGreaterThan(MAX_CONCURRENCY);
     expect(whileLocked.requests).toBe(IN_FLIGHT);
 
-    expect(summaries.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(summaries)).toEqual([]);
     expect(harness.upstream.sandbox.stats().requests).toBe(2 * 5);
     const [row] = await harness.warehouse.query<{ n: number }>(
       "select count(*)::int as n from sales.trend_totals",

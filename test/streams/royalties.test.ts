@@ -7,7 +7,7 @@ import { invoiceKey } from "../../src/streams/royalties/invoices.js";
 import { payouts } from "../../src/streams/royalties/payouts.js";
 import { pendingPayouts } from "../../src/streams/royalties/pending-payouts.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const TABLES = {
@@ -24,7 +24,7 @@ const query = <T extends Record<string, unknown>>(text: string, values?: unknown
   harness.warehouse.query<T>(text, values);
 const sync = async () => {
   const summaries = await harness.sync({ streams: royaltiesStreams });
-  expect(summaries.flatMap((s) => s.failed)).toEqual([]);
+  expect(failures(summaries)).toEqual([]);
   return summaries;
 };
 const written = (summaries: readonly StreamSummary[]) =>
@@ -254,7 +254,7 @@ describe("royalties streams", () => {
     const streams = [payouts, pendingPayouts];
 
     const summaries = await runSync(nextDay, streams, {});
-    expect(summaries.flatMap((s) => s.failed)).toEqual([]);
+    expect(failures(summaries)).toEqual([]);
     // Each payout is refreshed once that day, by whichever of the two lists (which run
     // together) reads it first.
     expect(summaries.reduce((n, s) => n + s.rowsWritten, 0)).toBe(before.length);

@@ -12,7 +12,7 @@ import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { daysBetween } from "../../src/time/calendar.js";
 import { type ReconcileScope, warehouseDifferences } from "../helpers/reconcile.js";
-import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 // Every alternative shape the sandbox can serve, each against a database of its own: a full
 // sync, late data and restatements (revision 1), then a sync with nothing new. After each of the
@@ -45,8 +45,6 @@ type Summaries = readonly StreamSummary[];
 
 const written = (summaries: Summaries) => summaries.reduce((n, s) => n + s.rowsWritten, 0);
 const rejected = (summaries: Summaries) => summaries.reduce((n, s) => n + s.rowsRejected, 0);
-const failures = (summaries: Summaries) =>
-  summaries.flatMap((s) => s.failed.map((f) => `${f.stream} ${f.partition}: ${String(f.error)}`));
 const warnedPartitions = (summaries: Summaries) =>
   summaries.flatMap((s) =>
     s.warned.map((w) => `${w.stream} ${w.partition}: ${w.warnings.map((x) => x.kind).join(",")}`),
