@@ -13,7 +13,7 @@ import {
   releaseQuarantine,
 } from "../warehouse/rejected-records.js";
 import { type ColumnTypes, columnTypes, storableRow } from "../warehouse/storable-values.js";
-import { finishSucceededAttempt } from "../warehouse/sync-runs.js";
+import { finishSucceededAttempt, type SyncRunEnd } from "../warehouse/sync-runs.js";
 import {
   deleteMissingQuery,
   insertNewRows,
@@ -353,8 +353,23 @@ export class PartitionLoad {
   }
 
   /** What the attempt keeps of the answers that declared failure. */
-  failureBodiesSeen(): { failureBodies: number; failureBody: string | null } {
-    return { failureBodies: this.failureBodies, failureBody: this.#lastFailureBody };
+  /**
+   * The attempt's end as etl.sync_runs records it, built here alone: what the partition read,
+   * wrote, could not type, quarantined, was refused and left uncertain, with `error` for an
+   * attempt that did not succeed.
+   */
+  attemptEnd(status: SyncRunEnd["status"], requests: number, error?: string): SyncRunEnd {
+    return {
+      status,
+      requests,
+      rowsWritten: this.rowsWritten,
+      untyped: this.untyped.fields(),
+      rowsRejected: this.rowsRejected,
+      failureBodies: this.failureBodies,
+      failureBody: this.#lastFailureBody,
+      warnings: this.warnings,
+      ...(error === undefined ? {} : { error }),
+    };
   }
 
   async #learnColumnTypes(): Promise<void> {
@@ -469,13 +484,7 @@ export class PartitionLoad {
         if (closing === null) return;
         const deletes = await this.#close(trx);
         const end = {
-          status: "succeeded" as const,
-          requests: closing.requests,
-          rowsWritten: this.rowsWritten,
-          untyped: this.untyped.fields(),
-          rowsRejected: this.rowsRejected,
-          ...this.failureBodiesSeen(),
-          warnings: this.warnings,
+          ...this.attemptEnd("succeeded", closing.requests),
           responseIds: this.#responseIds,
           pages: this.#pages,
         };

@@ -250,7 +250,7 @@ async function syncNoting(
     if (endsAsInterrupted(error, deps.signal)) {
       log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
       await recordSafely(log, deps, runId, () =>
-        finishSyncRun(db, runId, end("interrupted", message)),
+        finishSyncRun(db, runId, load.attemptEnd("interrupted", requests, message)),
       );
       return outcome("interrupted", error);
     }
@@ -258,25 +258,12 @@ async function syncNoting(
     await recordSafely(log, deps, runId, () =>
       db.transaction().execute(async (trx) => {
         await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
-        await finishSyncRun(trx, runId, end("failed", message));
+        await finishSyncRun(trx, runId, load.attemptEnd("failed", requests, message));
       }),
     );
     return outcome("failed", error);
   } finally {
     load.report(deps.logger, requests);
-  }
-
-  function end(status: "failed" | "interrupted", error: string) {
-    return {
-      status,
-      requests,
-      rowsWritten: load.rowsWritten,
-      error,
-      untyped: load.untyped.fields(),
-      rowsRejected: load.rowsRejected,
-      ...load.failureBodiesSeen(),
-      warnings: load.warnings,
-    };
   }
 
   function outcome(status: PartitionStatus, error?: unknown): PartitionOutcome {
@@ -376,16 +363,7 @@ export async function replayPartition(
         deps.logger.child({ stream: stream.name, partition: partition.key }),
         deps,
         runId,
-        () =>
-          finishSyncRun(deps.db, runId, {
-            status,
-            requests: 0,
-            rowsWritten: load.rowsWritten,
-            error: message,
-            untyped: load.untyped.fields(),
-            rowsRejected: load.rowsRejected,
-            warnings: load.warnings,
-          }),
+        () => finishSyncRun(deps.db, runId, load.attemptEnd(status, 0, message)),
       );
       return load.outcome(status, 0, performance.now() - started, error);
     } finally {
