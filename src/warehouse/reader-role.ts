@@ -103,15 +103,18 @@ async function roleAttributes(trx: Transaction<Database>, role: string) {
   return rows[0];
 }
 
+/** The PASSWORD clause of CREATE or ALTER ROLE: the verifier, never the password itself. */
+function passwordClause(options: ReaderRoleOptions): string {
+  return options.passwordVerifier ? ` password ${pg.escapeLiteral(options.passwordVerifier)}` : "";
+}
+
 /** Creates the role, or finds it when another process created it at the same moment. */
 async function createRole(
   trx: Transaction<Database>,
   quoted: string,
   options: ReaderRoleOptions,
 ): Promise<boolean> {
-  const password = options.passwordVerifier
-    ? ` password ${pg.escapeLiteral(options.passwordVerifier)}`
-    : "";
+  const password = passwordClause(options);
   await sql`savepoint create_reader_role`.execute(trx);
   try {
     await sql
@@ -223,10 +226,7 @@ export async function grantReaderRole(
         );
       }
       if (options.login) {
-        const password = options.passwordVerifier
-          ? ` password ${pg.escapeLiteral(options.passwordVerifier)}`
-          : "";
-        await sql.raw(`alter role ${quoted} login${password}`).execute(trx);
+        await sql.raw(`alter role ${quoted} login${passwordClause(options)}`).execute(trx);
       }
     }
 
