@@ -14,12 +14,10 @@ import type { Partition } from "../streams/partition.js";
  */
 export interface StreamCursor {
   /**
-   * How the stream is planned, set at its first look: "days" for a daily stream (its partitions
-   * without a day first, then one day at a time, newest first), "whole" otherwise (as the stream
-   * makes them).
+   * For a daily stream (planned its partitions without a day first, then one day at a time,
+   * newest first): -1 while planning the partitions without a day, then the day's index.
+   * Unused for the others, planned whole as the stream makes them.
    */
-  readonly order?: "days" | "whole";
-  /** For "days": -1 while planning the partitions without a day, then the day's index (newest first). */
   readonly day: number;
   /** Candidates of the current step looked at before (due or not). */
   readonly offset: number;
@@ -50,21 +48,21 @@ export interface WindowPlan {
  * the warehouse holds of "now"), then each older day in turn. A daily stream's own partitions
  * without a day (none of the streams has any) come before its days.
  */
-export function rank(cursor: StreamCursor): number {
-  return cursor.order === "whole" ? 0.5 : cursor.day;
+export function rank(stream: Stream, cursor: StreamCursor): number {
+  return stream.daily === true ? cursor.day : 0.5;
 }
 
 /** The cursor after the current step ran out of candidates. */
-function nextStep(plan: WindowPlan, cursor: StreamCursor): StreamCursor {
-  if (cursor.order === "whole" || cursor.day + 1 >= plan.days.length) {
+function nextStep(plan: WindowPlan, stream: Stream, cursor: StreamCursor): StreamCursor {
+  if (stream.daily !== true || cursor.day + 1 >= plan.days.length) {
     return { ...cursor, offset: 0, done: true };
   }
   return { ...cursor, day: cursor.day + 1, offset: 0 };
 }
 
 /** The days and candidates of the cursor's step. */
-function stepOptions(plan: WindowPlan, cursor: StreamCursor): PlanOptions {
-  if (cursor.order === "whole") return { days: plan.days };
+function stepOptions(plan: WindowPlan, stream: Stream, cursor: StreamCursor): PlanOptions {
+  if (stream.daily !== true) return { days: plan.days };
   const day = plan.days[cursor.day];
   return day === undefined ? { days: [], dated: false } : { days: [day], dated: true };
 }
@@ -90,28 +88,24 @@ export async function planWindow(
     for (const s of ready) {
       const cursor = cursorOf(next, s.name);
       if (cursor.done) continue;
-      if (!stream || rank(cursor) < rank(cursorOf(next, stream.name))) stream = s;
+      if (!stream || rank(s, cursor) < rank(stream, cursorOf(next, stream.name))) stream = s;
     }
     if (!stream) break;
     const cursor = cursorOf(next, stream.name);
-    if (cursor.order === undefined) {
-      next[stream.name] = { ...cursor, order: stream.daily === true ? "days" : "whole" };
-      continue;
-    }
     const slices = planSlices(plan.deps, stream, plan.range, {
       ...plan.options,
-      ...stepOptions(plan, cursor),
+      ...stepOptions(plan, stream, cursor),
       skip: cursor.offset,
       sliceSize: Math.min(left, PLAN_SLICE),
     });
     const step = await slices.next();
     await slices.return(undefined);
     if (step.done === true) {
-      next[stream.name] = nextStep(plan, cursor);
+      next[stream.name] = nextStep(plan, stream, cursor);
       continue;
     }
     const { partitions, candidates } = step.value;
-    if (partitions.length > 0) await add(stream, partitions, rank(cursor));
+    if (partitions.length > 0) await add(stream, partitions, rank(stream, cursor));
     left -= partitions.length;
     next[stream.name] = { ...cursor, offset: cursor.offset + candidates };
   }

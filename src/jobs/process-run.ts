@@ -89,7 +89,7 @@ function firstPlanState(data: RunJobData, order: readonly Stream[]): RunPlanStat
   };
 }
 
-const DONE: StreamCursor = { order: "whole", day: 0, offset: 0, done: true };
+const DONE: StreamCursor = { day: 0, offset: 0, done: true };
 
 async function planAndAwait(
   job: Job<RunJobData>,
@@ -160,6 +160,8 @@ async function topUp(
   const ready: Stream[] = [];
   let waiting = false;
   for (const stream of order) {
+    // A stream planned whole waits for nothing more: its awaited jobs are not looked up again.
+    if (cursorOf(state.cursors, stream.name).done) continue;
     const first = after.get(stream.name) ?? [];
     const planned = first.every((name) => cursorOf(state.cursors, name).done);
     const jobs = first.flatMap((name) => job.data.awaitedJobs?.[name] ?? []);
@@ -168,7 +170,7 @@ async function topUp(
   }
   const totals = { ...state.totals };
   for (const stream of ready) {
-    if (totals[stream.name] !== undefined || cursorOf(state.cursors, stream.name).done) continue;
+    if (totals[stream.name] !== undefined) continue;
     totals[stream.name] = await countPlanned(plan, stream);
   }
   const urgent = isUrgent(job.data, order, deps.runner.config, state.today);

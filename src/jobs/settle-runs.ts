@@ -1,6 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Warehouse } from "../warehouse/database.js";
 import { hostname } from "node:os";
+import { parseProcessIdentity } from "../process-identity.js";
 import {
   markRunsLost,
   recordRunFinished,
@@ -22,10 +23,10 @@ export interface SettledRuns {
 
 /** Whether the process `identity` (PROCESS_IDENTITY) names is known to be gone: on this host only. */
 function processGone(identity: string | null): boolean {
-  const match = /^(.*) pid (\d+)$/.exec(identity ?? "");
-  if (!match || match[1] !== hostname()) return false;
+  const named = parseProcessIdentity(identity ?? "");
+  if (!named || named.host !== hostname()) return false;
   try {
-    process.kill(Number(match[2]), 0);
+    process.kill(named.pid, 0);
     return false;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "ESRCH";
