@@ -388,18 +388,17 @@ export class PartitionLoad {
   #readRows(state: OutputState, record: unknown, position: number): void {
     const { output } = state;
     const { key } = output.target;
-    const { partition } = this.#options;
-    const rows = output.rows(record, partition, position);
+    const { partition, today } = this.#options;
+    const rows = output.rows(record, partition, position, today);
     if (
       derivedAllNull(rows, key) &&
-      matchedNothing(record, (proxy) => output.rows(proxy, partition, position))
+      matchedNothing(record, (proxy) => output.rows(proxy, partition, position, today))
     ) {
       this.unmatched += 1;
       this.#unmatchedTables.add(output.target.table);
     }
     for (const read of rows) {
-      const stamped =
-        output.mode === "snapshot" ? { ...read, snapshot_date: this.#options.today } : read;
+      const stamped = output.mode === "snapshot" ? { ...read, snapshot_date: today } : read;
       const problem = keyProblem(stamped, key);
       if (problem !== null) {
         this.#reject({

@@ -116,11 +116,12 @@ export type Output<P extends Partition, R> = OutputRows<P, R> &
 interface OutputRows<P extends Partition, R> {
   readonly target: TableKey;
   /**
-   * The rows of one record; `position` is the record's index in the partition. A key column
-   * holding an array gives one row per element (a record listing several links is several rows).
-   * A row names every column it writes: that is where the output's columns are declared.
+   * The rows of one record; `position` is the record's index in the partition, `today` the run's
+   * date. A key column holding an array gives one row per element (a record listing several
+   * links is several rows). A row names every column it writes: that is where the output's
+   * columns are declared.
    */
-  readonly rows: (record: R, partition: P, position: number) => readonly Row[];
+  readonly rows: (record: R, partition: P, position: number, today: string) => readonly Row[];
 }
 
 /**
@@ -169,9 +170,6 @@ export interface Stream<
   /** What to remember once the partition succeeds (default: nothing beyond success). */
   checkpoint?(partition: P): unknown;
 }
-
-/** The `requests` of a stream whose every partition is one unpaged request. */
-export const ONE_REQUEST = (): number => 1;
 
 /**
  * Erases a stream's partition, record and paging types, for lists of streams: the runner hands

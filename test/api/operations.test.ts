@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/api-client.js";
+import { recordsOf } from "../../src/api/list-page.js";
+import { toPayout } from "../../src/api/operations/royalties.js";
+import { toDecimal, toInteger, toText } from "../../src/api/read-values.js";
+import { asRecord } from "../../src/json/json-record.js";
 import { ParameterError } from "../../src/errors.js";
 import type { SandboxDataset } from "../../sandbox/index.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
@@ -44,11 +48,11 @@ describe("catalogue", () => {
     const page = await api.catalogue.getProductByUpc({ upc: product.upc });
     const found = page.records.find((p) => p.id === product.id);
     expect(found?.upc).toBe(product.upc);
-    expect(found?.assets.map((a) => [a.id, a.isrc])).toEqual(
+    expect(recordsOf(found?.assets).map((a) => [a.id, a.isrc])).toEqual(
       product.assets.map((a) => [a.id, a.isrc]),
     );
-    expect(found?.raw).toMatchObject({ title: product.title });
-    expect(page.total).toBe(page.records.length);
+    expect(found).toMatchObject({ title: product.title });
+    expect(page.list.total).toBe(page.records.length);
   });
 
   it("pages a broad product search with page and page_size", async () => {
@@ -77,7 +81,7 @@ describe("catalogue", () => {
           .records,
       25,
     );
-    expect(found.map((a) => [a.id, a.name, a.organizationId, a.proprietaryId])).toEqual(
+    expect(found.map((a) => [a.id, a.name, a.organization_id, a.proprietary_id])).toEqual(
       expected.map((a) => [a.id, a.name, a.organization_id, a.proprietary_id]),
     );
   });
@@ -104,12 +108,18 @@ describe("sales trends (GET with a JSON body)", () => {
       end_date: range.end,
     });
     const expected = data.trendTotals(range.start, range.end, "dsp");
-    expect(totals).toMatchObject({
-      streamCount: expected.stream_count,
-      downloadCount: expected.download_count,
-      streamPercentage: String(expected.stream_percentage),
-      downloadPercentage: String(expected.download_percentage),
-    });
+    const read = asRecord(totals.data) ?? {};
+    expect([
+      toInteger(read.stream_count),
+      toInteger(read.download_count),
+      toDecimal(read.stream_percentage),
+      toDecimal(read.download_percentage),
+    ]).toEqual([
+      expected.stream_count,
+      expected.download_count,
+      String(expected.stream_percentage),
+      String(expected.download_percentage),
+    ]);
   });
 
   it.each(["array", "object"] as const)(
@@ -128,11 +138,11 @@ describe("sales trends (GET with a JSON body)", () => {
               offset,
               size,
             })
-          ).items,
+          ).records,
         50,
       );
       expect(expected.length).toBeGreaterThan(100);
-      expect(items.map((i) => [i.id, i.name, i.count, i.percentage])).toEqual(
+      expect(items.map((i) => [toText(i.id), i.name, i.count, toDecimal(i.percentage)])).toEqual(
         expected.map((i) => [String(i.id), i.name, i.count, String(i.percentage)]),
       );
     },
@@ -296,21 +306,16 @@ describe("royalties", () => {
       upstream.sandbox.setKnobs({ royaltiesShape: shape });
       const payouts = await api.royalties.listPayouts();
       expect(
-        payouts.payouts.map((p) => [
-          p.id,
-          p.amount,
-          p.fees,
-          p.netAmount,
-          p.status,
-          p.idempotencyKey,
-        ]),
+        payouts.records
+          .map(toPayout)
+          .map((p) => [p.id, p.amount, p.fees, p.netAmount, p.status, p.idempotencyKey]),
       ).toEqual(
         data
           .payouts()
           .map((p) => [p.id, p.amount, p.fees, p.net_amount, p.status, p.metadata.idempotency_key]),
       );
       const pending = await api.royalties.listPendingPayouts();
-      expect(pending.payouts.map((p) => p.id)).toEqual(data.pendingPayouts().map((p) => p.id));
+      expect(pending.records.map((p) => p.id)).toEqual(data.pendingPayouts().map((p) => p.id));
       const incomes = await api.royalties.listIncomes();
       expect(incomes.records).toEqual(data.incomes());
     },
@@ -515,16 +520,18 @@ describe("drift tolerance", () => {
       size: 500,
     });
     const expected = data.trendList("2026-01-03", "2026-01-03", "dsp", "stream");
-    expect(list.items.map((i) => [i.id, i.count, i.percentage])).toEqual(
-      expected.map((i) => [String(i.id), i.count, String(i.percentage)]),
-    );
-    expect(list.items[0]?.raw).toMatchObject({
+    expect(
+      list.records.map((i) => [toText(i.id), toInteger(i.count), toDecimal(i.percentage)]),
+    ).toEqual(expected.map((i) => [String(i.id), i.count, String(i.percentage)]));
+    expect(list.records[0]).toMatchObject({
       count: String(expected[0]?.count),
       x_unexpected: expect.any(String),
     });
 
-    const { payouts } = await api.royalties.listPayouts();
-    expect(payouts.map((p) => p.wallet)).toEqual(data.payouts().map((p) => String(p.wallet)));
+    const { records: payouts } = await api.royalties.listPayouts();
+    expect(payouts.map((p) => toPayout(p).wallet)).toEqual(
+      data.payouts().map((p) => String(p.wallet)),
+    );
     const a = data.socialArtists()[0];
     const series = await api.artistStats.stat({ source: "social_1", artist_id: a?.cm_artist ?? 0 });
     expect(series.points.length).toBeGreaterThan(0);
@@ -542,8 +549,8 @@ describe("drift tolerance", () => {
       end_date: "2026-01-03T23:59:59",
       size: 100,
     });
-    expect(list.items.some((i) => i.count === null)).toBe(true);
-    expect(list.items.every((i) => i.id !== null)).toBe(true);
+    expect(list.records.some((i) => toInteger(i.count) === null)).toBe(true);
+    expect(list.records.every((i) => toText(i.id) !== null)).toBe(true);
     const { records } = await api.catalogue.getDsps({ key: "all" });
     expect(records).toHaveLength(data.dsps().length);
   });

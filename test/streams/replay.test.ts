@@ -23,16 +23,19 @@ function withRows(stream: Stream, change: Output<Partition, unknown>["rows"]): S
 }
 
 /** trend_items with the item names read in upper case. */
-const shoutingItems = withRows(trendItems, (record, partition, position) =>
-  (trendItems.outputs[0]?.rows(record, partition, position) ?? []).map((row) => ({
+const shoutingItems = withRows(trendItems, (record, partition, position, today) =>
+  (trendItems.outputs[0]?.rows(record, partition, position, today) ?? []).map((row) => ({
     ...row,
     item_name: typeof row.item_name === "string" ? row.item_name.toUpperCase() : row.item_name,
   })),
 );
 
 /** urls that cannot read their link: every record yields a row without a key value. */
-const blindUrls = withRows(urls, (record, partition, position) =>
-  (urls.outputs[0]?.rows(record, partition, position) ?? []).map((row) => ({ ...row, url: null })),
+const blindUrls = withRows(urls, (record, partition, position, today) =>
+  (urls.outputs[0]?.rows(record, partition, position, today) ?? []).map((row) => ({
+    ...row,
+    url: null,
+  })),
 );
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {

@@ -4,8 +4,7 @@ import type { Payout } from "../../sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import { keyIncomes } from "../../src/streams/royalties/incomes.js";
 import { invoiceKey } from "../../src/streams/royalties/invoices.js";
-import { payouts } from "../../src/streams/royalties/payouts.js";
-import { pendingPayouts } from "../../src/streams/royalties/pending-payouts.js";
+import { payouts, pendingPayouts } from "../../src/streams/royalties/payouts.js";
 import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 

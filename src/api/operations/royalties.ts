@@ -25,10 +25,6 @@ export interface Payout {
   readonly raw: JsonRecord;
 }
 
-export interface PayoutList extends Omit<RecordList, "records"> {
-  readonly payouts: readonly Payout[];
-}
-
 /** The upstream's answer to a write: accepted, or refused with its reason code (`type`). */
 export type WriteResult =
   | { readonly accepted: true; readonly message: string | null; readonly raw: JsonRecord }
@@ -66,11 +62,6 @@ export function toPayout(raw: JsonRecord): Payout {
   };
 }
 
-function toPayoutList(body: unknown): PayoutList {
-  const { records, ...rest } = toRecordList(body);
-  return { ...rest, payouts: records.map(toPayout) };
-}
-
 function toWriteResult(body: unknown): WriteResult {
   const raw = asRecord(body) ?? {};
   const message = toText(raw.message);
@@ -99,7 +90,7 @@ const list = (name: string, path: string) =>
       path: `${API_PREFIX}${path}`,
       query,
     }),
-    parse: toPayoutList,
+    parse: toRecordList,
   });
 
 export const listPayouts = list("royalties.listPayouts", "/payouts");

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
-import { toInteger, toDecimal, toText } from "../read-values.js";
+import { toText } from "../read-values.js";
 import { asRecord, type JsonRecord } from "../../json/json-record.js";
-import { type ListPage, listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
-import { splitItems } from "../results.js";
+import { listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
+import { toRecordList, toSnapshot } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import {
   calendarDate,
@@ -15,87 +15,13 @@ import {
   oneOf,
 } from "../params.js";
 
-export interface TrendTotals {
-  readonly streamCount: number | null;
-  readonly downloadCount: number | null;
-  readonly streamPercentage: string | null;
-  readonly downloadPercentage: string | null;
-  readonly raw: JsonRecord;
-}
-
-export interface TrendItem {
-  /** The entity's id as text: numeric for most selection types, a country code for territories. */
-  readonly id: string | null;
-  readonly name: string | null;
-  readonly count: number | null;
-  readonly percentage: string | null;
-  readonly raw: JsonRecord;
-}
-
-export interface TrendList {
-  readonly items: readonly TrendItem[];
-  /** Items of the list that are not objects. */
-  readonly others: readonly unknown[];
-  readonly list: ListPage;
-  /** Present when the list arrives inside an object carrying the totals fields. */
-  readonly totals: TrendTotals | null;
-  readonly raw: unknown;
-}
-
-export interface TrendSeries {
-  readonly name: string | null;
-  /** One value per time step (one day per step for daily ranges). */
-  readonly totals: readonly (number | null)[];
-  readonly raw: JsonRecord;
-}
-
+/** A chart's series as received, and the groups (the days or entities) its totals are for. */
 export interface TrendChart {
   readonly groups: readonly string[];
-  readonly series: readonly TrendSeries[];
+  readonly series: readonly JsonRecord[];
   /** False when the body holds no series list at all. */
   readonly found: boolean;
   readonly raw: unknown;
-}
-
-const TOTALS_FIELDS = [
-  "stream_count",
-  "download_count",
-  "stream_percentage",
-  "download_percentage",
-];
-
-function toTotals(raw: JsonRecord): TrendTotals {
-  return {
-    streamCount: toInteger(raw.stream_count),
-    downloadCount: toInteger(raw.download_count),
-    streamPercentage: toDecimal(raw.stream_percentage),
-    downloadPercentage: toDecimal(raw.download_percentage),
-    raw,
-  };
-}
-
-function toItem(raw: JsonRecord): TrendItem {
-  return {
-    id: toText(raw.id),
-    name: toText(raw.name),
-    count: toInteger(raw.count),
-    percentage: toDecimal(raw.percentage),
-    raw,
-  };
-}
-
-function toList(body: unknown): TrendList {
-  const envelope = asRecord(body);
-  const carriesTotals = envelope !== null && TOTALS_FIELDS.some((field) => field in envelope);
-  const list = readListPage(body);
-  const { records, others } = splitItems(list.items);
-  return {
-    items: records.map(toItem),
-    others,
-    list,
-    totals: carriesTotals ? toTotals(envelope) : null,
-    raw: body,
-  };
 }
 
 function toChart(body: unknown): TrendChart {
@@ -105,11 +31,7 @@ function toChart(body: unknown): TrendChart {
   return {
     groups: listOf(envelope.groups).flatMap((group) => toText(group) ?? []),
     found: seriesList.found,
-    series: recordsOf(seriesList.items).map((raw) => ({
-      name: toText(raw.name),
-      totals: listOf(raw.totals).map(toInteger),
-      raw,
-    })),
+    series: recordsOf(seriesList.items),
     raw: body,
   };
 }
@@ -147,7 +69,7 @@ export const getTrendsTotal = defineOperation({
     .object({ selection_type, start_date: calendarDate, end_date: calendarDate, ...filters })
     .refine(rangeInOrder, ORDERED),
   request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsTotal`, body: params }),
-  parse: (body) => toTotals(asRecord(unwrapObject(body)) ?? {}),
+  parse: toSnapshot,
 });
 
 export const getTrendsList = defineOperation({
@@ -165,7 +87,7 @@ export const getTrendsList = defineOperation({
       ...(size === undefined ? {} : { size: String(size) }),
     },
   }),
-  parse: toList,
+  parse: toRecordList,
 });
 
 export const getTrendsChart = defineOperation({

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { createAppContext } from "../../app-context.js";
+import { toText } from "../../api/read-values.js";
 import { displayUrl } from "../../config/display-url.js";
 import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
@@ -99,7 +100,7 @@ async function checkDependencies(
       const ms = Math.round(performance.now() - started);
       const sample = records
         .slice(0, 3)
-        .map((t) => t.name ?? t.code ?? "?")
+        .map((t) => toText(t.name) ?? toText(t.code) ?? "?")
         .join(", ");
       out.line(
         `upstream  ok    ${env.MUSIC_API_URL}: ${records.length} territories for key "${key}" in ${ms} ms${sample ? ` (${sample}...)` : ""}`,

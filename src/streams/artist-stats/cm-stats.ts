@@ -1,12 +1,21 @@
 import { toInteger, toText, field, toInstant } from "../../api/read-values.js";
 import { cmStats as cmStatsOperation } from "../../api/operations/artist-stats.js";
-import { artistSnapshotStream } from "./snapshot-records.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { TRACKED_ARTISTS } from "./tracked-artists.js";
 
-export const cmStats = artistSnapshotStream({
+/** The artist's summary as it is on the run's date. */
+export const cmStats = endpointStream({
   name: "artist_stats_cm_stats",
+  family: "artist_stats",
+  partitions: TRACKED_ARTISTS,
   operation: cmStatsOperation,
+  params: ({ artistId }) => ({ artist_id: artistId }),
+  records: "object",
   table: "artist_stats.cm_stats",
-  columns: (stats) => ({
+  key: ["artist_id", "snapshot_date", "element"],
+  mode: "snapshot",
+  columns: (stats, { position }) => ({
+    element: position,
     name: toText(field(stats, "name")),
     cm_rank: toInteger(field(stats, "cm_rank")),
     measured_at: toInstant(field(stats, "timestp")),

@@ -1,17 +1,17 @@
 import type { StatSource } from "../../api/enums.js";
 import { toDecimal, field, toBoolean, toDay } from "../../api/read-values.js";
-import { stat, type StatPoint } from "../../api/operations/artist-stats.js";
-import { notRecords, single } from "../list-read.js";
+import { stat } from "../../api/operations/artist-stats.js";
+import { endpointStream } from "../endpoint-stream.js";
+import type { PartitionSet } from "../partition-set.js";
+import { notRecords } from "../record-selectors.js";
 import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
 import { product } from "../dimensions.js";
 import { type WindowPartition, windowPaging } from "../paging.js";
-import { defineStream, type PlanContext } from "../stream.js";
+import type { PlanContext } from "../stream.js";
 import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
 /** The upstream refuses a /stat window longer than 365 days: longer ones go in several requests. */
 const MAX_WINDOW_DAYS = 365;
-
-const paging = windowPaging(MAX_WINDOW_DAYS);
 
 /** One artist's series on one source, over [since, until] (since > until: nothing to fetch). */
 interface SeriesPartition extends WindowPartition {
@@ -55,47 +55,38 @@ async function seriesPartitions(context: PlanContext): Promise<SeriesPartition[]
   return series.map((s) => ({ ...s, ...seriesWindow(context, checkpoints.get(s.key)) }));
 }
 
-export const platformStats = defineStream<SeriesPartition, StatPoint, typeof paging>({
+/** Tracked artists × configured sources, each partition a series over its window of days. */
+const SERIES: PartitionSet<SeriesPartition> = {
+  plan: seriesPartitions,
+  after: AFTER_TRACKED_ARTISTS,
+  scope: ({ artistId, source }) => ({ artist_id: artistId, source }),
+};
+
+export const platformStats = endpointStream({
   name: "artist_stats_platform_stats",
   family: "artist_stats",
-  paging,
-  after: AFTER_TRACKED_ARTISTS,
-  partitions: seriesPartitions,
+  partitions: SERIES,
+  operation: stat,
+  params: ({ artistId, source }) => ({ source, artist_id: artistId }),
+  paging: windowPaging(MAX_WINDOW_DAYS),
+  // A point is made from the series (a metric's array, a pair): it is kept as it came.
+  records: (series) => ({
+    records: series.points,
+    rejected: notRecords(series.others, "a point"),
+    warnings: series.found ? [] : [{ kind: "no_list", message: "no series found in the response" }],
+  }),
+  raw: (point) => point.raw,
   requests: ({ since, until }) =>
     since > until ? 0 : Math.ceil((daysFrom(since, until) + 1) / MAX_WINDOW_DAYS),
-  fetch: async (_context, { artistId, source }, page) => [
-    await page.exchange(stat, { source, artist_id: artistId }),
-  ],
-  read: (exchanges) => {
-    const series = stat.parse(single(exchanges).body);
-    return {
-      records: series.points,
-      rejected: notRecords(series.others, "a point"),
-      warnings: series.found
-        ? []
-        : [{ kind: "no_list", message: "no series found in the response" }],
-    };
-  },
   checkpoint: ({ until }) => ({ until }),
-  outputs: [
-    {
-      target: {
-        table: "artist_stats.platform_stats",
-        key: ["artist_id", "source", "metric", "day"],
-      },
-      mode: "upsert",
-      rows: (point, { artistId, source }) => [
-        {
-          artist_id: artistId,
-          source,
-          metric: point.metric,
-          day: toDay(point.day),
-          value: point.value,
-          daily_diff: toDecimal(field(point.raw, "daily_diff")),
-          interpolated: toBoolean(field(point.raw, "interpolated")),
-          raw: point.raw,
-        },
-      ],
-    },
-  ],
+  table: "artist_stats.platform_stats",
+  key: ["artist_id", "source", "metric", "day"],
+  mode: "upsert",
+  columns: (point) => ({
+    metric: point.metric,
+    day: toDay(point.day),
+    value: point.value,
+    daily_diff: toDecimal(field(point.raw, "daily_diff")),
+    interpolated: toBoolean(field(point.raw, "interpolated")),
+  }),
 });

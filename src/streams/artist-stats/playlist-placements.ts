@@ -2,10 +2,11 @@ import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../a
 import { toInteger, toText, field, toInstant } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
-import { listRead, single } from "../list-read.js";
-import { offsetPaging, pagingByPartition } from "../paging.js";
-import { defineStream } from "../stream.js";
+import type { RecordList } from "../../api/results.js";
 import { product } from "../dimensions.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { offsetPaging, pagingByPartition } from "../paging.js";
+import type { PartitionSet } from "../partition-set.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
 /** Curator playlists are not split by status upstream: their rows carry this status. */
@@ -26,10 +27,6 @@ type PlacementPartition = ArtistPartition &
       }
   );
 
-function placementScope({ artistId, kind, platform, status }: PlacementPartition) {
-  return { artist_id: artistId, kind, platform, status };
-}
-
 /**
  * Playlist id and track id (the ISRC when the track has no id): one playlist can hold several of
  * the artist's tracks. Null when either is missing (the runner then skips the entry).
@@ -46,12 +43,8 @@ const paging = pagingByPartition((partition: PlacementPartition) => partition.ki
   curator: offsetPaging(curatorPlaylists.name, 100, "limit"),
 });
 
-export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, typeof paging>({
-  name: "artist_stats_playlist_placements",
-  family: "artist_stats",
-  paging,
-  after: AFTER_TRACKED_ARTISTS,
-  partitions: async (context) => {
+const PLACEMENTS: PartitionSet<PlacementPartition> = {
+  plan: async (context) => {
     const { editorial_platforms, curator_platforms, statuses } =
       context.config.artist_stats.playlists;
     const artistId = await context.trackedArtistIds();
@@ -69,48 +62,50 @@ export const playlistPlacements = defineStream<PlacementPartition, JsonRecord, t
       ),
     ];
   },
-  fetch: async (_context, partition, page) => [
-    await (partition.kind === "curator"
-      ? page.exchange(curatorPlaylists, {
-          artist_id: partition.artistId,
-          platform: partition.platform,
-        })
-      : page.exchange(editorialPlaylists, {
-          artist_id: partition.artistId,
-          platform: partition.platform,
-          status: partition.status,
-        })),
-  ],
-  read: (exchanges, partition) => {
-    const operation = partition.kind === "curator" ? curatorPlaylists : editorialPlaylists;
-    return listRead(operation.parse(single(exchanges).body));
-  },
-  outputs: [
-    {
-      target: {
-        table: "artist_stats.playlist_placements",
-        key: ["artist_id", "kind", "platform", "status", "playlist_key", "snapshot_date"],
-      },
-      mode: "snapshot",
-      scope: placementScope,
-      rows: (entry, partition) => [
-        {
-          ...placementScope(partition),
-          playlist_key: playlistKey(entry),
-          playlist_id: toText(field(entry, "playlist", "id")),
-          playlist_name: toText(field(entry, "playlist", "name")),
-          owner_name: toText(field(entry, "playlist", "owner_name")),
-          playlist_followers: toInteger(field(entry, "playlist", "followers")),
-          position_in_playlist: toInteger(field(entry, "playlist", "position")),
-          peak_position_in_playlist: toInteger(field(entry, "playlist", "peak_position")),
-          added_at: toInstant(field(entry, "playlist", "added_at")),
-          removed_at: toInstant(field(entry, "playlist", "removed_at")),
-          track_id: toText(field(entry, "track", "id")),
-          track_name: toText(field(entry, "track", "name")),
-          isrc: toText(field(entry, "track", "isrc")),
-          raw: entry,
-        },
-      ],
-    },
-  ],
+  after: AFTER_TRACKED_ARTISTS,
+  scope: ({ artistId, kind, platform, status }) => ({
+    artist_id: artistId,
+    kind,
+    platform,
+    status,
+  }),
+};
+
+/** The parameters of either list: a partition's kind chooses the operation, and its parameters. */
+type ListParams = typeof curatorPlaylists.params | typeof editorialPlaylists.params;
+
+export const playlistPlacements = endpointStream<
+  PlacementPartition,
+  ListParams,
+  RecordList,
+  JsonRecord,
+  typeof paging
+>({
+  name: "artist_stats_playlist_placements",
+  family: "artist_stats",
+  partitions: PLACEMENTS,
+  operation: ({ kind }) => (kind === "curator" ? curatorPlaylists : editorialPlaylists),
+  params: (partition) =>
+    partition.kind === "curator"
+      ? { artist_id: partition.artistId, platform: partition.platform }
+      : { artist_id: partition.artistId, platform: partition.platform, status: partition.status },
+  paging,
+  records: "list",
+  table: "artist_stats.playlist_placements",
+  key: ["artist_id", "kind", "platform", "status", "playlist_key", "snapshot_date"],
+  mode: "snapshot",
+  columns: (entry) => ({
+    playlist_key: playlistKey(entry),
+    playlist_id: toText(field(entry, "playlist", "id")),
+    playlist_name: toText(field(entry, "playlist", "name")),
+    owner_name: toText(field(entry, "playlist", "owner_name")),
+    playlist_followers: toInteger(field(entry, "playlist", "followers")),
+    position_in_playlist: toInteger(field(entry, "playlist", "position")),
+    peak_position_in_playlist: toInteger(field(entry, "playlist", "peak_position")),
+    added_at: toInstant(field(entry, "playlist", "added_at")),
+    removed_at: toInstant(field(entry, "playlist", "removed_at")),
+    track_id: toText(field(entry, "track", "id")),
+    track_name: toText(field(entry, "track", "name")),
+    isrc: toText(field(entry, "track", "isrc")),
+  }),
 });

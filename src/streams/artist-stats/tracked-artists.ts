@@ -1,8 +1,10 @@
 import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { addDays } from "../../time/calendar.js";
-import { product } from "../dimensions.js";
-import type { PlanContext } from "../stream.js";
+import type { Row } from "../../warehouse/row.js";
+import { type DimensionValues, product } from "../dimensions.js";
 import type { Partition } from "../partition.js";
+import type { PartitionSet } from "../partition-set.js";
+import type { PlanContext } from "../stream.js";
 
 /** The stream that writes artist_stats.artists: every per-artist stream is planned after it. */
 export const AFTER_TRACKED_ARTISTS = ["artist_stats_artists"] as const;
@@ -17,9 +19,39 @@ export async function artistPartitions(context: PlanContext): Promise<Iterable<A
   return product({ artistId: await context.trackedArtistIds() });
 }
 
-/** The rows of one artist: what replace and snapshot modes scope their deletions to. */
-export function artistScope({ artistId }: ArtistPartition) {
-  return { artist_id: artistId };
+/** Every tracked artist: the partitions of the per-artist snapshots and lists. */
+export const TRACKED_ARTISTS: PartitionSet<ArtistPartition> = {
+  plan: artistPartitions,
+  after: AFTER_TRACKED_ARTISTS,
+  scope: ({ artistId }) => ({ artist_id: artistId }),
+};
+
+/**
+ * Every tracked artist by each combination of some dimensions (`config` gives their values),
+ * each partition's rows scoped to the artist and the partition's value in each: `columns` names
+ * the column of each dimension.
+ */
+export function trackedArtistsBy<D extends Record<string, DimensionValues>>(
+  dimensions: (context: PlanContext) => D,
+  columns: { readonly [K in keyof D]: string },
+): PartitionSet<ArtistPartition & { readonly [K in keyof D]: D[K][number] }> {
+  return {
+    plan: async (context) => {
+      const artistId = await context.trackedArtistIds();
+      return product({ artistId, ...dimensions(context) }) as Iterable<
+        ArtistPartition & { readonly [K in keyof D]: D[K][number] }
+      >;
+    },
+    after: AFTER_TRACKED_ARTISTS,
+    scope: (partition) => {
+      const fields = partition as unknown as Row;
+      const named = Object.entries<string>(columns).map(([name, column]): [string, unknown] => [
+        column,
+        fields[name],
+      ]);
+      return { artist_id: partition.artistId, ...Object.fromEntries(named) };
+    },
+  };
 }
 
 /** One tracked artist on one day of the run's range: radio figures are asked for by date. */
@@ -47,7 +79,10 @@ export async function artistDayPartitions(
   });
 }
 
-/** An artist's rows of one day (the day asked for is the row's snapshot_date). */
-export function artistDayScope({ artistId, day }: ArtistDayPartition) {
-  return { artist_id: artistId, snapshot_date: day };
-}
+/** Every tracked artist on each day of the range; a row's snapshot_date is the day asked for. */
+export const ARTIST_DAYS: PartitionSet<ArtistDayPartition> = {
+  plan: artistDayPartitions,
+  after: AFTER_TRACKED_ARTISTS,
+  scope: ({ artistId, day }) => ({ artist_id: artistId, snapshot_date: day }),
+  daily: true,
+};

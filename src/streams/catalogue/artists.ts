@@ -1,20 +1,23 @@
 import type { Exchange } from "../../api/api-client.js";
 import { artistIdFromIdentifiers } from "../../api/operations/artist-stats.js";
-import { type CatalogueArtist, getArtistByName } from "../../api/operations/catalogue.js";
-import { listRead } from "../list-read.js";
+import { getArtistByName } from "../../api/operations/catalogue.js";
+import { toInteger, toText } from "../../api/read-values.js";
+import type { JsonRecord } from "../../json/json-record.js";
+import { listRecords } from "../record-selectors.js";
 import type { PageNumberParams } from "../paging.js";
 import { defineStream, type FetchContext, type PageAsk } from "../stream.js";
 import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
 export interface ResolvedArtist {
-  readonly artist: CatalogueArtist;
+  readonly artist: JsonRecord;
   readonly socialArtistId: number | null;
 }
 
-/** The operation takes positive integers only; an artist without one is not looked up. */
-function resolvable(artist: CatalogueArtist): artist is CatalogueArtist & { id: number } {
-  return artist.id !== null && artist.id >= 1;
+/** The id to look up: the operation takes positive integers only, others are not looked up. */
+function resolvableId(artist: JsonRecord): number | null {
+  const id = toInteger(artist.id);
+  return id !== null && id >= 1 ? id : null;
 }
 
 /**
@@ -29,10 +32,10 @@ async function fetchPage(
   page: PageAsk<PageNumberParams>,
 ): Promise<Exchange[]> {
   const lookup = await page.exchange(getArtistByName, { name });
-  const artists = getArtistByName.parse(lookup.body).records.filter(resolvable);
+  const ids = getArtistByName.parse(lookup.body).records.flatMap((a) => resolvableId(a) ?? []);
   // Settled, not raced: a failed look-up fails the page only once none is still in flight.
   const resolutions = await Promise.allSettled(
-    artists.map((artist) => api.exchange(artistIdFromIdentifiers, { artist_id: artist.id }, call)),
+    ids.map((id) => api.exchange(artistIdFromIdentifiers, { artist_id: id }, call)),
   );
   const failed = resolutions.find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
@@ -55,11 +58,11 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOK
         artistIdFromIdentifiers.parse(exchange.body).socialArtistId,
       ]),
     );
-    const records = result.records.map((artist) => ({
-      artist,
-      socialArtistId: artist.id === null ? null : (resolved.get(artist.id) ?? null),
-    }));
-    return listRead({ ...result, records });
+    const records = result.records.map((artist) => {
+      const id = toInteger(artist.id);
+      return { artist, socialArtistId: id === null ? null : (resolved.get(id) ?? null) };
+    });
+    return { ...listRecords(result), records };
   },
   outputs: [
     {
@@ -70,12 +73,12 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOK
       mode: "upsert",
       rows: ({ artist, socialArtistId }) => [
         {
-          artist_id: artist.id,
-          name: artist.name,
-          organization_id: artist.organizationId,
-          proprietary_id: artist.proprietaryId,
+          artist_id: toInteger(artist.id),
+          name: toText(artist.name),
+          organization_id: toInteger(artist.organization_id),
+          proprietary_id: toText(artist.proprietary_id),
           social_artist_id: socialArtistId,
-          raw: artist.raw,
+          raw: artist,
         },
       ],
     },

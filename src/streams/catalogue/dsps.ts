@@ -1,25 +1,23 @@
-import { getDsps, type Dsp } from "../../api/operations/catalogue.js";
-import { listRead, single } from "../list-read.js";
-import { NO_PAGING } from "../paging.js";
-import { defineStream } from "../stream.js";
-import { type LookupPartition, lookupPartitions } from "./lookups.js";
+import { getDsps } from "../../api/operations/catalogue.js";
+import { toInteger, toText } from "../../api/read-values.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { lookups } from "./lookups.js";
 
 /** DSPs by each configured key (a bare, unpaged list). */
-export const dsps = defineStream<LookupPartition, Dsp>({
+export const dsps = endpointStream({
   name: "dsps",
   family: "catalogue",
-  paging: NO_PAGING,
-  partitions: ({ config }) => lookupPartitions("key", config.dsp_keys),
-  fetch: async (_context, { value }, page) => [await page.exchange(getDsps, { key: value })],
-  read: (exchanges) => listRead(getDsps.parse(single(exchanges).body)),
-  outputs: [
-    {
-      target: {
-        table: "catalogue.dsps",
-        key: ["dsp_id"],
-      },
-      mode: "upsert",
-      rows: ({ id, name, code, state, raw }) => [{ dsp_id: id, name, code, state, raw }],
-    },
-  ],
+  partitions: lookups("key", (config) => config.dsp_keys),
+  operation: getDsps,
+  params: ({ value }) => ({ key: value }),
+  records: "list",
+  table: "catalogue.dsps",
+  key: ["dsp_id"],
+  mode: "upsert",
+  columns: (dsp) => ({
+    dsp_id: toInteger(dsp.id),
+    name: toText(dsp.name),
+    code: toText(dsp.code),
+    state: toText(dsp.state),
+  }),
 });

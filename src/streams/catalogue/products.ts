@@ -1,59 +1,47 @@
+import { getProductByUpc } from "../../api/operations/catalogue.js";
+import { recordsOf } from "../../api/list-page.js";
 import { toInteger, toText, toBoolean, toDay } from "../../api/read-values.js";
-import { getProductByUpc, type Product } from "../../api/operations/catalogue.js";
-import { listRead, single } from "../list-read.js";
-import { defineStream } from "../stream.js";
-import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { LOOKUP_PAGING, lookups } from "./lookups.js";
 
 /** Products by each configured UPC (a substring search), with their assets. */
-export const products = defineStream<LookupPartition, Product, typeof LOOKUP_PAGING>({
+export const products = endpointStream({
   name: "products",
   family: "catalogue",
+  partitions: lookups("upc", (config) => config.upcs),
+  operation: getProductByUpc,
+  params: ({ value }) => ({ upc: value }),
   paging: LOOKUP_PAGING,
-  partitions: ({ config }) => lookupPartitions("upc", config.upcs),
-  fetch: async (_context, { value }, page) => [
-    await page.exchange(getProductByUpc, { upc: value }),
-  ],
-  read: (exchanges) => listRead(getProductByUpc.parse(single(exchanges).body)),
-  outputs: [
+  records: "list",
+  table: "catalogue.products",
+  key: ["product_id"],
+  mode: "upsert",
+  columns: (product) => ({
+    product_id: toInteger(product.id),
+    upc: toText(product.upc),
+    title: toText(product.title),
+    label_name: toText(product.label),
+    label_id: toInteger(product.label_id),
+    release_date: toDay(product.release_date),
+    artist_id: toInteger(product.artist_id),
+    artist_name: toText(product.artist_name),
+    genre: toText(product.genre),
+    format: toText(product.format),
+  }),
+  nested: [
     {
-      target: {
-        table: "catalogue.products",
-        key: ["product_id"],
-      },
-      mode: "upsert",
-      rows: ({ id, upc, raw }) => [
-        {
-          product_id: id,
-          upc,
-          title: toText(raw.title),
-          label_name: toText(raw.label),
-          label_id: toInteger(raw.label_id),
-          release_date: toDay(raw.release_date),
-          artist_id: toInteger(raw.artist_id),
-          artist_name: toText(raw.artist_name),
-          genre: toText(raw.genre),
-          format: toText(raw.format),
-          raw,
-        },
-      ],
-    },
-    {
-      target: {
-        table: "catalogue.assets",
-        key: ["asset_id"],
-      },
-      mode: "upsert",
-      rows: (product) =>
-        product.assets.map(({ id, isrc, raw }) => ({
-          asset_id: id,
-          product_id: product.id,
-          isrc,
-          title: toText(raw.title),
-          duration_seconds: toInteger(raw.duration),
-          track_number: toInteger(raw.track_number),
-          explicit: toBoolean(raw.explicit),
-          raw,
-        })),
+      table: "catalogue.assets",
+      key: ["asset_id"],
+      records: (product) => recordsOf(product.assets),
+      columns: (asset, product) => ({
+        asset_id: toInteger(asset.id),
+        product_id: toInteger(product.id),
+        isrc: toText(asset.isrc),
+        title: toText(asset.title),
+        duration_seconds: toInteger(asset.duration),
+        track_number: toInteger(asset.track_number),
+        explicit: toBoolean(asset.explicit),
+      }),
     },
   ],
 });

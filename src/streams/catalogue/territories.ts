@@ -1,26 +1,22 @@
-import { getTerritories, type Territory } from "../../api/operations/catalogue.js";
-import { listRead, single } from "../list-read.js";
-import { NO_PAGING } from "../paging.js";
-import { defineStream } from "../stream.js";
-import { type LookupPartition, lookupPartitions } from "./lookups.js";
+import { getTerritories } from "../../api/operations/catalogue.js";
+import { toText } from "../../api/read-values.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { lookups } from "./lookups.js";
 
 /** Territories by each configured key (a bare, unpaged list). */
-export const territories = defineStream<LookupPartition, Territory>({
+export const territories = endpointStream({
   name: "territories",
   family: "catalogue",
-  paging: NO_PAGING,
-  partitions: ({ config }) => lookupPartitions("key", config.territory_keys),
-  fetch: async (_context, { value }, page) => [await page.exchange(getTerritories, { key: value })],
-  read: (exchanges) => listRead(getTerritories.parse(single(exchanges).body)),
-  outputs: [
-    {
-      target: {
-        table: "catalogue.territories",
-        key: ["code"],
-      },
-      mode: "upsert",
-      // The id is the same two-letter code: it stands in when `code` is missing.
-      rows: ({ id, name, code, raw }) => [{ code: code ?? id, territory_id: id, name, raw }],
-    },
-  ],
+  partitions: lookups("key", (config) => config.territory_keys),
+  operation: getTerritories,
+  params: ({ value }) => ({ key: value }),
+  records: "list",
+  table: "catalogue.territories",
+  key: ["code"],
+  mode: "upsert",
+  columns: (territory) => {
+    const id = toText(territory.id);
+    // The id is the same two-letter code: it stands in when `code` is missing.
+    return { code: toText(territory.code) ?? id, territory_id: id, name: toText(territory.name) };
+  },
 });

@@ -1,10 +1,9 @@
 import { toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { listIncomes } from "../../api/operations/royalties.js";
-import { listRead, single } from "../list-read.js";
+import { endpointStream } from "../endpoint-stream.js";
 import { NEXT_LINK_PAGING } from "../paging.js";
-import { defineStream } from "../stream.js";
-import { type Partition } from "../partition.js";
+import { listRecords } from "../record-selectors.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
@@ -32,41 +31,34 @@ export function keyIncomes(incomes: readonly JsonRecord[]): KeyedIncome[] {
 }
 
 /** Royalty incomes (the upstream lists about the last 12 closed months), paged as its body says. */
-export const incomes = defineStream<Partition, KeyedIncome, typeof NEXT_LINK_PAGING>({
+export const incomes = endpointStream({
   name: "incomes",
   family: "royalties",
+  partitions: WHOLE_LIST,
+  operation: listIncomes,
+  params: () => ({}),
   paging: NEXT_LINK_PAGING,
-  partitions: () => WHOLE_LIST,
-  fetch: async (_context, _partition, page) => [await page.exchange(listIncomes, {})],
-  read: (exchanges) => {
-    const page = listIncomes.parse(single(exchanges).body);
-    return listRead({ ...page, records: keyIncomes(page.records) });
+  // The key of an income without an id counts the equal ones before it in the page.
+  records: (page) => {
+    const read = listRecords(page);
+    return { ...read, records: keyIncomes(read.records) };
   },
-  outputs: [
-    {
-      target: {
-        table: "royalties.incomes",
-        key: ["income_key"],
-      },
-      // The list covers some months (about the last 12): it replaces what was stored for those
-      // months, so an income restated or withdrawn upstream is not kept beside its new form, and
-      // older months stay.
-      mode: "replace",
-      replaceWithin: ["period_start"],
-      rows: ({ income, key }) => [
-        {
-          income_key: key,
-          period: toText(income.period),
-          period_start: monthStart(income.period),
-          source: toText(income.source),
-          dsp_name: toText(income.dsp),
-          territory_code: toText(income.territory),
-          amount: toMoney(income.amount),
-          currency: toText(income.currency),
-          created_at: toInstant(income.created_at),
-          raw: income,
-        },
-      ],
-    },
-  ],
+  raw: ({ income }) => income,
+  table: "royalties.incomes",
+  key: ["income_key"],
+  // The list covers some months (about the last 12): it replaces what was stored for those
+  // months, so an income restated or withdrawn upstream is not kept beside its new form, and
+  // older months stay.
+  mode: { replaceWithin: ["period_start"] },
+  columns: ({ income, key }) => ({
+    income_key: key,
+    period: toText(income.period),
+    period_start: monthStart(income.period),
+    source: toText(income.source),
+    dsp_name: toText(income.dsp),
+    territory_code: toText(income.territory),
+    amount: toMoney(income.amount),
+    currency: toText(income.currency),
+    created_at: toInstant(income.created_at),
+  }),
 });

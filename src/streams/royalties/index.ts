@@ -1,8 +1,7 @@
 import type { Stream } from "../stream.js";
 import { incomes } from "./incomes.js";
 import { invoices } from "./invoices.js";
-import { payouts } from "./payouts.js";
-import { pendingPayouts } from "./pending-payouts.js";
+import { payouts, pendingPayouts } from "./payouts.js";
 
 /** The royalties family, in run order; every run syncs each list whole. */
 export const royaltiesStreams: readonly Stream[] = [payouts, pendingPayouts, incomes, invoices];

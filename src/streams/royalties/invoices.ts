@@ -1,10 +1,7 @@
 import { asList, toInstant, toMoney, toText } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { getInvoice } from "../../api/operations/royalties.js";
-import { readSnapshot } from "../snapshot-read.js";
-import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST } from "../stream.js";
-import { type Partition } from "../partition.js";
+import { endpointStream } from "../endpoint-stream.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
@@ -14,35 +11,24 @@ export function invoiceKey(invoice: JsonRecord): string {
 }
 
 /** The current invoice, kept as a daily snapshot (the upstream only shows "now"). */
-export const invoices = defineStream<Partition, JsonRecord>({
+export const invoices = endpointStream({
   name: "invoices",
   family: "royalties",
-  paging: NO_PAGING,
-  partitions: () => WHOLE_LIST,
-  requests: ONE_REQUEST,
-  fetch: async (_context, _partition, page) => [await page.exchange(getInvoice, {})],
-  read: readSnapshot,
-  outputs: [
-    {
-      target: {
-        table: "royalties.invoices",
-        key: ["invoice_key", "snapshot_date"],
-      },
-      mode: "snapshot",
-      // The whole run date is the partition: an invoice no longer shown disappears from that day.
-      scope: () => ({}),
-      rows: (invoice) => [
-        {
-          invoice_key: invoiceKey(invoice),
-          invoice_number: toText(invoice.invoice_number),
-          period: toText(invoice.period),
-          issued_at: toInstant(invoice.issued_at),
-          currency: toText(invoice.currency),
-          total: toMoney(invoice.total),
-          lines: asList(invoice.lines),
-          raw: invoice,
-        },
-      ],
-    },
-  ],
+  partitions: WHOLE_LIST,
+  operation: getInvoice,
+  params: () => ({}),
+  records: "object",
+  table: "royalties.invoices",
+  key: ["invoice_key", "snapshot_date"],
+  // The whole run date is the partition: an invoice no longer shown disappears from that day.
+  mode: "snapshot",
+  columns: (invoice) => ({
+    invoice_key: invoiceKey(invoice),
+    invoice_number: toText(invoice.invoice_number),
+    period: toText(invoice.period),
+    issued_at: toInstant(invoice.issued_at),
+    currency: toText(invoice.currency),
+    total: toMoney(invoice.total),
+    lines: asList(invoice.lines),
+  }),
 });

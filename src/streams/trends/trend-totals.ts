@@ -1,26 +1,25 @@
-import { getTrendsTotal, type TrendTotals } from "../../api/operations/trends.js";
-import { single } from "../list-read.js";
-import { NO_PAGING } from "../paging.js";
-import { defineStream, ONE_REQUEST } from "../stream.js";
-import { type SelectionDay, selectionDays } from "./selection.js";
+import { getTrendsTotal } from "../../api/operations/trends.js";
+import { toDecimal, toInteger } from "../../api/read-values.js";
+import { asRecord } from "../../json/json-record.js";
+import { endpointStream } from "../endpoint-stream.js";
+import { SELECTION_DAYS } from "./selection.js";
 
-export const trendTotals = defineStream<SelectionDay, TrendTotals>({
+export const trendTotals = endpointStream({
   name: "trend_totals",
   family: "trends",
-  paging: NO_PAGING,
-  daily: true,
-  partitions: ({ days }) => selectionDays(days),
-  requests: ONE_REQUEST,
-  fetch: async (_context, { day, selectionType }, page) => [
-    await page.exchange(getTrendsTotal, {
-      selection_type: selectionType,
-      start_date: day,
-      end_date: day,
-    }),
-  ],
-  read: (exchanges) => {
-    const totals = getTrendsTotal.parse(single(exchanges).body);
-    const known = [totals.streamCount, totals.downloadCount].some((value) => value !== null);
+  partitions: SELECTION_DAYS,
+  operation: getTrendsTotal,
+  params: ({ day, selectionType }) => ({
+    selection_type: selectionType,
+    start_date: day,
+    end_date: day,
+  }),
+  // The day's one row, whatever came: what no count could be read from is said, not skipped.
+  records: ({ data }) => {
+    const totals = asRecord(data) ?? {};
+    const known = [totals.stream_count, totals.download_count].some(
+      (value) => value !== undefined && value !== null,
+    );
     return {
       records: [totals],
       warnings: known
@@ -28,24 +27,13 @@ export const trendTotals = defineStream<SelectionDay, TrendTotals>({
         : [{ kind: "no_list", message: "no totals field found in the response" }],
     };
   },
-  outputs: [
-    {
-      target: {
-        table: "sales.trend_totals",
-        key: ["day", "selection_type"],
-      },
-      mode: "upsert",
-      rows: (totals, { day, selectionType }) => [
-        {
-          day,
-          selection_type: selectionType,
-          stream_count: totals.streamCount,
-          download_count: totals.downloadCount,
-          stream_percentage: totals.streamPercentage,
-          download_percentage: totals.downloadPercentage,
-          raw: totals.raw,
-        },
-      ],
-    },
-  ],
+  table: "sales.trend_totals",
+  key: ["day", "selection_type"],
+  mode: "upsert",
+  columns: (totals) => ({
+    stream_count: toInteger(totals.stream_count),
+    download_count: toInteger(totals.download_count),
+    stream_percentage: toDecimal(totals.stream_percentage),
+    download_percentage: toDecimal(totals.download_percentage),
+  }),
 });

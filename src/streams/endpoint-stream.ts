@@ -1,0 +1,181 @@
+import type { z } from "zod";
+import type { Operation } from "../api/operation.js";
+import type { RecordList, Snapshot } from "../api/results.js";
+import type { StreamFamily } from "../config/families.js";
+import type { JsonRecord } from "../json/json-record.js";
+import type { Row } from "../warehouse/row.js";
+import { type AnyPaging, NO_PAGING, type ParamsOf } from "./paging.js";
+import type { Partition, ReadContext } from "./partition.js";
+import type { PartitionSet } from "./partition-set.js";
+import { listRecords, objectRecords } from "./record-selectors.js";
+import {
+  defineStream,
+  type Output,
+  type PageRead,
+  type PagedOperation,
+  type Stream,
+} from "./stream.js";
+
+/** Where a record's row stands: its partition, its index in the partition, the run's date. */
+export interface RowPlace<P extends Partition> {
+  readonly partition: P;
+  readonly position: number;
+  readonly today: string;
+}
+
+/**
+ * How a table keeps what a partition returns:
+ * - upsert: merged by key, nothing deleted;
+ * - replace: merged by key, then the partition's rows (its scope) that were not returned are
+ *   deleted; `{replaceWithin}`: only the rows of the values of those columns that were returned
+ *   (a list covering some months replaces those months);
+ * - snapshot: like replace within the partition and the run's date (`snapshot_date`, added to
+ *   every row): each day keeps its own copy of what the upstream only shows as "now".
+ */
+export type WriteMode =
+  "upsert" | "replace" | "snapshot" | { readonly replaceWithin: readonly string[] };
+
+/**
+ * Where a page's records are in the answer as the operation parsed it: "list" (a RecordList's
+ * objects, paged by the stream's paging), "object" (a Snapshot: one record, or one per element
+ * of a list), or a function for answers whose records are made from it (a series' points).
+ */
+export type RecordSelector<T, R> =
+  | (T extends RecordList ? "list" : never)
+  | (T extends Snapshot ? "object" : never)
+  | ((parsed: T, context: ReadContext) => PageRead<R>);
+
+/** A list inside each record, stored in a table of its own (a product's assets), merged by key. */
+export interface NestedTable<R> {
+  readonly table: string;
+  readonly key: readonly string[];
+  readonly records: (record: R) => readonly JsonRecord[];
+  /** The child's columns; the builder adds the partition's scope and the child as `raw`. */
+  readonly columns: (child: JsonRecord, parent: R) => Row;
+}
+
+/** The parameters of each of the operations a partition may choose, less the paging's. */
+type ParamsBesides<I, Q> = I extends unknown ? Omit<I, keyof Q> : never;
+
+/** An operation, or one chosen by the partition (the audience's three domains, two playlist kinds). */
+type OperationOf<P, S extends z.ZodType, T, Q> =
+  (Operation<S, T> & PagedOperation<S, Q>) | ((partition: P) => Operation<S, T>);
+
+/**
+ * A stream of one upstream operation, declared as data: one request per page, one table, each
+ * record mapped once into a row. The builder adds the partition's scope columns and `raw` (the
+ * record as received), quarantines items that are no record, and warns of what a page leaves
+ * uncertain. `defineStream` stays for the streams that need more than one request a page.
+ */
+export interface EndpointDeclaration<
+  P extends Partition,
+  S extends z.ZodType,
+  T,
+  R,
+  G extends AnyPaging,
+> {
+  readonly name: string;
+  readonly family: StreamFamily;
+  readonly partitions: PartitionSet<P>;
+  readonly operation: OperationOf<P, S, T, ParamsOf<G>>;
+  /** The operation's parameters for a partition; the paging adds its own (offset, page...). */
+  readonly params: (partition: P) => ParamsBesides<z.input<S>, ParamsOf<G>>;
+  /** How the list goes on from page to page (default: one unpaged request). */
+  readonly paging?: G;
+  readonly records: RecordSelector<T, R>;
+  /** What `raw` keeps of a record that the selector made (default: the record itself). */
+  readonly raw?: (record: R) => unknown;
+  readonly table: string;
+  readonly key: readonly string[];
+  readonly mode: WriteMode;
+  /** The record's columns, each read once from it; the scope's columns and `raw` are added. */
+  readonly columns: (record: R, place: RowPlace<P>) => Row;
+  readonly nested?: readonly NestedTable<R>[];
+  /** Requests a partition takes when known before fetching (default: 1 when unpaged). */
+  readonly requests?: (partition: P) => number;
+  /** What to remember once the partition succeeds. */
+  readonly checkpoint?: (partition: P) => unknown;
+}
+
+function mainOutput<P extends Partition, R>(
+  declared: Pick<
+    EndpointDeclaration<P, z.ZodType, unknown, R, AnyPaging>,
+    "table" | "key" | "mode"
+  >,
+  scope: (partition: P) => Row,
+  rows: Output<P, R>["rows"],
+): Output<P, R> {
+  const target = { table: declared.table, key: declared.key };
+  const { mode } = declared;
+  if (mode === "upsert") return { target, mode, rows };
+  if (mode === "replace" || mode === "snapshot") return { target, mode, scope, rows };
+  return { target, mode: "replace", replaceWithin: mode.replaceWithin, rows };
+}
+
+function nestedOutput<P extends Partition, R>(
+  nested: NestedTable<R>,
+  scope: (partition: P) => Row,
+): Output<P, R> {
+  return {
+    target: { table: nested.table, key: nested.key },
+    mode: "upsert",
+    rows: (record, partition) =>
+      nested.records(record).map((child) => ({
+        ...scope(partition),
+        ...nested.columns(child, record),
+        raw: child,
+      })),
+  };
+}
+
+/** The Stream a declaration describes, for the registry and the runner. */
+export function endpointStream<
+  P extends Partition,
+  S extends z.ZodType,
+  T,
+  R = JsonRecord,
+  G extends AnyPaging = typeof NO_PAGING,
+>(declared: EndpointDeclaration<P, S, T, R, G>): Stream {
+  const { partitions, columns, records } = declared;
+  const { scope } = partitions;
+  // An operation chosen by the partition is not checked against the paging: its parameters are.
+  const operationOf = (partition: P) =>
+    (typeof declared.operation === "function"
+      ? declared.operation(partition)
+      : declared.operation) as Operation<S, T> & PagedOperation<S, ParamsOf<G>>;
+  const select = (parsed: T, context: ReadContext): PageRead<R> => {
+    if (records === "list") return listRecords(parsed as RecordList) as PageRead<R>;
+    if (records === "object") return objectRecords(parsed as Snapshot) as PageRead<R>;
+    return records(parsed, context);
+  };
+  const raw = declared.raw ?? ((record: R): unknown => record);
+  const paging = declared.paging ?? NO_PAGING;
+  const rows: Output<P, R>["rows"] = (record, partition, position, today) => [
+    { ...scope(partition), ...columns(record, { partition, position, today }), raw: raw(record) },
+  ];
+  return defineStream<P, R, G>({
+    name: declared.name,
+    family: declared.family,
+    ...(partitions.after ? { after: partitions.after } : {}),
+    ...(partitions.daily ? { daily: true } : {}),
+    paging: paging as G,
+    partitions: partitions.plan,
+    fetch: async (_context, partition, page) => [
+      await page.exchange(operationOf(partition), declared.params(partition)),
+    ],
+    read: ([exchange], partition, context) => {
+      if (!exchange) throw new Error("a page without a response");
+      return select(operationOf(partition).parse(exchange.body), context);
+    },
+    outputs: [
+      mainOutput(declared, scope, rows),
+      ...(declared.nested ?? []).map((nested) => nestedOutput<P, R>(nested, scope)),
+    ],
+    ...(declared.requests
+      ? { requests: declared.requests }
+      : paging.style === "none"
+        ? { requests: () => 1 }
+        : {}),
+    ...(declared.checkpoint ? { checkpoint: declared.checkpoint } : {}),
+  });
+}
