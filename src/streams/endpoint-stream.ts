@@ -10,8 +10,8 @@ import type { PartitionSet } from "./partition-set.js";
 import { listRecords, objectRecords } from "./record-selectors.js";
 import {
   defineStream,
-  type Output,
-  type PageRead,
+  type TableOutput,
+  type PageRecords,
   type PagedOperation,
   type Stream,
 } from "./stream.js";
@@ -43,7 +43,7 @@ export type WriteMode =
 export type RecordSelector<T, R> =
   | (T extends RecordList ? "list" : never)
   | (T extends Snapshot ? "object" : never)
-  | ((parsed: T, context: ReadContext) => PageRead<R>);
+  | ((parsed: T, context: ReadContext) => PageRecords<R>);
 
 /** A list inside each record, stored in a table of its own (a product's assets), merged by key. */
 export interface NestedTable<R> {
@@ -103,8 +103,8 @@ function mainOutput<P extends Partition, R>(
     "table" | "key" | "mode"
   >,
   scope: (partition: P) => Row,
-  rows: Output<P, R>["rows"],
-): Output<P, R> {
+  rows: TableOutput<P, R>["rows"],
+): TableOutput<P, R> {
   const target = { table: declared.table, key: declared.key };
   const { mode } = declared;
   if (mode === "upsert") return { target, mode, rows };
@@ -115,7 +115,7 @@ function mainOutput<P extends Partition, R>(
 function nestedOutput<P extends Partition, R>(
   nested: NestedTable<R>,
   scope: (partition: P) => Row,
-): Output<P, R> {
+): TableOutput<P, R> {
   return {
     target: { table: nested.table, key: nested.key },
     mode: "upsert",
@@ -143,14 +143,14 @@ export function endpointStream<
     (typeof declared.operation === "function"
       ? declared.operation(partition)
       : declared.operation) as Operation<S, T> & PagedOperation<S, ParamsOf<G>>;
-  const select = (parsed: T, context: ReadContext): PageRead<R> => {
-    if (records === "list") return listRecords(parsed as RecordList) as PageRead<R>;
-    if (records === "object") return objectRecords(parsed as Snapshot) as PageRead<R>;
+  const select = (parsed: T, context: ReadContext): PageRecords<R> => {
+    if (records === "list") return listRecords(parsed as RecordList) as PageRecords<R>;
+    if (records === "object") return objectRecords(parsed as Snapshot) as PageRecords<R>;
     return records(parsed, context);
   };
   const raw = declared.raw ?? ((record: R): unknown => record);
   const paging = declared.paging ?? NO_PAGING;
-  const rows: Output<P, R>["rows"] = (record, partition, position, today) => [
+  const rows: TableOutput<P, R>["rows"] = (record, partition, position, today) => [
     { ...scope(partition), ...columns(record, { partition, position, today }), raw: raw(record) },
   ];
   return defineStream<P, R, G>({

@@ -23,7 +23,7 @@ export function pageKey(cursor: Cursor): string {
 }
 
 /** What the request of one page carries besides the stream's own parameters. */
-export interface PageRequest<Q extends object> {
+export interface PagingRequest<Q extends object> {
   readonly params: Q;
   /** A next-page link the previous page gave: followed instead, it carries everything. */
   readonly link?: string;
@@ -45,7 +45,7 @@ interface PagingStep<C> {
 export interface Paging<C, Q extends object, P extends Partition = Partition> {
   readonly style: PagingStyle;
   /** What to ask for the page at `cursor` (null: the first), or null when there is nothing to ask. */
-  readonly request: (cursor: C | null, partition: P) => PageRequest<Q> | null;
+  readonly request: (cursor: C | null, partition: P) => PagingRequest<Q> | null;
   /** Where the page after `cursor` starts, from what its body says of the list (null: nothing). */
   readonly next: (
     list: ListPage | null,

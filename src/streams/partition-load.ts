@@ -29,7 +29,7 @@ import { RepeatedPages } from "./repeated-pages.js";
 import { pageKey } from "./paging.js";
 import type { PhaseTimer } from "./phase-timer.js";
 import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
-import type { Output, Stream } from "./stream.js";
+import type { TableOutput, Stream } from "./stream.js";
 import type { Cursor, PageWarning, Partition } from "./partition.js";
 import { type Claims, UntypedReport } from "./untyped-report.js";
 
@@ -67,7 +67,7 @@ export interface PartitionLoadOptions {
 
 /** What the load tracks of one output while the partition's pages go by. */
 interface OutputState {
-  readonly output: Output<Partition, unknown>;
+  readonly output: TableOutput<Partition, unknown>;
   /** Rows read but not yet written. */
   pending: Row[];
   /** Keys written so far, for replace and snapshot (a partition's keys, never a whole stream). */

@@ -2,7 +2,7 @@ import type { RecordList, Snapshot } from "../api/results.js";
 import { splitItems } from "../api/results.js";
 import { asRecord, type JsonRecord } from "../json/json-record.js";
 import { listWarnings } from "./paging.js";
-import type { PageRead, RejectedItem } from "./stream.js";
+import type { PageRecords, RejectedItem } from "./stream.js";
 
 /** Items that no record can be read from, for the quarantine. */
 export function notRecords(items: readonly unknown[], what = "an object"): RejectedItem[] {
@@ -13,7 +13,7 @@ export function notRecords(items: readonly unknown[], what = "an object"): Rejec
  * The records of a list answer: its objects; its items that are none (quarantined); the list,
  * for the stream's paging; and what the list itself leaves uncertain (none found, several).
  */
-export function listRecords({ records, others, list }: RecordList): PageRead<JsonRecord> {
+export function listRecords({ records, others, list }: RecordList): PageRecords<JsonRecord> {
   return { records, list, rejected: notRecords(others), warnings: listWarnings(list) };
 }
 
@@ -22,7 +22,7 @@ export function listRecords({ records, others, list }: RecordList): PageRead<Jso
  * list of objects is one record per element (its position is its index); nothing (null, `{}`,
  * `[]`: PHP's empty map) is none. What is no object at all is quarantined.
  */
-export function objectRecords({ data }: Snapshot): PageRead<JsonRecord> {
+export function objectRecords({ data }: Snapshot): PageRecords<JsonRecord> {
   if (data === null || data === undefined) return { records: [] };
   const record = asRecord(data);
   if (record) return { records: [record] };

@@ -28,8 +28,8 @@ import { PartitionLoad } from "./partition-load.js";
 import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer } from "./phase-timer.js";
-import { type PageRequest, pageKey } from "./paging.js";
-import type { PageAsk, Stream } from "./stream.js";
+import { type PagingRequest, pageKey } from "./paging.js";
+import type { PageFetch, Stream } from "./stream.js";
 import type { Cursor, Partition } from "./partition.js";
 
 export interface RunnerDeps {
@@ -76,7 +76,7 @@ function endsAsInterrupted(error: unknown, signal: AbortSignal | undefined): boo
  * moment): it failed, and nothing else did. A sync's failure is noted in etl.stream_state when
  * the database allows; a replay leaves the partition's state as its sync set it.
  */
-async function unopened(
+async function unrecordedFailure(
   deps: Pick<RunnerDeps, "db" | "logger" | "signal" | "jobId" | "deferRecord">,
   kind: "sync" | "replay",
   stream: Stream,
@@ -133,7 +133,11 @@ async function recordSafely(
 }
 
 /** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
-function pageAsk(api: ApiClient, call: CallOptions, request: PageRequest<object>): PageAsk<object> {
+function pageAsk(
+  api: ApiClient,
+  call: CallOptions,
+  request: PagingRequest<object>,
+): PageFetch<object> {
   return {
     params: request.params,
     exchange: <S extends z.ZodType>(operation: Operation<S, unknown>, params: object) =>
@@ -159,10 +163,10 @@ export async function runPartition(
   partition: Partition,
 ): Promise<PartitionOutcome> {
   const noted: UntypedValue[] = [];
-  return collectUntyped(noted, () => syncNoting(deps, stream, partition, noted));
+  return collectUntyped(noted, () => syncAndRecord(deps, stream, partition, noted));
 }
 
-async function syncNoting(
+async function syncAndRecord(
   deps: RunnerDeps,
   stream: Stream,
   partition: Partition,
@@ -180,7 +184,7 @@ async function syncNoting(
       run: deps.run,
     });
   } catch (error) {
-    return unopened(deps, "sync", stream, partition, error, started);
+    return unrecordedFailure(deps, "sync", stream, partition, error, started);
   }
   const { runId, firstAttempt, abandoned } = opened;
   const log = deps.logger.child({ stream: stream.name, partition: partition.key });
@@ -310,7 +314,7 @@ export async function replayPartition(
         run: deps.run,
       }));
     } catch (error) {
-      return unopened(deps, "replay", stream, partition, error, started);
+      return unrecordedFailure(deps, "replay", stream, partition, error, started);
     }
     const load = new PartitionLoad({
       db: deps.db,

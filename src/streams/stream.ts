@@ -56,7 +56,7 @@ export type PagedOperation<S extends z.ZodType, Q> = Operation<S, unknown> &
     : { readonly lacksPagingParameters: Exclude<keyof Q, keyof z.input<S>> });
 
 /** The page a fetch asks for, as the stream's paging made it from the cursor. */
-export interface PageAsk<Q extends object> {
+export interface PageFetch<Q extends object> {
   /** The paging's parameters of this page (none when the page is a link to follow). */
   readonly params: Q;
   /**
@@ -79,7 +79,7 @@ export interface RejectedItem {
  * One page as the load stage reads it from its responses. Where the next page starts is the
  * stream's paging's to say, from `list`.
  */
-export interface PageRead<R> {
+export interface PageRecords<R> {
   readonly records: readonly R[];
   /** The list the page's body holds, and what it says of the rest (none: a single object). */
   readonly list?: ListPage;
@@ -98,7 +98,7 @@ export interface PageRead<R> {
  * What a replace or a snapshot deletes is required by the type: without it, it would quietly
  * behave as an upsert and keep rows the upstream no longer returns.
  */
-export type Output<P extends Partition, R> = OutputRows<P, R> &
+export type TableOutput<P extends Partition, R> = OutputRows<P, R> &
   (
     | { readonly mode: "upsert" }
     | {
@@ -142,7 +142,7 @@ export interface Stream<
    * finished. Every other stream runs alongside the rest, in one pool.
    */
   readonly after?: readonly string[];
-  readonly outputs: readonly Output<P, R>[];
+  readonly outputs: readonly TableOutput<P, R>[];
   /**
    * Its partitions are per day of the run's range (a partition's `day`): a run plans them one
    * day at a time, newest first, and `etl status` counts the days never synced.
@@ -158,9 +158,9 @@ export interface Stream<
    * Extract: the responses of one page, as received (usually one request: `page.exchange`,
    * which adds the page's paging to it).
    */
-  fetch(context: FetchContext, partition: P, page: PageAsk<Q>): Promise<readonly Exchange[]>;
+  fetch(context: FetchContext, partition: P, page: PageFetch<Q>): Promise<readonly Exchange[]>;
   /** Load: the records of one page from its responses. No I/O: `etl replay` runs it again. */
-  read(exchanges: readonly Exchange[], partition: P, context: ReadContext): PageRead<R>;
+  read(exchanges: readonly Exchange[], partition: P, context: ReadContext): PageRecords<R>;
   /**
    * The requests a partition takes, where that is known before fetching (a fixed number of
    * unpaged calls, the windows of a series): `etl plan` counts these exactly and estimates the

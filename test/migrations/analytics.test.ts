@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CURATOR_PLATFORMS, EDITORIAL_PLATFORMS } from "../../src/api/enums.js";
 import type { PlaylistEntry, SandboxDataset } from "../../sandbox/index.js";
 import { utcToday } from "../../src/time/calendar.js";
-import { daysBehind, streamStatuses } from "../../src/warehouse/stream-status.js";
+import { daysBehind, streamOverviews } from "../../src/warehouse/stream-overview.js";
 import type { SyncHarness } from "../helpers/sync-harness.js";
 import { RANGE, startFilledWarehouse, TODAY } from "./filled-warehouse.js";
 
@@ -348,7 +348,7 @@ describe("the analytics views", () => {
 
   it("stream_freshness: per stream what `etl status` shows, from the etl tables", async () => {
     const today = utcToday();
-    const expected = (await streamStatuses(harness.warehouse.db)).map((s) => ({
+    const expected = (await streamOverviews(harness.warehouse.db)).map((s) => ({
       stream: s.stream,
       partitions: s.partitions,
       last_success_at: s.lastSuccessAt?.toISOString() ?? null,

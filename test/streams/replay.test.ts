@@ -3,7 +3,7 @@ import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { startSandbox } from "../../sandbox/index.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
-import type { Output, Stream } from "../../src/streams/stream.js";
+import type { TableOutput, Stream } from "../../src/streams/stream.js";
 import type { Partition } from "../../src/streams/partition.js";
 import { trendItems } from "../../src/streams/trends/trend-items.js";
 import { urls } from "../../src/streams/artist-stats/urls.js";
@@ -16,7 +16,7 @@ let harness: SyncHarness;
 let tracking: ReturnType<typeof sandboxTracking>;
 
 /** The same stream with its first output's rows changed: a reader fixed or changed. */
-function withRows(stream: Stream, change: Output<Partition, unknown>["rows"]): Stream {
+function withRows(stream: Stream, change: TableOutput<Partition, unknown>["rows"]): Stream {
   const [output, ...rest] = stream.outputs;
   if (!output) throw new Error(`${stream.name} has no output`);
   return { ...stream, outputs: [{ ...output, rows: change }, ...rest] };

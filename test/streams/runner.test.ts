@@ -10,7 +10,7 @@ import { type Partition } from "../../src/streams/partition.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import type { ApiClient, Exchange } from "../../src/api/api-client.js";
-import type { PageRead, Stream } from "../../src/streams/stream.js";
+import type { PageRecords, Stream } from "../../src/streams/stream.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 import type { Row } from "../../src/warehouse/row.js";
 
@@ -46,7 +46,7 @@ const TEST_PAGING: Paging<number, { readonly page: number | null }> = {
   next: (list) => ({ next: list?.nextLink ? Number(list.nextLink) : null, warnings: [] }),
 };
 
-function readAnswer<R>(exchanges: readonly Exchange[]): PageRead<R> {
+function readAnswer<R>(exchanges: readonly Exchange[]): PageRecords<R> {
   const { records, next } = exchanges[0]?.body as { records: R[]; next: number | null };
   return {
     records,

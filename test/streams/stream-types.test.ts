@@ -9,7 +9,7 @@ import {
   windowPaging,
 } from "../../src/streams/paging.js";
 import { STREAMS } from "../../src/streams/registry.js";
-import { defineStream, type Output } from "../../src/streams/stream.js";
+import { defineStream, type TableOutput } from "../../src/streams/stream.js";
 import { type Partition } from "../../src/streams/partition.js";
 
 // Checked by `tsc --noEmit` (the first half of `npm test`): each @ts-expect-error fails the build
@@ -19,7 +19,7 @@ const rows = () => [];
 
 describe("a stream's output", () => {
   it("cannot be a replace or a snapshot without saying what it replaces", () => {
-    const declared: Output<Partition, unknown>[] = [
+    const declared: TableOutput<Partition, unknown>[] = [
       { target, rows, mode: "upsert" },
       { target, rows, mode: "replace", scope: (p) => ({ day: p.day }) },
       { target, rows, mode: "replace", replaceWithin: ["day"] },

@@ -16,7 +16,11 @@ import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { lostRuns } from "../../warehouse/runs.js";
-import { daysBehind, type StreamStatus, streamStatuses } from "../../warehouse/stream-status.js";
+import {
+  daysBehind,
+  type StreamOverview,
+  streamOverviews,
+} from "../../warehouse/stream-overview.js";
 import { type StreamFreshness, streamFreshness } from "../../warehouse/stream-settings.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
@@ -61,7 +65,7 @@ const HISTORY_DAYS = 7;
  * What a stream that synced still needs looked at: partitions whose job will try again,
  * quarantined records, uncertain partitions.
  */
-function attention(status: StreamStatus): string {
+function attention(status: StreamOverview): string {
   const needs: string[] = [];
   if (status.retrying > 0) needs.push(`${status.retrying} partitions retrying`);
   if (status.rejected > 0) needs.push(`${status.rejected} records quarantined`);
@@ -86,7 +90,7 @@ function named(partitions: readonly string[]): string {
 
 function streamLine(
   stream: { name: string; family: string },
-  status: StreamStatus | undefined,
+  status: StreamOverview | undefined,
   freshness: StreamFreshness | undefined,
   today: string,
 ): StreamLine {
@@ -128,7 +132,7 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       await settleRuns(db, queue);
     }
     const today = utcToday();
-    const statuses = new Map((await streamStatuses(db)).map((s) => [s.stream, s]));
+    const statuses = new Map((await streamOverviews(db)).map((s) => [s.stream, s]));
     const fresh = new Map((await streamFreshness(db)).map((f) => [f.stream, f]));
     const lines = STREAMS.map((stream) =>
       streamLine(stream, statuses.get(stream.name), fresh.get(stream.name), today),

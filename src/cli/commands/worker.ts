@@ -20,7 +20,7 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { recordStreamSettings } from "../../warehouse/stream-settings.js";
 import { streamSettings } from "../../streams/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
-import { streamStatuses } from "../../warehouse/stream-status.js";
+import { streamOverviews } from "../../warehouse/stream-overview.js";
 import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -71,7 +71,7 @@ export async function workerCommand(): Promise<ExitCode> {
     queueCounts: () => queue.getJobCounts(),
     workers: () => queue.getWorkersCount(),
     streams: async () =>
-      (await streamStatuses(db)).map((s) => ({
+      (await streamOverviews(db)).map((s) => ({
         stream: s.stream,
         family: families.get(s.stream) ?? null,
         lastSuccessAt: s.lastSuccessAt,

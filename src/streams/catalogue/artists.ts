@@ -5,7 +5,7 @@ import { toInteger, toText } from "../../api/read-values.js";
 import type { JsonRecord } from "../../json/json-record.js";
 import { listRecords } from "../record-selectors.js";
 import type { PageNumberParams } from "../paging.js";
-import { defineStream, type FetchContext, type PageAsk } from "../stream.js";
+import { defineStream, type FetchContext, type PageFetch } from "../stream.js";
 import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
@@ -29,7 +29,7 @@ function resolvableId(artist: JsonRecord): number | null {
 async function fetchPage(
   { api, call }: FetchContext,
   name: string,
-  page: PageAsk<PageNumberParams>,
+  page: PageFetch<PageNumberParams>,
 ): Promise<Exchange[]> {
   const lookup = await page.exchange(getArtistByName, { name });
   const ids = getArtistByName.parse(lookup.body).records.flatMap((a) => resolvableId(a) ?? []);

@@ -3,7 +3,7 @@ import { addDays, daysFrom, utcDayOf } from "../time/calendar.js";
 import { rejectedCounts } from "./rejected-records.js";
 import type { Database } from "./schema.js";
 
-export interface StreamStatus {
+export interface StreamOverview {
   readonly stream: string;
   readonly partitions: number;
   readonly lastSuccessAt: Date | null;
@@ -43,7 +43,7 @@ function warnsOf(warnings: unknown, unread: boolean): boolean {
  * Where every stream stands, from etl.stream_state as recorded: a retry mark whose job has since
  * finished or gone counts as retrying until settleRetries (src/jobs) clears it.
  */
-export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus[]> {
+export async function streamOverviews(db: Kysely<Database>): Promise<StreamOverview[]> {
   const rows = await db
     .selectFrom("etl.stream_state")
     .select([
@@ -109,7 +109,7 @@ export async function streamStatuses(db: Kysely<Database>): Promise<StreamStatus
  * How many days behind a stream is: for daily streams, from the last day synced to yesterday
  * (0 = current); for the others, since the last success; null when it never succeeded.
  */
-export function daysBehind(status: StreamStatus, today: string): number | null {
+export function daysBehind(status: StreamOverview, today: string): number | null {
   if (status.lastDay) return daysFrom(status.lastDay, addDays(today, -1));
   if (status.lastSuccessAt) return daysFrom(utcDayOf(status.lastSuccessAt), today);
   return null;
