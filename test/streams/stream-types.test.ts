@@ -8,7 +8,6 @@ import {
   pagingByPartition,
   windowPaging,
 } from "../../src/streams/paging.js";
-import { STREAMS } from "../../src/streams/registry.js";
 import { defineStream, type TableOutput } from "../../src/streams/stream.js";
 import { type Partition } from "../../src/streams/partition.js";
 
@@ -44,34 +43,6 @@ describe("a stream's output", () => {
 });
 
 describe("a stream's paging", () => {
-  it("is declared by every stream, one style each", () => {
-    const styles = Object.fromEntries(STREAMS.map((stream) => [stream.name, stream.paging.style]));
-    expect(styles).toEqual({
-      territories: "none",
-      dsps: "none",
-      products: "page number",
-      artists: "page number",
-      trend_totals: "none",
-      trend_items: "offset/size",
-      trend_chart_points: "none",
-      artist_stats_artists: "none",
-      artist_stats_platform_stats: "windows",
-      artist_stats_cm_stats: "none",
-      artist_stats_urls: "none",
-      artist_stats_audience_stats: "none",
-      artist_stats_social_audience_stats: "offset/limit",
-      artist_stats_video_market_coverage: "none",
-      artist_stats_playlist_placements: "offset/limit",
-      artist_stats_radio_airplays: "none",
-      artist_stats_radio: "none",
-      artist_stats_chart_entries: "offset/limit",
-      payouts: "next link",
-      pending_payouts: "next link",
-      incomes: "next link",
-      invoices: "none",
-    });
-  });
-
   it("asks offset pages by the parameter names the style says", () => {
     const partition = { key: "all" };
     expect(offsetPaging("op", 50, "limit").request(null, partition)?.params).toEqual({
