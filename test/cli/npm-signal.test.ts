@@ -1,34 +1,13 @@
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, PROJECT_ROOT } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
-import { makeTempDir } from "../helpers/temp-dir.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { describe, expect, it } from "vitest";
+import { PROJECT_ROOT } from "../helpers/cli.js";
+import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
 
-const prefix = uniquePrefix("npm-signal");
-const dir = makeTempDir("npm-signal");
-let sandbox: Sandbox;
-let warehouse: TestWarehouse;
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: "npm-signal-key-0123456789", today: "2026-01-31" });
-  warehouse = await createTestWarehouse("npm_signal");
-  dir.write("etl.config.json", {
-    start_date: "2026-01-01",
-    redis_prefix: prefix,
-    shutdown_grace_ms: 1_000,
-    schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
-  });
-});
-
-afterAll(async () => {
-  await sandbox.close();
-  await warehouse.drop();
-  await deleteKeysWithPrefix(prefix);
-  dir.remove();
+const setting = processSetting("npm-signal", {
+  apiKey: "npm-signal-key-0123456789",
+  today: "2026-01-31",
 });
 
 const alive = (pid: number) => {
@@ -42,10 +21,13 @@ const alive = (pid: number) => {
 
 describe("a worker started through npm, as users start it", () => {
   it("stops, gracefully, when npm's own process is sent SIGTERM", async () => {
-    const env = etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"), {
-      PATH: process.env.PATH ?? "",
-      HOME: process.env.HOME ?? dir.path,
-      WORKER_PORT: "0",
+    const config = { start_date: "2026-01-01", shutdown_grace_ms: 1_000, schedules: NO_SCHEDULES };
+    const env = setting.configure(config, {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? setting.dir.path,
+        WORKER_PORT: "0",
+      },
     });
     const npm = spawn("npm", ["run", "--silent", "etl", "--", "worker"], {
       cwd: PROJECT_ROOT,

@@ -1,25 +1,16 @@
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, etlIn } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
-import { makeTempDir } from "../helpers/temp-dir.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { etlIn } from "../helpers/cli.js";
+import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
 import { endProcesses, type EtlProcess, spawnEtl, spawnWorker } from "../helpers/worker-process.js";
 
-const prefix = uniquePrefix("runs");
-const dir = makeTempDir("runs");
-const NO_SCHEDULES = { catalogue: null, trends: null, artist_stats: null, royalties: null };
-let sandbox: Sandbox;
-let warehouse: TestWarehouse;
+const setting = processSetting("runs", { apiKey: "runs-key-1", today: "2026-01-31" });
 const processes: EtlProcess[] = [];
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ apiKey: "runs-key-1", today: "2026-01-31" });
-  warehouse = await createTestWarehouse("runs");
-  dir.write("etl.config.json", {
+afterAll(() => endProcesses(processes));
+
+function env(): Record<string, string> {
+  return setting.configure({
     start_date: "2026-01-01",
-    redis_prefix: prefix,
     requests_per_second: 1000,
     max_concurrency: 4,
     worker_concurrency: 2,
@@ -28,21 +19,9 @@ beforeAll(async () => {
     shutdown_grace_ms: 1_000,
     schedules: NO_SCHEDULES,
   });
-}, 60_000);
-
-afterAll(async () => {
-  await endProcesses(processes);
-  await sandbox.close();
-  await warehouse.drop();
-  await deleteKeysWithPrefix(prefix);
-  dir.remove();
-});
-
-function env(): Record<string, string> {
-  return etlEnv(sandbox, warehouse.url, join(dir.path, "etl.config.json"));
 }
 
-const etl = etlIn(dir.path, env);
+const etl = etlIn(setting.dir.path, env);
 
 /** The numbers of a run's table (stream → partitions, failed, requests, rows, rejected, warned). */
 function tableNumbers(stdout: string): Map<string, number[]> {
@@ -57,7 +36,7 @@ function tableNumbers(stdout: string): Map<string, number[]> {
 
 /** What the run's attempts add up to, per stream, from etl.sync_runs itself. */
 async function attemptSums(runId: string): Promise<Map<string, number[]>> {
-  const rows = await warehouse.query<{
+  const rows = await setting.warehouse.query<{
     stream: string;
     partitions: number;
     failed: number;
@@ -100,7 +79,7 @@ describe("runs you can see and trace", () => {
         "trend_totals",
         "--wait",
       ],
-      { cwd: dir.path, env: env() },
+      { cwd: setting.dir.path, env: env() },
     );
     processes.push(wait);
     await vi.waitFor(
@@ -145,8 +124,8 @@ describe("runs you can see and trace", () => {
 
   it("completes a backfill's record after its worker is killed mid-run, every attempt counted", async () => {
     // Slow answers: the run is still going when its first worker dies.
-    sandbox.setKnobs({ latencyMs: 150 });
-    const first = await spawnWorker({ cwd: dir.path, env: env() });
+    setting.sandbox.setKnobs({ latencyMs: 150 });
+    const first = await spawnWorker({ cwd: setting.dir.path, env: env() });
     processes.push(first);
     const queued = await etl([
       "backfill",
@@ -161,7 +140,7 @@ describe("runs you can see and trace", () => {
     expect(runId, queued.stdout).not.toBe("");
     const succeeded = async () =>
       (
-        await warehouse.query<{ n: number }>(
+        await setting.warehouse.query<{ n: number }>(
           "select count(*)::int as n from etl.sync_runs where run = $1 and status = 'succeeded'",
           [runId],
         )
@@ -172,14 +151,14 @@ describe("runs you can see and trace", () => {
     });
     first.child.kill("SIGKILL");
     await first.exited;
-    sandbox.setKnobs({ latencyMs: 0 });
-    const second = await spawnWorker({ cwd: dir.path, env: env() });
+    setting.sandbox.setKnobs({ latencyMs: 0 });
+    const second = await spawnWorker({ cwd: setting.dir.path, env: env() });
     processes.push(second);
     const metrics = await (await fetch(`${second.operatorUrl}/metrics`)).text();
     expect(metrics).toMatch(/^etl_workers 1$/m);
     await vi.waitFor(
       async () => {
-        const [run] = await warehouse.query<{ status: string }>(
+        const [run] = await setting.warehouse.query<{ status: string }>(
           "select status from etl.runs where run_id = $1",
           [runId],
         );
@@ -187,7 +166,11 @@ describe("runs you can see and trace", () => {
       },
       { timeout: 90_000, interval: 250 },
     );
-    const [record] = await warehouse.query<{ started: boolean; finished: boolean; kind: string }>(
+    const [record] = await setting.warehouse.query<{
+      started: boolean;
+      finished: boolean;
+      kind: string;
+    }>(
       `select kind, started_at is not null as started, finished_at is not null as finished
          from etl.runs where run_id = $1`,
       [runId],

@@ -1,8 +1,7 @@
-import { Writable } from "node:stream";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HttpAttemptEvent } from "../../src/http/http-client.js";
-import { createLogger } from "../../src/logging/logger.js";
+import { capturedLog } from "../helpers/captured-log.js";
 import { REDACTED, secretRedactor } from "../../src/logging/redact-secrets.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
@@ -152,17 +151,7 @@ describe("the API key", () => {
   });
 
   it("is redacted by the logger wherever it is put, raw or JSON-escaped", () => {
-    const lines: string[] = [];
-    const logger = createLogger({
-      level: "info",
-      secrets: [WRONG_KEY],
-      destination: new Writable({
-        write(chunk, _encoding, callback) {
-          lines.push(String(chunk));
-          callback();
-        },
-      }),
-    });
+    const { logger, lines } = capturedLog([WRONG_KEY]);
     logger.info({ headers: { authorization: `Bearer ${WRONG_KEY}` } }, "headers");
     logger.info({ apiKey: WRONG_KEY, nested: { MUSIC_API_KEY: WRONG_KEY } }, "fields");
     logger.info({ detail: { text: `the key is ${WRONG_KEY}` } }, `message with ${WRONG_KEY}`);

@@ -1,15 +1,13 @@
 import type { Queue } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Sandbox, startSandbox } from "../../sandbox/index.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
 import { readRunProgress } from "../../src/jobs/run-progress.js";
 import { STREAMS } from "../../src/streams/registry.js";
-import { etlEnv } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
-import { makeTempDir } from "../helpers/temp-dir.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
+import { REDIS_URL } from "../helpers/redis.js";
+import type { TestWarehouse } from "../helpers/warehouse.js";
 import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
 
 // What waits for a fix, as a worker's /metrics exports it from its warehouse after real loads:
@@ -24,8 +22,6 @@ const GAUGES = [
   "etl_stream_unread_partitions",
 ];
 const FAMILIES = new Map(STREAMS.map((stream) => [stream.name, stream.family]));
-const prefix = uniquePrefix("waiting-metrics");
-const dir = makeTempDir("waiting-metrics");
 
 /** The series of the three gauges in a scrape, sorted. */
 function waitingSeries(text: string): string[] {
@@ -71,34 +67,32 @@ async function heldBy(warehouse: TestWarehouse): Promise<string[]> {
 }
 
 describe("a worker's /metrics of what waits for a fix", () => {
-  let sandbox: Sandbox;
-  let warehouse: TestWarehouse;
+  const setting = processSetting("waiting-metrics", {
+    apiKey: "waiting-metrics-secret-key-1",
+    today: "2026-01-31",
+  });
   let queue: Queue;
   let worker: WorkerProcess | undefined;
 
   beforeAll(async () => {
-    sandbox = await startSandbox({ apiKey: "waiting-metrics-secret-key-1", today: "2026-01-31" });
-    warehouse = await createTestWarehouse("waiting_metrics");
-    const raw = {
+    const config = {
       start_date: "2026-01-01",
       requests_per_second: 1000,
       max_concurrency: 8,
-      redis_prefix: prefix,
-      schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
+      schedules: NO_SCHEDULES,
       shutdown_grace_ms: 1_000,
     };
-    const config = dir.write("etl.config.json", raw);
-    queue = createEtlQueue(REDIS_URL, etlConfigSchema.parse(raw));
-    worker = await spawnWorker({ cwd: dir.path, env: etlEnv(sandbox, warehouse.url, config) });
+    const env = setting.configure(config);
+    queue = createEtlQueue(
+      REDIS_URL,
+      etlConfigSchema.parse({ ...config, redis_prefix: setting.prefix }),
+    );
+    worker = await spawnWorker({ cwd: setting.dir.path, env });
   }, 120_000);
 
   afterAll(async () => {
     if (worker) await endProcesses([worker]);
     await queue?.close();
-    await sandbox?.close();
-    await warehouse?.drop();
-    await deleteKeysWithPrefix(prefix);
-    dir.remove();
   });
 
   /** Backfills DAY of `streams` through the worker, and waits for the run's end. */
@@ -123,14 +117,14 @@ describe("a worker's /metrics of what waits for a fix", () => {
   it("counts the records and partitions waiting as the warehouse holds them, until a clean load releases them", async () => {
     // Hostile values: trend_items records whose key cannot be stored are quarantined, values no
     // column holds are untyped. Then a next-page link to another origin leaves payouts truncated.
-    sandbox.setKnobs({ drift: { hostile: true } });
+    setting.sandbox.setKnobs({ drift: { hostile: true } });
     await load("trend_items");
-    sandbox.setKnobs({
+    setting.sandbox.setKnobs({
       drift: { hostile: false },
       shapes: { royaltiesPaging: "next-link", foreignNextLink: "http://127.0.0.1:9" },
     });
     await load("payouts");
-    const waiting = await heldBy(warehouse);
+    const waiting = await heldBy(setting.warehouse);
     // Something of each kind waits, so that a gauge stuck at 0 fails.
     expect(waiting).toEqual(
       expect.arrayContaining([
@@ -146,10 +140,10 @@ describe("a worker's /metrics of what waits for a fix", () => {
     expect(waitingSeries(await scrape())).toEqual(waiting);
 
     // The upstream sends clean, whole lists again: the same partitions loaded again release all.
-    sandbox.setKnobs({ shapes: { royaltiesPaging: "none", foreignNextLink: null } });
+    setting.sandbox.setKnobs({ shapes: { royaltiesPaging: "none", foreignNextLink: null } });
     await load("trend_items", "payouts");
     const released = waiting.map((series) => series.replace(/ \d+$/, " 0"));
-    expect(await heldBy(warehouse)).toEqual(released);
+    expect(await heldBy(setting.warehouse)).toEqual(released);
     expect(waitingSeries(await scrape())).toEqual(released);
 
     worker?.child.kill("SIGTERM");

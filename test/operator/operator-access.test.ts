@@ -1,11 +1,10 @@
 import { createServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
-import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logging/logger.js";
 import { createEtlMetrics } from "../../src/metrics/etl-metrics.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
+import { capturedLog } from "../helpers/captured-log.js";
 import { runCli } from "../helpers/cli.js";
 import { keysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -27,17 +26,7 @@ const status = async (url: string, headers: Record<string, string> = {}) => {
 };
 
 describe("the operator port", () => {
-  const lines: string[] = [];
-  const logger = createLogger({
-    level: "info",
-    secrets: [TOKEN],
-    destination: new Writable({
-      write(chunk, _encoding, callback) {
-        lines.push(String(chunk));
-        callback();
-      },
-    }),
-  });
+  const { logger, lines } = capturedLog([TOKEN]);
   let guarded: OperatorServer;
 
   beforeAll(async () => {
