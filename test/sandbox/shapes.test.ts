@@ -737,142 +737,159 @@ describe("sandbox revision: late data and restatements", () => {
     });
   });
 
-  it("changes exactly the late days, restated incomes, one payout and one artist's urls", async () => {
-    const before = truth(sandbox);
-    const beforeTotals = sandbox.data.trendTotals("2026-01-01", "2026-01-30", "product");
-    const beforeChart = sandbox.data.trendChart("2026-01-20", "2026-01-30", "label", "download");
-    const set = await call(sandbox, "/__sandbox/knobs", {
-      method: "POST",
-      body: { shapes: { revision: 1 } },
+  describe("at revision 1", () => {
+    let before: ReturnType<typeof truth>;
+    let beforeTotals: ReturnType<Sandbox["data"]["trendTotals"]>;
+    let beforeChart: ReturnType<Sandbox["data"]["trendChart"]>;
+    let after: ReturnType<typeof truth>;
+    let changes: ReturnType<Sandbox["data"]["revisionChanges"]>;
+
+    beforeAll(async () => {
+      before = truth(sandbox);
+      beforeTotals = sandbox.data.trendTotals("2026-01-01", "2026-01-30", "product");
+      beforeChart = sandbox.data.trendChart("2026-01-20", "2026-01-30", "label", "download");
+      const set = await call(sandbox, "/__sandbox/knobs", {
+        method: "POST",
+        body: { shapes: { revision: 1 } },
+      });
+      expect(set.status).toBe(200);
+      changes = sandbox.data.revisionChanges();
+      after = truth(sandbox);
     });
-    expect(set.status).toBe(200);
-    expect(sandbox.data.revision).toBe(1);
-    const changes = sandbox.data.revisionChanges();
-    const after = truth(sandbox);
+    afterAll(() => sandbox.setKnobs({ shapes: { revision: 0, urlArrays: false } }));
 
-    // Late sales: the 3 last days with sales before today (the data ends on 2026-01-30).
-    expect(changes.trendDays).toEqual(["2026-01-28", "2026-01-29", "2026-01-30"]);
-    for (const [key, items] of after.trends) {
-      const previous = before.trends.get(key) ?? [];
-      if (changes.trendDays.includes(key.slice(0, 10))) {
-        expect(items.map((item) => item.id)).toEqual(previous.map((item) => item.id));
-        for (const [i, item] of items.entries()) {
-          expect(item.count).toBeGreaterThan(previous[i]?.count ?? Infinity);
+    it("raises the sales of the 3 last days with sales, and only theirs", () => {
+      expect(sandbox.data.revision).toBe(1);
+      // The data ends on 2026-01-30.
+      expect(changes.trendDays).toEqual(["2026-01-28", "2026-01-29", "2026-01-30"]);
+      for (const [key, items] of after.trends) {
+        const previous = before.trends.get(key) ?? [];
+        if (changes.trendDays.includes(key.slice(0, 10))) {
+          expect(items.map((item) => item.id)).toEqual(previous.map((item) => item.id));
+          for (const [i, item] of items.entries()) {
+            expect(item.count).toBeGreaterThan(previous[i]?.count ?? Infinity);
+          }
+        } else {
+          expect(items, key).toEqual(previous);
         }
-      } else {
-        expect(items, key).toEqual(previous);
       }
-    }
-    const totals = sandbox.data.trendTotals("2026-01-01", "2026-01-30", "product");
-    expect(totals.stream_count).toBeGreaterThan(beforeTotals.stream_count);
-    expect(totals.download_count).toBeGreaterThan(beforeTotals.download_count);
-    expect(sandbox.data.trendTotals("2026-01-01", "2026-01-27", "product")).toEqual(
-      truthTotals(before.trends, "2026-01-01", 27, "product"),
-    );
-    const chart = sandbox.data.trendChart("2026-01-20", "2026-01-30", "label", "download");
-    const total = chart.data[0]?.totals ?? [];
-    const totalBefore = beforeChart.data[0]?.totals ?? [];
-    expect(total.slice(0, 8)).toEqual(totalBefore.slice(0, 8));
-    for (const i of [8, 9, 10]) expect(total[i]).toBeGreaterThan(totalBefore[i] ?? Infinity);
+      const totals = sandbox.data.trendTotals("2026-01-01", "2026-01-30", "product");
+      expect(totals.stream_count).toBeGreaterThan(beforeTotals.stream_count);
+      expect(totals.download_count).toBeGreaterThan(beforeTotals.download_count);
+      expect(sandbox.data.trendTotals("2026-01-01", "2026-01-27", "product")).toEqual(
+        truthTotals(before.trends, "2026-01-01", 27, "product"),
+      );
+      const chart = sandbox.data.trendChart("2026-01-20", "2026-01-30", "label", "download");
+      const total = chart.data[0]?.totals ?? [];
+      const totalBefore = beforeChart.data[0]?.totals ?? [];
+      expect(total.slice(0, 8)).toEqual(totalBefore.slice(0, 8));
+      for (const i of [8, 9, 10]) expect(total[i]).toBeGreaterThan(totalBefore[i] ?? Infinity);
+    });
 
-    // Restated incomes: same identity and id, another amount.
-    expect(changes.restatedIncomeIds.length).toBeGreaterThan(0);
-    expect(after.incomes).toHaveLength(before.incomes.length);
-    for (const [i, income] of after.incomes.entries()) {
-      const previous = before.incomes[i] as Income;
-      if (changes.restatedIncomeIds.includes(income.id)) {
-        expect(income.amount).not.toBe(previous.amount);
-        expect(income.amount).toMatch(/^\d+\.\d{2}$/);
-        expect({ ...income, amount: previous.amount }).toEqual(previous);
-      } else {
-        expect(income).toEqual(previous);
+    it("restates some incomes (same identity and id, another amount), the invoice adding up", () => {
+      expect(changes.restatedIncomeIds.length).toBeGreaterThan(0);
+      expect(after.incomes).toHaveLength(before.incomes.length);
+      for (const [i, income] of after.incomes.entries()) {
+        const previous = before.incomes[i] as Income;
+        if (changes.restatedIncomeIds.includes(income.id)) {
+          expect(income.amount).not.toBe(previous.amount);
+          expect(income.amount).toMatch(/^\d+\.\d{2}$/);
+          expect({ ...income, amount: previous.amount }).toEqual(previous);
+        } else {
+          expect(income).toEqual(previous);
+        }
       }
-    }
-    const lineSum = after.invoice.lines.reduce(
-      (sum, line) => sum + Math.round(Number(line.amount) * 100),
-      0,
-    );
-    expect(Math.round(Number(after.invoice.total) * 100)).toBe(lineSum);
+      const lineSum = after.invoice.lines.reduce(
+        (sum, line) => sum + Math.round(Number(line.amount) * 100),
+        0,
+      );
+      expect(Math.round(Number(after.invoice.total) * 100)).toBe(lineSum);
+    });
 
-    // One pending payout is paid.
-    const paid = changes.paidPayoutId;
-    expect(paid).not.toBeNull();
-    for (const [i, payout] of after.payouts.entries()) {
-      const previous = before.payouts[i] as Payout;
-      if (payout.id !== paid) {
-        expect(payout).toEqual(previous);
-        continue;
+    it("pays one pending payout, changing nothing else of it", () => {
+      const paid = changes.paidPayoutId;
+      expect(paid).not.toBeNull();
+      for (const [i, payout] of after.payouts.entries()) {
+        const previous = before.payouts[i] as Payout;
+        if (payout.id !== paid) {
+          expect(payout).toEqual(previous);
+          continue;
+        }
+        expect(previous.status).toBe("pending");
+        expect(payout.status).toBe("paid");
+        expect(payout.processed_at).toBe(`${TODAY}T06:00:00Z`);
+        expect(payout.method).not.toBeNull();
+        expect(payout.reference).not.toBeNull();
+        const { status: _s, processed_at: _p, method: _m, reference: _r, ...rest } = payout;
+        const {
+          status: _s2,
+          processed_at: _p2,
+          method: _m2,
+          reference: _r2,
+          ...restBefore
+        } = previous;
+        expect(rest).toEqual(restBefore);
       }
-      expect(previous.status).toBe("pending");
-      expect(payout.status).toBe("paid");
-      expect(payout.processed_at).toBe(`${TODAY}T06:00:00Z`);
-      expect(payout.method).not.toBeNull();
-      expect(payout.reference).not.toBeNull();
-      const { status: _s, processed_at: _p, method: _m, reference: _r, ...rest } = payout;
-      const {
-        status: _s2,
-        processed_at: _p2,
-        method: _m2,
-        reference: _r2,
-        ...restBefore
-      } = previous;
-      expect(rest).toEqual(restBefore);
-    }
-    expect(after.pending).toEqual(before.pending.filter((payout) => payout.id !== paid));
+      expect(after.pending).toEqual(before.pending.filter((payout) => payout.id !== paid));
+    });
 
-    // One artist's urls: one link removed, one added.
-    expect(changes.urls).not.toBeNull();
-    const { cmArtist, removed, added } = changes.urls ?? { cmArtist: 0, removed: [], added: [] };
-    expect(removed).toHaveLength(1);
-    expect(added).toHaveLength(1);
-    for (const [cm, urls] of after.urls) {
-      const previous = before.urls.get(cm) ?? [];
-      if (cm !== cmArtist) {
-        expect(urls).toEqual(previous);
-        continue;
+    it("removes one link of one artist's urls and adds another", () => {
+      expect(changes.urls).not.toBeNull();
+      const { cmArtist, removed, added } = changes.urls ?? { cmArtist: 0, removed: [], added: [] };
+      expect(removed).toHaveLength(1);
+      expect(added).toHaveLength(1);
+      for (const [cm, urls] of after.urls) {
+        const previous = before.urls.get(cm) ?? [];
+        if (cm !== cmArtist) {
+          expect(urls).toEqual(previous);
+          continue;
+        }
+        const expected = urlPairs(previous)
+          .filter((pair) => !urlPairs(removed).includes(pair))
+          .concat(urlPairs(added))
+          .sort();
+        expect(urlPairs(urls)).toEqual(expected);
+        expect(urlPairs(previous)).toEqual(expect.arrayContaining(urlPairs(removed)));
+        expect(urlPairs(previous)).not.toEqual(expect.arrayContaining(urlPairs(added)));
       }
-      const expected = urlPairs(previous)
-        .filter((pair) => !urlPairs(removed).includes(pair))
-        .concat(urlPairs(added))
-        .sort();
-      expect(urlPairs(urls)).toEqual(expected);
-      expect(urlPairs(previous)).toEqual(expect.arrayContaining(urlPairs(removed)));
-      expect(urlPairs(previous)).not.toEqual(expect.arrayContaining(urlPairs(added)));
-    }
+    });
 
-    // What is served is the truth, in the default shapes and in url-arrays.
-    await expectServedIsTruth(sandbox);
-    sandbox.setKnobs(SHAPE_VARIANTS["url-arrays"] ?? {});
-    const grouped = await ok<{ obj: { domain: string; url: string[] }[] }>(
-      sandbox,
-      `${STATS}/urls?artist_id=${cmArtist}`,
-    );
-    expect(urlPairs(grouped.obj)).toEqual(urlPairs(sandbox.data.urls(cmArtist)));
-    expect(grouped.obj.find((record) => record.domain === "website")?.url).toHaveLength(2);
-    sandbox.setKnobs({ shapes: { urlArrays: false } });
+    it("serves what it holds, in the default shapes and in url-arrays", async () => {
+      await expectServedIsTruth(sandbox);
+      const cmArtist = changes.urls?.cmArtist ?? 0;
+      sandbox.setKnobs(SHAPE_VARIANTS["url-arrays"] ?? {});
+      const grouped = await ok<{ obj: { domain: string; url: string[] }[] }>(
+        sandbox,
+        `${STATS}/urls?artist_id=${cmArtist}`,
+      );
+      expect(urlPairs(grouped.obj)).toEqual(urlPairs(sandbox.data.urls(cmArtist)));
+      expect(grouped.obj.find((record) => record.domain === "website")?.url).toHaveLength(2);
+      sandbox.setKnobs({ shapes: { urlArrays: false } });
+    });
 
-    // Revision 2 moves the late sales and restatements further; the payout and urls stay.
-    sandbox.setKnobs({ shapes: { revision: 2 } });
-    const second = truth(sandbox);
-    const changes2 = sandbox.data.revisionChanges();
-    expect(changes2).toEqual({ ...changes, revision: 2 });
-    for (const day of changes.trendDays) {
-      const key = `${day} product stream`;
-      const counts1 = (after.trends.get(key) ?? []).map((item) => item.count);
-      const counts2 = (second.trends.get(key) ?? []).map((item) => item.count);
-      counts2.forEach((count, i) => expect(count).toBeGreaterThan(counts1[i] ?? Infinity));
-    }
-    for (const id of changes.restatedIncomeIds) {
-      const amount = (list: Income[]) => list.find((income) => income.id === id)?.amount;
-      expect(amount(second.incomes)).not.toBe(amount(after.incomes));
-    }
-    expect(second.payouts).toEqual(after.payouts);
-    expect(second.urls).toEqual(after.urls);
-    await expectServedIsTruth(sandbox);
+    it("moves the late sales and restatements further at revision 2; the payout and urls stay", async () => {
+      sandbox.setKnobs({ shapes: { revision: 2 } });
+      const second = truth(sandbox);
+      expect(sandbox.data.revisionChanges()).toEqual({ ...changes, revision: 2 });
+      for (const day of changes.trendDays) {
+        const key = `${day} product stream`;
+        const counts1 = (after.trends.get(key) ?? []).map((item) => item.count);
+        const counts2 = (second.trends.get(key) ?? []).map((item) => item.count);
+        counts2.forEach((count, i) => expect(count).toBeGreaterThan(counts1[i] ?? Infinity));
+      }
+      for (const id of changes.restatedIncomeIds) {
+        const amount = (list: Income[]) => list.find((income) => income.id === id)?.amount;
+        expect(amount(second.incomes)).not.toBe(amount(after.incomes));
+      }
+      expect(second.payouts).toEqual(after.payouts);
+      expect(second.urls).toEqual(after.urls);
+      await expectServedIsTruth(sandbox);
+    });
 
-    // Back to 0: the dataset as generated.
-    sandbox.setKnobs({ shapes: { revision: 0 } });
-    expect(truth(sandbox)).toEqual(before);
+    it("is the dataset as generated again at revision 0", () => {
+      sandbox.setKnobs({ shapes: { revision: 0 } });
+      expect(truth(sandbox)).toEqual(before);
+    });
   });
 
   it("is deterministic, follows today, and lets an explicit payout status win", async () => {
