@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { PARTITION_JOB, type PartitionJobData } from "../../src/jobs/job-types.js";
@@ -154,34 +155,11 @@ describe("etl retry-failed", () => {
     expect(failedNow).toEqual([{ stream: "trend_items", n: 10 }]);
   });
 
-  it("leaves a partition whose job has attempts left to that job, and queues it once none are", async () => {
-    const [stream] = selectStreams(["trend_totals"]);
-    if (!stream) throw new Error("no trend_totals stream");
-    const partitions: Partition[] = [];
-    for await (const slice of planPartitions(
-      { db: harness.warehouse.db, config: harness.config, today: "2026-01-31" },
-      stream,
-      { from: "2026-01-09", to: "2026-01-09" },
-    )) {
-      partitions.push(...slice);
-    }
-    const [exhausted, lost] = partitions;
-    if (!exhausted || !lost) throw new Error("trend_totals plans fewer than two partitions a day");
-    // Jobs of two attempts whose second would come an hour after the first fails.
-    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
-    const jobs = await Promise.all(
-      [exhausted, lost].map((partition, i) =>
-        queues.queue.add(
-          PARTITION_JOB,
-          { stream: stream.name, partition } satisfies PartitionJobData,
-          {
-            jobId: `two-attempts-${i}`,
-            attempts: 2,
-            backoff: { type: "fixed", delay: 3_600_000 },
-          },
-        ),
-      ),
-    );
+  describe("a partition whose job has attempts left", () => {
+    let exhausted: Partition;
+    let lost: Partition;
+    let jobs: Job[];
+    /** The failed partitions of trend_totals and the job each waits for (null: none). */
     const marks = async () =>
       Object.fromEntries(
         (
@@ -191,72 +169,109 @@ describe("etl retry-failed", () => {
           )
         ).map((row) => [row.partition, row.retry_job_id]),
       );
-    await vi.waitFor(
-      async () => {
-        expect(await Promise.all(jobs.map((job) => job.getState()))).toEqual([
-          "delayed",
-          "delayed",
-        ]);
-        expect(await marks()).toEqual({
-          [exhausted.key]: "two-attempts-0",
-          [lost.key]: "two-attempts-1",
-        });
-      },
-      { timeout: 30_000, interval: 100 },
-    );
-    harness.upstream.sandbox.setKnobs({ faultRate: 0 });
-
-    // Failed once, with an attempt to come: not failed for good, and not queued a second time.
-    const early = await retryFailed("--only", "trend_totals", "--wait");
-    expect(early.code, early.stdout + early.stderr).toBe(0);
-    expect(early.stdout).toContain("no partition failed for good: nothing to retry");
-    expect(early.stdout).toContain("2 partitions failed an attempt and are not queued");
-    const status = await etl("status");
-    expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/^trend_totals .*\s0\s+2 partitions retrying$/m);
-    expect(
-      await harness.warehouse.query(
+    const counted = () =>
+      harness.warehouse.query(
         `select failed_partitions, retrying_partitions from analytics.stream_freshness
           where stream = 'trend_totals'`,
-      ),
-    ).toEqual([{ failed_partitions: 0, retrying_partitions: 2 }]);
+      );
 
-    // One job spends its last attempt: the worker records the failure as final once BullMQ has
-    // failed the job. The other job is lost (removed, as when Redis is flushed): no attempt comes.
-    harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
-    await jobs[0]?.promote();
-    await vi.waitFor(
-      async () => {
-        expect(await jobs[0]?.getState()).toBe("failed");
-        expect((await marks())[exhausted.key]).toBeNull();
-      },
-      { timeout: 30_000, interval: 100 },
-    );
-    harness.upstream.sandbox.setKnobs({ faultRate: 0 });
-    await jobs[1]?.remove();
-    const settled = await etl("status");
-    expect(settled.stdout).toMatch(/^trend_totals .*\s2\s+2026-01-09\|\w+, 2026-01-09\|\w+\s*$/m);
+    beforeAll(async () => {
+      const [stream] = selectStreams(["trend_totals"]);
+      if (!stream) throw new Error("no trend_totals stream");
+      const partitions: Partition[] = [];
+      for await (const slice of planPartitions(
+        { db: harness.warehouse.db, config: harness.config, today: "2026-01-31" },
+        stream,
+        { from: "2026-01-09", to: "2026-01-09" },
+      )) {
+        partitions.push(...slice);
+      }
+      const [first, second] = partitions;
+      if (!first || !second) throw new Error("trend_totals plans fewer than two partitions a day");
+      [exhausted, lost] = [first, second];
+      // Jobs of two attempts whose second would come an hour after the first fails.
+      harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+      jobs = await Promise.all(
+        [exhausted, lost].map((partition, i) =>
+          queues.queue.add(
+            PARTITION_JOB,
+            { stream: stream.name, partition } satisfies PartitionJobData,
+            {
+              jobId: `two-attempts-${i}`,
+              attempts: 2,
+              backoff: { type: "fixed", delay: 3_600_000 },
+            },
+          ),
+        ),
+      );
+      await vi.waitFor(
+        async () => {
+          expect(await Promise.all(jobs.map((job) => job.getState()))).toEqual([
+            "delayed",
+            "delayed",
+          ]);
+          expect(await marks()).toEqual({
+            [exhausted.key]: "two-attempts-0",
+            [lost.key]: "two-attempts-1",
+          });
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+    }, 60_000);
 
-    const result = await retryFailed("--only", "trend_totals", "--wait");
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain("queued: 2 failed partitions (trend_totals 2)");
-    expect(result.stdout).not.toContain("not queued");
-    expect(await marks()).toEqual({});
-    const attempts = await harness.warehouse.query<{
-      partition: string;
-      status: string;
-      n: number;
-    }>(
-      `select partition, status, count(*)::int as n from etl.sync_runs
-        where stream = 'trend_totals' and partition = any($1) group by 1, 2 order by 1, 2`,
-      [[exhausted.key, lost.key]],
-    );
-    expect(attempts).toEqual([
-      ...[exhausted.key, lost.key].sort().flatMap((partition) => [
-        { partition, status: "failed", n: partition === exhausted.key ? 2 : 1 },
-        { partition, status: "succeeded", n: 1 },
-      ]),
-    ]);
+    it("is left to that job: counted retrying, not failed for good, and not queued again", async () => {
+      const early = await retryFailed("--only", "trend_totals", "--wait");
+      expect(early.code, early.stdout + early.stderr).toBe(0);
+      expect(early.stdout).toContain("no partition failed for good: nothing to retry");
+      expect(early.stdout).toContain("2 partitions failed an attempt and are not queued");
+      expect(await counted()).toEqual([{ failed_partitions: 0, retrying_partitions: 2 }]);
+      expect(await Promise.all(jobs.map((job) => job.getState()))).toEqual(["delayed", "delayed"]);
+    });
+
+    it("fails for good once its job spends its last attempt, or once its job is gone", async () => {
+      // One job spends its last attempt: the worker records the failure as final once BullMQ has
+      // failed the job. The other is lost (removed, as when Redis is flushed): no attempt comes.
+      harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
+      await jobs[0]?.promote();
+      await vi.waitFor(
+        async () => {
+          expect(await jobs[0]?.getState()).toBe("failed");
+          expect((await marks())[exhausted.key]).toBeNull();
+        },
+        { timeout: 30_000, interval: 100 },
+      );
+      harness.upstream.sandbox.setKnobs({ faultRate: 0 });
+      await jobs[1]?.remove();
+      // `status` settles the marks of jobs that are gone.
+      const status = await etl("status");
+      expect(status.code, status.stderr).toBe(0);
+      expect(await marks()).toEqual({ [exhausted.key]: null, [lost.key]: null });
+      expect(await counted()).toEqual([{ failed_partitions: 2, retrying_partitions: 0 }]);
+    });
+
+    it("is then queued once by retry-failed, and succeeds", async () => {
+      const result = await retryFailed("--only", "trend_totals", "--wait");
+      expect(result.code, result.stdout + result.stderr).toBe(0);
+      expect(result.stdout).toContain("queued: 2 failed partitions (trend_totals 2)");
+      expect(result.stdout).not.toContain("not queued");
+      expect(await marks()).toEqual({});
+      const attempts = await harness.warehouse.query<{
+        partition: string;
+        status: string;
+        n: number;
+      }>(
+        `select partition, status, count(*)::int as n from etl.sync_runs
+          where stream = 'trend_totals' and partition = any($1) group by 1, 2 order by 1, 2`,
+        [[exhausted.key, lost.key]],
+      );
+      expect(attempts).toEqual([
+        ...[exhausted.key, lost.key].sort().flatMap((partition) => [
+          { partition, status: "failed", n: partition === exhausted.key ? 2 : 1 },
+          { partition, status: "succeeded", n: 1 },
+        ]),
+      ]);
+    });
   });
 
   it("settles, as a run starts, a failure whose job is gone: metrics and the view count it", async () => {
