@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Exchange } from "../../src/api/api-client.js";
+import { collectUntyped, type UntypedValue } from "../../src/api/untyped-values.js";
+import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { PagingError } from "../../src/errors.js";
+import { radio } from "../../src/streams/artist-stats/radio.js";
+import { PageSizes } from "../../src/streams/page-sizes.js";
+import { pageKey } from "../../src/streams/paging.js";
+import { PartitionLoad } from "../../src/streams/partition-load.js";
+import { PhaseTimer } from "../../src/streams/phase-timer.js";
+import { landResponses } from "../../src/warehouse/responses.js";
+import { startSyncRun } from "../../src/warehouse/sync-runs.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+// The load stage of one partition on its own, against the real Postgres: pages of a radio day
+// (replace mode, rows keyed by their position) read, written a batch at a time, and closed.
+
+const TODAY = "2026-01-31";
+const DAY = "2026-01-05";
+const partition = { key: `${DAY}|7`, day: DAY, artistId: 7 };
+/** Two rows a batch: a page of five is written within the page, in two batches and a rest. */
+const config = etlConfigSchema.parse({ start_date: "2026-01-01", write_batch_rows: 2 });
+let warehouse: TestWarehouse;
+
+beforeAll(async () => {
+  warehouse = await createTestWarehouse("partition_load");
+});
+afterAll(() => warehouse.drop());
+beforeEach(async () => {
+  await warehouse.query(
+    "truncate artist_stats.radio, etl.sync_runs, etl.responses, etl.rejected_records, etl.stream_state",
+  );
+});
+
+const spin = (station: string, spins: unknown = 3) => ({ station_name: station, spins });
+
+function answer(body: unknown): Exchange {
+  return {
+    operation: "artistStats.radio",
+    params: { artist_id: 7, date: DAY },
+    status: 200,
+    body,
+    bytes: Buffer.from(JSON.stringify(body)),
+  };
+}
+
+/** A load of the radio partition, in an attempt of its own. */
+async function load(): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
+  const { runId, firstAttempt } = await startSyncRun(warehouse.db, radio.name, partition.key);
+  const noted: UntypedValue[] = [];
+  const partitionLoad = new PartitionLoad({
+    db: warehouse.db,
+    stream: radio,
+    partition,
+    runId,
+    config,
+    today: TODAY,
+    ownsLink: () => true,
+    pageSizes: new PageSizes(),
+    expectNew: firstAttempt,
+    quarantine: "replace",
+    noted,
+    timer: new PhaseTimer(),
+    checkpoint: true,
+    land: (trx, pages) =>
+      landResponses(
+        trx,
+        radio.name,
+        partition.key,
+        pages.flatMap(({ cursor, exchanges }) =>
+          exchanges.map((exchange, part) => ({
+            page: pageKey(cursor),
+            part,
+            operation: exchange.operation,
+            params: exchange.params,
+            status: exchange.status,
+            text: exchange.bytes,
+          })),
+        ),
+      ),
+  });
+  return { load: partitionLoad, noted };
+}
+
+const stations = () =>
+  warehouse
+    .query<{ station_name: string }>(
+      "select station_name from artist_stats.radio order by position",
+    )
+    .then((rows) => rows.map((row) => row.station_name));
+
+describe("a partition's load", () => {
+  it("writes a page a batch at a time, with its response, and closes the partition once", async () => {
+    const { load: partitionLoad } = await load();
+    const five = ["a", "b", "c", "d", "e"].map((station) => spin(station));
+    await partitionLoad.page(null, [answer({ obj: five })]);
+    // Two full batches are written before the partition ends; the rest waits for its close.
+    expect(await stations()).toEqual(["a", "b", "c", "d"]);
+    expect(await warehouse.query("select 1 from etl.responses")).toHaveLength(1);
+    expect(await warehouse.query("select 1 from etl.stream_state")).toEqual([]);
+    await partitionLoad.finish({ requests: 1 });
+    expect(await stations()).toEqual(["a", "b", "c", "d", "e"]);
+    expect(partitionLoad.rowsWritten).toBe(5);
+    expect(
+      await warehouse.query("select status, rows_written::int, requests::int from etl.sync_runs"),
+    ).toEqual([{ status: "succeeded", rows_written: 5, requests: 1 }]);
+    expect(await warehouse.query("select last_status from etl.stream_state")).toEqual([
+      { last_status: "succeeded" },
+    ]);
+  });
+
+  it("replaces the partition's rows: what the upstream no longer returns is deleted", async () => {
+    const first = await load();
+    await first.load.page(null, [answer({ obj: [spin("a"), spin("b"), spin("c")] })]);
+    await first.load.finish({ requests: 1 });
+    const second = await load();
+    await second.load.page(null, [answer({ obj: [spin("x")] })]);
+    await second.load.finish({ requests: 1 });
+    expect(await stations()).toEqual(["x"]);
+  });
+
+  it("quarantines what it cannot store, with the response it came in, and warns of the rest", async () => {
+    const { load: partitionLoad, noted } = await load();
+    // The readers note what they cannot type where the runner collects it: in `noted`.
+    await collectUntyped(noted, async () => {
+      await partitionLoad.page(null, [
+        answer({ obj: [spin("a", "many"), "not a record", { unknown_field: 1 }], total: 9 }),
+      ]);
+      await partitionLoad.finish({ requests: 1 });
+    });
+    const rejected = await warehouse.query<{ reason: string; has_response: boolean }>(
+      "select reason, response_id is not null as has_response from etl.rejected_records",
+    );
+    expect(rejected).toEqual([{ reason: "list item is not an object", has_response: true }]);
+    expect(partitionLoad.rowsRejected).toBe(1);
+    expect(partitionLoad.unmatched).toBe(1);
+    expect(partitionLoad.warnings.map((warning) => warning.kind).sort()).toEqual([
+      "truncated",
+      "unmatched",
+      "untyped",
+    ]);
+    // The value that could not be typed is null in its column and kept in raw.
+    expect(
+      await warehouse.query("select spins, raw->>'spins' as raw_spins from artist_stats.radio"),
+    ).toEqual([
+      { spins: null, raw_spins: "many" },
+      { spins: null, raw_spins: null },
+    ]);
+  });
+
+  it("fails a page the upstream serves again instead of paging forever", async () => {
+    const { load: partitionLoad } = await load();
+    const page = { obj: [spin("a"), spin("b")] };
+    await partitionLoad.page(null, [answer(page)]);
+    await expect(partitionLoad.page({ offset: 2 }, [answer(page)])).rejects.toBeInstanceOf(
+      PagingError,
+    );
+  });
+});
