@@ -8,7 +8,7 @@ import type { PartitionOutcome } from "../streams/partition-outcome.js";
 import type { PageWarning } from "../streams/partition.js";
 import { packageVersion } from "../package-version.js";
 import { errorMessage } from "../errors.js";
-import { KeptReading } from "./kept-reading.js";
+import { KeptReading, type KeptReadingOptions } from "./kept-reading.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;
@@ -126,7 +126,6 @@ const PARTITION_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600];
 export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
-  const sourceTimeoutMs = options.sourceTimeoutMs ?? 2000;
   let sources: MetricSources = {};
 
   new Gauge({
@@ -136,6 +135,41 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     registers: [registry],
   }).set({ version: label(packageVersion()), node_version: label(process.version) }, 1);
 
+  const upstream = registerUpstreamCounters(registry);
+  const partitions = registerPartitionCounters(registry);
+  registerScrapeGauges(registry, () => sources, options);
+
+  const initialise = streamInitialiser(partitions);
+  for (const stream of options.streams ?? []) initialise(label(stream));
+
+  return {
+    registry,
+    observeAttempt(event) {
+      const operation = label(event.operation);
+      upstream.requests.inc({ operation, status: label(String(event.outcome)) });
+      if (event.failureBody !== undefined) upstream.failureBodies.inc({ operation });
+      if (event.attempt > 1) upstream.retries.inc({ operation });
+      upstream.requestDuration.observe({ operation }, event.durationMs / 1000);
+    },
+    observeStalledJob() {
+      partitions.stalledJobs.inc();
+    },
+    observeRateChange(change) {
+      upstream.rateChanges.inc({ direction: change.to > change.from ? "up" : "down" });
+    },
+    observePartition(outcome) {
+      const stream = label(outcome.stream);
+      initialise(stream);
+      countPartition(partitions, stream, outcome);
+    },
+    setSources(next) {
+      sources = { ...sources, ...definedOnly(next) };
+    },
+  };
+}
+
+/** The counters and histogram of upstream HTTP attempts, incremented as each attempt ends. */
+function registerUpstreamCounters(registry: Registry) {
   const requests = new Counter({
     name: "etl_http_requests_total",
     help: 'Upstream HTTP attempts, by operation and HTTP status (or error name when none came back); status="429" counts the rate-limited ones.',
@@ -168,6 +202,14 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     buckets: HTTP_BUCKETS,
     registers: [registry],
   });
+  return { requests, failureBodies, rateChanges, retries, requestDuration };
+}
+
+/**
+ * The counters and histogram of partition jobs, incremented as each partition ends (or its job is
+ * found stalled).
+ */
+function registerPartitionCounters(registry: Registry) {
   const rowsWritten = new Counter({
     name: "etl_rows_written_total",
     help: "Warehouse rows inserted, updated or deleted, by stream.",
@@ -210,18 +252,92 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     buckets: PARTITION_BUCKETS,
     registers: [registry],
   });
+  return {
+    rowsWritten,
+    untypedValues,
+    rejectedRecords,
+    partitionWarnings,
+    stalledJobs,
+    phaseSeconds,
+    partitionDuration,
+  };
+}
 
+type PartitionCounters = ReturnType<typeof registerPartitionCounters>;
+
+/** Creates a stream's counters at 0, once, so that their first step is an increase. */
+function streamInitialiser(counters: PartitionCounters): (stream: string) => void {
+  const initialised = new Set<string>();
+  return (stream) => {
+    if (initialised.has(stream)) return;
+    initialised.add(stream);
+    counters.rowsWritten.inc({ stream }, 0);
+    counters.untypedValues.inc({ stream }, 0);
+    counters.rejectedRecords.inc({ stream }, 0);
+    for (const kind of WARNING_KINDS) counters.partitionWarnings.inc({ stream, kind }, 0);
+    // The failed series only: it is the one whose first step matters (the others are born with
+    // the stream's first partitions, failures much later if ever).
+    counters.partitionDuration.zero({ stream, status: "failed" });
+  };
+}
+
+function countPartition(
+  counters: PartitionCounters,
+  stream: string,
+  outcome: PartitionOutcome,
+): void {
+  // A failed partition may have committed pages before it failed: those rows were written.
+  counters.rowsWritten.inc({ stream }, outcome.rowsWritten);
+  counters.untypedValues.inc(
+    { stream },
+    outcome.untyped.reduce((sum, field) => sum + field.count, 0),
+  );
+  counters.rejectedRecords.inc({ stream }, outcome.rowsRejected);
+  for (const kind of new Set(outcome.warnings.map((warning) => warning.kind))) {
+    counters.partitionWarnings.inc({ stream, kind });
+  }
+  const { fetchMs, normaliseMs, writeMs } = outcome.timings;
+  counters.phaseSeconds.inc({ stream, phase: "fetch" }, fetchMs / 1000);
+  counters.phaseSeconds.inc({ stream, phase: "normalise" }, normaliseMs / 1000);
+  counters.phaseSeconds.inc({ stream, phase: "write" }, writeMs / 1000);
+  counters.partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
+}
+
+/**
+ * The gauges, collected when Prometheus scrapes from the sources set by then (`sources`), but for
+ * the schedule's, which the config sets once.
+ */
+function registerScrapeGauges(
+  registry: Registry,
+  sources: () => MetricSources,
+  options: EtlMetricsOptions,
+): void {
   /**
    * The sources read from a dependency at scrape time. A read that fails (the dependency away, or
    * slower than sourceTimeoutMs) keeps the values of the last read that succeeded, so the alerts
    * that read them neither lose their series nor resolve during an outage; etl_metrics_source_stale
    * says so. A process that has read nothing since it started has nothing to keep.
    */
-  const kept = { timeoutMs: sourceTimeoutMs, logger: options.logger };
-  const queueReading = new KeptReading("queue", () => sources.queueCounts, kept);
-  const streamsReading = new KeptReading("streams", () => sources.streams, kept);
-  const workersReading = new KeptReading("workers", () => sources.workers, kept);
+  const kept = { timeoutMs: options.sourceTimeoutMs ?? 2000, logger: options.logger };
+  const queueReading = new KeptReading("queue", () => sources().queueCounts, kept);
+  const streamsReading = new KeptReading("streams", () => sources().streams, kept);
+  const workersReading = new KeptReading("workers", () => sources().workers, kept);
 
+  registerQueueGauges(registry, queueReading, workersReading);
+  registerSourceStale(registry, [queueReading, streamsReading, workersReading]);
+  registerScheduleGauges(registry, options.schedules ?? []);
+  for (const gauge of STREAM_GAUGES) registerStreamGauge(registry, streamsReading, gauge);
+  registerRequestRateGauges(registry, rateReader(sources, kept));
+  registerCredentialGauge(registry, sources);
+  registerDependencyGauges(registry, sources);
+}
+
+/** etl_queue_jobs and etl_workers, read from Redis. */
+function registerQueueGauges(
+  registry: Registry,
+  queueReading: KeptReading<Record<string, number>>,
+  workersReading: KeptReading<number>,
+): void {
   const queueJobs: Gauge<"state"> = new Gauge({
     name: "etl_queue_jobs",
     help: "Jobs in the queue by state, read from Redis at scrape time; while Redis does not answer, the counts last read (etl_metrics_source_stale says so).",
@@ -253,40 +369,15 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       if (workersReading.value !== undefined) workers.set(workersReading.value);
     },
   });
+}
 
-  /** A gauge by stream and family, set at scrape time to `value` of each stream (none for null). */
-  function streamGauge(
-    name: string,
-    help: string,
-    value: (sample: StreamSample) => number | null,
-  ): void {
-    const gauge: Gauge<"stream" | "family"> = new Gauge({
-      name,
-      help: `${help}, by stream and family, read from Postgres at scrape time; while Postgres does not answer, the values last read (etl_metrics_source_stale says so).`,
-      labelNames: ["stream", "family"] as const,
-      registers: [registry],
-      collect: async () => {
-        // The stream gauges share one read per scrape.
-        await streamsReading.read();
-        // Reset first: a stream no longer in etl.stream_state must not stay exported.
-        gauge.reset();
-        for (const sample of streamsReading.value ?? []) {
-          const current = value(sample);
-          // No series rather than a made-up number for a stream without a time to measure from.
-          if (current === null) continue;
-          gauge.set({ stream: label(sample.stream), family: label(sample.family ?? "") }, current);
-        }
-      },
-    });
-  }
-
+function registerSourceStale(registry: Registry, readings: readonly KeptReading<unknown>[]): void {
   const sourceStale: Gauge<"source"> = new Gauge({
     name: "etl_metrics_source_stale",
     help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), workers (etl_workers, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres). No series for a source the process does not read.",
     labelNames: ["source"] as const,
     registers: [registry],
     collect: async () => {
-      const readings = [queueReading, streamsReading, workersReading];
       await Promise.all(readings.map((reading) => reading.read()));
       sourceStale.reset();
       for (const reading of readings) {
@@ -295,7 +386,9 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       }
     },
   });
+}
 
+function registerScheduleGauges(registry: Registry, schedules: readonly StreamSchedule[]): void {
   const scheduleInterval = new Gauge({
     name: "etl_stream_schedule_interval_seconds",
     help: "Longest gap between two scheduled runs of the stream's family, from its cron pattern, by stream and family; no series while the family's schedule is off.",
@@ -308,45 +401,85 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     labelNames: ["stream", "family"] as const,
     registers: [registry],
   });
-  for (const { stream, family, intervalSeconds } of options.schedules ?? []) {
+  for (const { stream, family, intervalSeconds } of schedules) {
     const labels = { stream: label(stream), family: label(family) };
     scheduleInterval.set(labels, intervalSeconds);
     staleAfter.set(labels, staleAfterSeconds(intervalSeconds));
   }
+}
 
-  streamGauge(
-    "etl_stream_last_success_timestamp_seconds",
-    "When a partition of the stream last succeeded (Unix time)",
-    (s) => (s.lastSuccessAt ? s.lastSuccessAt.getTime() / 1000 : null),
-  );
-  streamGauge(
-    "etl_stream_last_day_timestamp_seconds",
-    "Start (00:00 UTC, Unix time) of the latest day a daily partition of the stream synced; daily streams only",
-    (s) => (s.lastDay ? Date.parse(`${s.lastDay}T00:00:00Z`) / 1000 : null),
-  );
-  streamGauge(
-    "etl_stream_failed_partitions",
-    "Partitions of the stream that failed for good, their last attempt failed with no job left to try again (etl.stream_state)",
-    (s) => s.failedPartitions,
-  );
+/** A gauge by stream and family: its name, the start of its help, and its value for a stream. */
+interface StreamGauge {
+  readonly name: string;
+  readonly help: string;
+  readonly value: (sample: StreamSample) => number | null;
+}
+
+const STREAM_GAUGES: readonly StreamGauge[] = [
+  {
+    name: "etl_stream_last_success_timestamp_seconds",
+    help: "When a partition of the stream last succeeded (Unix time)",
+    value: (s) => (s.lastSuccessAt ? s.lastSuccessAt.getTime() / 1000 : null),
+  },
+  {
+    name: "etl_stream_last_day_timestamp_seconds",
+    help: "Start (00:00 UTC, Unix time) of the latest day a daily partition of the stream synced; daily streams only",
+    value: (s) => (s.lastDay ? Date.parse(`${s.lastDay}T00:00:00Z`) / 1000 : null),
+  },
+  {
+    name: "etl_stream_failed_partitions",
+    help: "Partitions of the stream that failed for good, their last attempt failed with no job left to try again (etl.stream_state)",
+    value: (s) => s.failedPartitions,
+  },
   // What waits for a fix, as it stands: the alerts on it fire for as long as it waits, however
   // long ago it came, and resolve once it is released.
-  streamGauge(
-    "etl_stream_rejected_records",
-    "Records of the stream waiting in quarantine (etl.rejected_records): they yielded no storable row, and stay until a replay stores them (a fixed reader), or a later sync of a partition that replaces its rows no longer receives them",
-    (s) => s.rejectedRecords,
-  );
-  streamGauge(
-    "etl_stream_uncertain_partitions",
-    "Partitions of the stream whose last success left a list uncertain (truncated, no_list, ambiguous), until a later success of the partition reads it whole",
-    (s) => s.uncertainPartitions,
-  );
-  streamGauge(
-    "etl_stream_unread_partitions",
-    "Partitions of the stream whose latest load left values or records its readers could not read (untyped, unmatched; kept in raw), until a load reads them all (a fixed reader replayed)",
-    (s) => s.unreadPartitions,
-  );
+  {
+    name: "etl_stream_rejected_records",
+    help: "Records of the stream waiting in quarantine (etl.rejected_records): they yielded no storable row, and stay until a replay stores them (a fixed reader), or a later sync of a partition that replaces its rows no longer receives them",
+    value: (s) => s.rejectedRecords,
+  },
+  {
+    name: "etl_stream_uncertain_partitions",
+    help: "Partitions of the stream whose last success left a list uncertain (truncated, no_list, ambiguous), until a later success of the partition reads it whole",
+    value: (s) => s.uncertainPartitions,
+  },
+  {
+    name: "etl_stream_unread_partitions",
+    help: "Partitions of the stream whose latest load left values or records its readers could not read (untyped, unmatched; kept in raw), until a load reads them all (a fixed reader replayed)",
+    value: (s) => s.unreadPartitions,
+  },
+];
 
+/** Set at scrape time to the value of each stream, read from Postgres. */
+function registerStreamGauge(
+  registry: Registry,
+  streamsReading: KeptReading<readonly StreamSample[]>,
+  { name, help, value }: StreamGauge,
+): void {
+  const gauge: Gauge<"stream" | "family"> = new Gauge({
+    name,
+    help: `${help}, by stream and family, read from Postgres at scrape time; while Postgres does not answer, the values last read (etl_metrics_source_stale says so).`,
+    labelNames: ["stream", "family"] as const,
+    registers: [registry],
+    collect: async () => {
+      // The stream gauges share one read per scrape.
+      await streamsReading.read();
+      // Reset first: a stream no longer in etl.stream_state must not stay exported.
+      gauge.reset();
+      for (const sample of streamsReading.value ?? []) {
+        const current = value(sample);
+        // No series rather than a made-up number for a stream without a time to measure from.
+        if (current === null) continue;
+        gauge.set({ stream: label(sample.stream), family: label(sample.family ?? "") }, current);
+      }
+    },
+  });
+}
+
+function registerRequestRateGauges(
+  registry: Registry,
+  currentRate: () => Promise<CurrentRate | undefined>,
+): void {
   const requestRate: Gauge<"source"> = new Gauge({
     name: "etl_request_rate_limit",
     help: 'Requests per second the shared request budget allows now, read at scrape time, by where the rate comes from: config (a fixed requests_per_second); with "auto", start (nothing learned yet), limit (the upstream\'s X-RateLimit-Limit), probe (raised while answers succeed), backoff (lowered by a 429) or ceiling (held at auto.max).',
@@ -372,30 +505,57 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
       }
     },
   });
-  /** The budget's rate, read once per scrape by both gauges: they collect at the same time. */
+}
+
+/** The budget's rate, read once per scrape by both gauges: they collect at the same time. */
+function rateReader(
+  sources: () => MetricSources,
+  options: KeptReadingOptions,
+): () => Promise<CurrentRate | undefined> {
   let rateRead: { at: number; rate: Promise<CurrentRate | undefined> } | null = null;
-  function currentRate(): Promise<CurrentRate | undefined> {
-    const source = sources.requestRate;
+  return () => {
+    const source = sources().requestRate;
     if (!source) return Promise.resolve(undefined);
     const now = performance.now();
     if (!rateRead || now - rateRead.at > RATE_READ_REUSE_MS) {
-      rateRead = { at: now, rate: readSource("requestRate", source) };
+      rateRead = { at: now, rate: readSource("requestRate", source, options) };
     }
     return rateRead.rate;
-  }
+  };
+}
 
+/** A failing source costs its own metric, never the whole scrape (and the process metrics). */
+async function readSource<T>(
+  name: string,
+  source: () => Promise<T>,
+  { timeoutMs, logger }: KeptReadingOptions,
+): Promise<T | undefined> {
+  try {
+    return await withTimeout(source, timeoutMs);
+  } catch (error) {
+    logger?.warn(
+      { source: name, err: errorMessage(error) },
+      "metrics source failed; its metric is left out of this scrape",
+    );
+    return undefined;
+  }
+}
+
+function registerCredentialGauge(registry: Registry, sources: () => MetricSources): void {
   const credentialRefused: Gauge = new Gauge({
     name: "etl_upstream_credential_refused",
     help: "1 while the upstream refuses the worker's credential (the worker takes no jobs and re-checks it), else 0; read at scrape time.",
     registers: [registry],
     collect: () => {
-      const source = sources.credentialRefused;
+      const source = sources().credentialRefused;
       // Without a source, no series: an unlabelled gauge would otherwise say 0, "accepted".
       if (source) credentialRefused.set(source() ? 1 : 0);
       else credentialRefused.remove();
     },
   });
+}
 
+function registerDependencyGauges(registry: Registry, sources: () => MetricSources): void {
   const dependencyUp: Gauge<"dependency"> = new Gauge({
     name: "etl_dependency_up",
     help: "1 while the dependency (postgres, redis) answered the worker's last probe, 0 while it does not (the worker then takes no jobs); probed every 15 s, and more often while one is away. No series until first probed.",
@@ -403,7 +563,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     registers: [registry],
     collect: () => {
       dependencyUp.reset();
-      for (const { name, up, since } of sources.dependencies?.() ?? []) {
+      for (const { name, up, since } of sources().dependencies?.() ?? []) {
         if (since !== null) dependencyUp.set({ dependency: label(name) }, up ? 1 : 0);
       }
     },
@@ -415,79 +575,12 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
     registers: [registry],
     collect: () => {
       dependencySince.reset();
-      for (const { name, since } of sources.dependencies?.() ?? []) {
+      for (const { name, since } of sources().dependencies?.() ?? []) {
         if (since !== null)
           dependencySince.set({ dependency: label(name) }, since.getTime() / 1000);
       }
     },
   });
-
-  const initialised = new Set<string>();
-  /** Creates a stream's counters at 0, once, so that their first step is an increase. */
-  function initialise(stream: string): void {
-    if (initialised.has(stream)) return;
-    initialised.add(stream);
-    rowsWritten.inc({ stream }, 0);
-    untypedValues.inc({ stream }, 0);
-    rejectedRecords.inc({ stream }, 0);
-    for (const kind of WARNING_KINDS) partitionWarnings.inc({ stream, kind }, 0);
-    // The failed series only: it is the one whose first step matters (the others are born with
-    // the stream's first partitions, failures much later if ever).
-    partitionDuration.zero({ stream, status: "failed" });
-  }
-  for (const stream of options.streams ?? []) initialise(label(stream));
-
-  /** A failing source costs its own metric, never the whole scrape (and the process metrics). */
-  async function readSource<T>(name: string, source: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await withTimeout(source, sourceTimeoutMs);
-    } catch (error) {
-      options.logger?.warn(
-        { source: name, err: errorMessage(error) },
-        "metrics source failed; its metric is left out of this scrape",
-      );
-      return undefined;
-    }
-  }
-
-  return {
-    registry,
-    observeAttempt(event) {
-      const operation = label(event.operation);
-      requests.inc({ operation, status: label(String(event.outcome)) });
-      if (event.failureBody !== undefined) failureBodies.inc({ operation });
-      if (event.attempt > 1) retries.inc({ operation });
-      requestDuration.observe({ operation }, event.durationMs / 1000);
-    },
-    observeStalledJob() {
-      stalledJobs.inc();
-    },
-    observeRateChange(change) {
-      rateChanges.inc({ direction: change.to > change.from ? "up" : "down" });
-    },
-    observePartition(outcome) {
-      const stream = label(outcome.stream);
-      initialise(stream);
-      // A failed partition may have committed pages before it failed: those rows were written.
-      rowsWritten.inc({ stream }, outcome.rowsWritten);
-      untypedValues.inc(
-        { stream },
-        outcome.untyped.reduce((sum, field) => sum + field.count, 0),
-      );
-      rejectedRecords.inc({ stream }, outcome.rowsRejected);
-      for (const kind of new Set(outcome.warnings.map((warning) => warning.kind))) {
-        partitionWarnings.inc({ stream, kind });
-      }
-      const { fetchMs, normaliseMs, writeMs } = outcome.timings;
-      phaseSeconds.inc({ stream, phase: "fetch" }, fetchMs / 1000);
-      phaseSeconds.inc({ stream, phase: "normalise" }, normaliseMs / 1000);
-      phaseSeconds.inc({ stream, phase: "write" }, writeMs / 1000);
-      partitionDuration.observe({ stream, status: outcome.status }, outcome.durationMs / 1000);
-    },
-    setSources(next) {
-      sources = { ...sources, ...definedOnly(next) };
-    },
-  };
 }
 
 /**

@@ -1,10 +1,17 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createBullBoard } from "@bull-board/api";
 import { BullMQAdapter } from "@bull-board/api/bullMQAdapter";
 import { ExpressAdapter } from "@bull-board/express";
 import type { Queue } from "bullmq";
-import express, { type NextFunction, type Request, type Response, type Router } from "express";
+import express, {
+  type Express,
+  type NextFunction,
+  type Request,
+  type Response,
+  type Router,
+} from "express";
 import { PortTakenError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { EtlMetrics } from "../metrics/etl-metrics.js";
@@ -51,9 +58,39 @@ export const DASHBOARD_PATH = "/queues";
  * for the Bull Board dashboard. Nothing here changes data: the dashboard is read-only.
  */
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {
-  const { logger, metrics } = options;
   const host = options.host ?? "127.0.0.1";
-  const log = logger.child({ component: "operator-server" });
+  const log = options.logger.child({ component: "operator-server" });
+  const server = await listen(operatorApp(options, log), host, options.port);
+  const address = server.address() as AddressInfo;
+  const url = reachableUrl(address);
+  log.info(
+    {
+      url,
+      dashboard: url + DASHBOARD_PATH,
+      listening: `${host}:${address.port}`,
+      reachableFrom: isWildcard(address.address) ? "every interface" : "this address only",
+      token: options.token !== undefined,
+    },
+    "operator server listening",
+  );
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // close() alone waits for every keep-alive socket to time out (a scraper holds one).
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/** The routes: probes, then (behind the token when one is set) metrics and dashboard. */
+function operatorApp(options: OperatorServerOptions, log: Logger): Express {
+  const { metrics } = options;
   const app = express();
   app.disable("x-powered-by");
 
@@ -93,39 +130,19 @@ export async function startOperatorServer(options: OperatorServerOptions): Promi
     if (response.headersSent) return next(error);
     response.status(500).json({ error: "internal error" });
   });
+  return app;
+}
 
-  const server = app.listen(options.port, host);
+/** Resolves once the app listens; a port already taken is told as such. */
+async function listen(app: Express, host: string, port: number): Promise<Server> {
+  const server = app.listen(port, host);
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", (error: NodeJS.ErrnoException) =>
-      reject(error.code === "EADDRINUSE" ? new PortTakenError(host, options.port) : error),
+      reject(error.code === "EADDRINUSE" ? new PortTakenError(host, port) : error),
     );
   });
-  const address = server.address() as AddressInfo;
-  const url = reachableUrl(address);
-  log.info(
-    {
-      url,
-      dashboard: url + DASHBOARD_PATH,
-      listening: `${host}:${address.port}`,
-      reachableFrom: isWildcard(address.address) ? "every interface" : "this address only",
-      token: options.token !== undefined,
-    },
-    "operator server listening",
-  );
-
-  let closing: Promise<void> | undefined;
-  return {
-    url,
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        // close() alone waits for every keep-alive socket to time out (a scraper holds one).
-        server.closeAllConnections();
-      });
-      return closing;
-    },
-  };
+  return server;
 }
 
 interface HealthReport {

@@ -197,73 +197,13 @@ export async function grantReaderRole(
   return db.transaction().execute(async (trx) => {
     // Two grant-reader runs at once would fail with "tuple concurrently updated".
     await sql`select pg_advisory_xact_lock(hashtext('music-etl:grant-reader'))`.execute(trx);
-    const {
-      rows: [session],
-    } = await sql<{ user: string; database: string }>`
-      select current_user as user, current_database() as database`.execute(trx);
-    if (!session) throw new Error("no session information");
-    if (role === session.user) {
-      throw new UsageError(`"${role}" is the role running this command; choose another name`);
-    }
-
-    let existing = await roleAttributes(trx, role);
-    const created = existing ? false : await createRole(trx, quoted, options);
-    existing ??= await roleAttributes(trx, role);
-    if (!existing) throw new Error(`role "${role}" could not be created`);
-    if (!created) {
-      const powers = (
-        [
-          ["superuser", existing.rolsuper],
-          ["createrole", existing.rolcreaterole],
-          ["createdb", existing.rolcreatedb],
-          ["replication", existing.rolreplication],
-          ["bypassrls", existing.rolbypassrls],
-        ] as const
-      ).filter(([, has]) => has);
-      if (powers.length > 0) {
-        throw new UsageError(
-          `role "${role}" exists with ${powers.map(([name]) => name.toUpperCase()).join(", ")}: it cannot be a read-only reader; choose another name`,
-        );
-      }
-      if (options.login) {
-        await sql.raw(`alter role ${quoted} login${passwordClause(options)}`).execute(trx);
-      }
-    }
+    const session = await currentSession(trx, role);
+    const created = await ensureRole(trx, quoted, options);
 
     const database = pg.escapeIdentifier(session.database);
-    const run = (statement: string) => sql.raw(statement).execute(trx);
-    await run(`revoke create, temporary on database ${database} from ${quoted}`);
-    await run(`grant connect on database ${database} to ${quoted}`);
-    const { rows: hasPublic } = await sql`
-      select 1 from pg_namespace where nspname = 'public'`.execute(trx);
-    if (hasPublic.length > 0) await run(`revoke create on schema public from ${quoted}`);
-
-    // The pipeline's own tables: nothing (freshness is readable through analytics.stream_freshness).
-    await run(`revoke all on all tables in schema etl from ${quoted}`);
-    await run(`revoke all on all sequences in schema etl from ${quoted}`);
-    await run(`revoke all on schema etl from ${quoted}`);
-
+    await revokeOutsideReaderSchemas(trx, quoted, database);
     const owners = await defaultPrivilegeOwners(trx);
-    const relations: { schema: string; count: number }[] = [];
-    for (const schema of READER_SCHEMAS) {
-      const target = pg.escapeIdentifier(schema);
-      // Revoke first: a grant made by hand earlier (INSERT, UPDATE...) must not survive.
-      await run(`revoke all on all tables in schema ${target} from ${quoted}`);
-      await run(`revoke all on all sequences in schema ${target} from ${quoted}`);
-      await run(`revoke all on schema ${target} from ${quoted}`);
-      await run(`grant usage on schema ${target} to ${quoted}`);
-      await run(`grant select on all tables in schema ${target} to ${quoted}`);
-      for (const owner of owners) {
-        await run(
-          `alter default privileges for role ${pg.escapeIdentifier(owner)} in schema ${target} grant select on tables to ${quoted}`,
-        );
-      }
-      const { rows } = await sql<{ count: number }>`
-        select count(*)::int as count from pg_class c join pg_namespace n on n.oid = c.relnamespace
-         where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(trx);
-      relations.push({ schema, count: rows[0]?.count ?? 0 });
-    }
-
+    const relations = await grantReaderSchemas(trx, quoted, owners);
     // What every role has by default: temporary tables, large objects, advisory locks.
     const pipelineRoles = await revokePublicGrants(trx, role, session.database);
 
@@ -275,26 +215,8 @@ export async function grantReaderRole(
         { role },
       );
     }
-    // In this database only: the role may read others, where other settings suit it.
-    // search_path is a list: one quoted string would be a single schema named "analytics, ...".
-    const settings: Record<string, string> = {
-      search_path: READER_SEARCH_PATH.map((schema) => pg.escapeIdentifier(schema)).join(", "),
-      statement_timeout: pg.escapeLiteral(`${options.limits.statementTimeoutMs}ms`),
-      idle_in_transaction_session_timeout: pg.escapeLiteral(`${IDLE_IN_TRANSACTION_MS}ms`),
-    };
-    if (await serverHasTransactionTimeout(trx)) {
-      const ms = Math.max(TRANSACTION_MS, options.limits.statementTimeoutMs);
-      settings.transaction_timeout = pg.escapeLiteral(`${ms}ms`);
-    }
-    for (const [name, value] of Object.entries(settings)) {
-      await run(`alter role ${quoted} in database ${database} set ${name} = ${value}`);
-    }
-    await run(`alter role ${quoted} connection limit ${options.limits.connectionLimit}`);
-    const { rows: inForce } = await sql<{ setting: string }>`
-      select unnest(s.setconfig) as setting from pg_db_role_setting s
-       where s.setrole = (select oid from pg_roles where rolname = ${role})
-         and s.setdatabase = (select oid from pg_database where datname = current_database())
-       order by 1`.execute(trx);
+    await setSessionLimits(trx, quoted, database, options.limits);
+    const settings = await settingsInForce(trx, role);
     const after = await roleAttributes(trx, role);
     return {
       database: session.database,
@@ -303,10 +225,156 @@ export async function grantReaderRole(
       passwordSet: options.passwordVerifier !== undefined,
       relations,
       defaultPrivilegesFor: owners,
-      settings: inForce.map((row) => row.setting),
+      settings,
       connectionLimit: options.limits.connectionLimit,
       pipelineRoles,
       notTakenAway: await publicGrantsLeft(trx, role),
     };
   });
+}
+
+/** Runs a statement whose names and values are already quoted: DDL takes no parameters. */
+function run(trx: Transaction<Database>, statement: string) {
+  return sql.raw(statement).execute(trx);
+}
+
+/** Who runs this, and where; refuses to make a reader of the role running it. */
+async function currentSession(
+  trx: Transaction<Database>,
+  role: string,
+): Promise<{ user: string; database: string }> {
+  const {
+    rows: [session],
+  } = await sql<{ user: string; database: string }>`
+    select current_user as user, current_database() as database`.execute(trx);
+  if (!session) throw new Error("no session information");
+  if (role === session.user) {
+    throw new UsageError(`"${role}" is the role running this command; choose another name`);
+  }
+  return session;
+}
+
+/**
+ * Creates the role, or takes the existing one when it has no power a reader must not have (making
+ * it a login role when asked). Whether it was created.
+ */
+async function ensureRole(
+  trx: Transaction<Database>,
+  quoted: string,
+  options: ReaderRoleOptions,
+): Promise<boolean> {
+  const { role } = options;
+  let existing = await roleAttributes(trx, role);
+  const created = existing ? false : await createRole(trx, quoted, options);
+  existing ??= await roleAttributes(trx, role);
+  if (!existing) throw new Error(`role "${role}" could not be created`);
+  if (!created) {
+    refusePowers(role, existing);
+    if (options.login) {
+      await run(trx, `alter role ${quoted} login${passwordClause(options)}`);
+    }
+  }
+  return created;
+}
+
+/** An existing role with a power beyond reading is refused rather than stripped of it. */
+function refusePowers(role: string, existing: RoleAttributes): void {
+  const powers = (
+    [
+      ["superuser", existing.rolsuper],
+      ["createrole", existing.rolcreaterole],
+      ["createdb", existing.rolcreatedb],
+      ["replication", existing.rolreplication],
+      ["bypassrls", existing.rolbypassrls],
+    ] as const
+  ).filter(([, has]) => has);
+  if (powers.length > 0) {
+    throw new UsageError(
+      `role "${role}" exists with ${powers.map(([name]) => name.toUpperCase()).join(", ")}: it cannot be a read-only reader; choose another name`,
+    );
+  }
+}
+
+/** Connect, but create nothing in the database, in public, and nothing at all in etl. */
+async function revokeOutsideReaderSchemas(
+  trx: Transaction<Database>,
+  quoted: string,
+  database: string,
+): Promise<void> {
+  await run(trx, `revoke create, temporary on database ${database} from ${quoted}`);
+  await run(trx, `grant connect on database ${database} to ${quoted}`);
+  const { rows: hasPublic } = await sql`
+    select 1 from pg_namespace where nspname = 'public'`.execute(trx);
+  if (hasPublic.length > 0) await run(trx, `revoke create on schema public from ${quoted}`);
+
+  // The pipeline's own tables: nothing (freshness is readable through analytics.stream_freshness).
+  await run(trx, `revoke all on all tables in schema etl from ${quoted}`);
+  await run(trx, `revoke all on all sequences in schema etl from ${quoted}`);
+  await run(trx, `revoke all on schema etl from ${quoted}`);
+}
+
+/**
+ * SELECT and nothing else on every table and view of the reader schemas, now and (by default
+ * privileges of `owners`) later. The relations readable, per schema.
+ */
+async function grantReaderSchemas(
+  trx: Transaction<Database>,
+  quoted: string,
+  owners: readonly string[],
+): Promise<{ schema: string; count: number }[]> {
+  const relations: { schema: string; count: number }[] = [];
+  for (const schema of READER_SCHEMAS) {
+    const target = pg.escapeIdentifier(schema);
+    // Revoke first: a grant made by hand earlier (INSERT, UPDATE...) must not survive.
+    await run(trx, `revoke all on all tables in schema ${target} from ${quoted}`);
+    await run(trx, `revoke all on all sequences in schema ${target} from ${quoted}`);
+    await run(trx, `revoke all on schema ${target} from ${quoted}`);
+    await run(trx, `grant usage on schema ${target} to ${quoted}`);
+    await run(trx, `grant select on all tables in schema ${target} to ${quoted}`);
+    for (const owner of owners) {
+      await run(
+        trx,
+        `alter default privileges for role ${pg.escapeIdentifier(owner)} in schema ${target} grant select on tables to ${quoted}`,
+      );
+    }
+    const { rows } = await sql<{ count: number }>`
+      select count(*)::int as count from pg_class c join pg_namespace n on n.oid = c.relnamespace
+       where n.nspname = ${schema} and c.relkind in ('r', 'p', 'v', 'm', 'f')`.execute(trx);
+    relations.push({ schema, count: rows[0]?.count ?? 0 });
+  }
+  return relations;
+}
+
+/** The search path and timeouts of the role's sessions, and how many it may hold. */
+async function setSessionLimits(
+  trx: Transaction<Database>,
+  quoted: string,
+  database: string,
+  limits: ReaderSessionLimits,
+): Promise<void> {
+  // In this database only: the role may read others, where other settings suit it.
+  // search_path is a list: one quoted string would be a single schema named "analytics, ...".
+  const settings: Record<string, string> = {
+    search_path: READER_SEARCH_PATH.map((schema) => pg.escapeIdentifier(schema)).join(", "),
+    statement_timeout: pg.escapeLiteral(`${limits.statementTimeoutMs}ms`),
+    idle_in_transaction_session_timeout: pg.escapeLiteral(`${IDLE_IN_TRANSACTION_MS}ms`),
+  };
+  if (await serverHasTransactionTimeout(trx)) {
+    const ms = Math.max(TRANSACTION_MS, limits.statementTimeoutMs);
+    settings.transaction_timeout = pg.escapeLiteral(`${ms}ms`);
+  }
+  for (const [name, value] of Object.entries(settings)) {
+    await run(trx, `alter role ${quoted} in database ${database} set ${name} = ${value}`);
+  }
+  await run(trx, `alter role ${quoted} connection limit ${limits.connectionLimit}`);
+}
+
+/** The session settings in force for the role in this database. */
+async function settingsInForce(trx: Transaction<Database>, role: string): Promise<string[]> {
+  const { rows } = await sql<{ setting: string }>`
+    select unnest(s.setconfig) as setting from pg_db_role_setting s
+     where s.setrole = (select oid from pg_roles where rolname = ${role})
+       and s.setdatabase = (select oid from pg_database where datname = current_database())
+     order by 1`.execute(trx);
+  return rows.map((row) => row.setting);
 }

@@ -60,31 +60,10 @@ export async function streamOverviews(db: Kysely<Database>): Promise<StreamOverv
     .groupBy("stream")
     .orderBy("stream")
     .execute();
-  const failures = await db
-    .selectFrom("etl.stream_state")
-    .select(["stream", "partition", "last_error", "last_attempt_at"])
-    .where("last_status", "=", "failed")
-    .where("retry_job_id", "is", null)
-    .orderBy("stream")
-    .orderBy("partition")
-    .execute();
-  const warned = await db
-    .selectFrom("etl.stream_state")
-    .select(["stream", "partition", "warnings"])
-    .where("last_status", "=", "succeeded")
-    .where("warnings", "is not", null)
-    .orderBy("stream")
-    .orderBy("partition")
-    .execute();
+  const failures = await failedForGood(db);
+  const warned = await warnedPartitions(db);
   const rejected = await rejectedCounts(db);
-  const failureBodies = await db
-    .selectFrom("etl.sync_runs")
-    .select(["stream", sql<number>`sum(failure_bodies)::int`.as("answers")])
-    .where("kind", "=", "sync")
-    .where("failure_bodies", ">", 0)
-    .where(sql<boolean>`started_at >= now() - interval '7 days'`)
-    .groupBy("stream")
-    .execute();
+  const failureBodies = await recentFailureBodies(db);
   const warnedOf = (stream: string, unread: boolean) =>
     warned
       .filter((w) => w.stream === stream && warnsOf(w.warnings, unread))
@@ -103,6 +82,42 @@ export async function streamOverviews(db: Kysely<Database>): Promise<StreamOverv
     unread: warnedOf(row.stream, true),
     failureBodies: failureBodies.find((f) => f.stream === row.stream)?.answers ?? 0,
   }));
+}
+
+/** Partitions whose last attempt failed with no job left to try again, by stream and partition. */
+function failedForGood(db: Kysely<Database>) {
+  return db
+    .selectFrom("etl.stream_state")
+    .select(["stream", "partition", "last_error", "last_attempt_at"])
+    .where("last_status", "=", "failed")
+    .where("retry_job_id", "is", null)
+    .orderBy("stream")
+    .orderBy("partition")
+    .execute();
+}
+
+/** Partitions whose last success left warnings, of either sort (see warnsOf). */
+function warnedPartitions(db: Kysely<Database>) {
+  return db
+    .selectFrom("etl.stream_state")
+    .select(["stream", "partition", "warnings"])
+    .where("last_status", "=", "succeeded")
+    .where("warnings", "is not", null)
+    .orderBy("stream")
+    .orderBy("partition")
+    .execute();
+}
+
+/** Per stream, the answers of the last 7 days' syncs that declared failure. */
+function recentFailureBodies(db: Kysely<Database>) {
+  return db
+    .selectFrom("etl.sync_runs")
+    .select(["stream", sql<number>`sum(failure_bodies)::int`.as("answers")])
+    .where("kind", "=", "sync")
+    .where("failure_bodies", ">", 0)
+    .where(sql<boolean>`started_at >= now() - interval '7 days'`)
+    .groupBy("stream")
+    .execute();
 }
 
 /**
