@@ -57,7 +57,7 @@ export interface NestedTable<R> {
 /** The parameters of each of the operations a partition may choose, less the paging's. */
 type ParamsBesides<I, Q> = I extends unknown ? Omit<I, keyof Q> : never;
 
-/** An operation, or one chosen by the partition (the audience's three domains, two playlist kinds). */
+/** An operation, or one the partition chooses (the audience's three domains, two playlist kinds). */
 type OperationOf<P, S extends z.ZodType, T, Q> =
   (Operation<S, T> & PagedOperation<S, Q>) | ((partition: P) => Operation<S, T>);
 

@@ -29,7 +29,7 @@ import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer } from "./phase-timer.js";
 import { type PagingRequest, pageKey } from "./paging.js";
-import type { PageFetch, Stream } from "./stream.js";
+import type { FetchContext, PageFetch, Stream } from "./stream.js";
 import type { Cursor, Partition } from "./partition.js";
 
 export interface RunnerDeps {
@@ -133,7 +133,7 @@ async function recordSafely(
 }
 
 /** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
-function pageAsk(
+function pageFetch(
   api: ApiClient,
   call: CallOptions,
   request: PagingRequest<object>,
@@ -152,9 +152,9 @@ function pageAsk(
  * answers kept as received) then load (records read from those answers, written as rows). Rows
  * are written in batches of `write_batch_rows` rows or `write_batch_bytes` of responses read,
  * each batch in one transaction with the responses it was read from (a page larger than a batch
- * lands them with its first). The last batch, the
- * removal of rows the upstream no longer returns, the checkpoint and the audit row commit
- * together, so a crash re-runs at most this partition, and re-running it changes nothing.
+ * lands them with its first). The last batch, the removal of rows the upstream no longer returns,
+ * the checkpoint and the audit row commit together, so a crash re-runs at most this partition,
+ * and re-running it changes nothing.
  * It never throws: every failure, its audit rows' included, is the partition's outcome.
  */
 export async function runPartition(
@@ -173,36 +173,109 @@ async function syncAndRecord(
   noted: UntypedValue[],
 ): Promise<PartitionOutcome> {
   const started = performance.now();
-  const { db } = deps;
   let opened: SyncRunStart;
   try {
-    opened = await startSyncRun(db, stream.name, partition.key, {
-      kind: "sync",
-      partitionData: partition,
-      extractedOn: deps.today,
-      closeAbandoned: deps.closeAbandoned,
-      run: deps.run,
-    });
+    opened = await openSyncAttempt(deps, stream, partition);
   } catch (error) {
     return unrecordedFailure(deps, "sync", stream, partition, error, started);
   }
-  const { runId, firstAttempt, abandoned } = opened;
-  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
+  const { abandoned } = opened;
+  const attempt = syncAttempt(deps, stream, partition, opened, noted);
+  const { log, load, requests } = attempt;
   if (abandoned > 0) {
     log.warn({ abandoned }, "closed attempts of a process that died while running this partition");
   }
+  const outcome = (status: PartitionStatus, error?: unknown): PartitionOutcome =>
+    load.outcome(status, requests(), performance.now() - started, error);
+  try {
+    await fetchAndLoadPages(deps, attempt);
+    await load.finish({ requests: requests() });
+    return outcome("succeeded");
+  } catch (error) {
+    const status = await recordSyncFailure(deps, attempt, error);
+    return outcome(status, error);
+  } finally {
+    load.report(deps.logger, requests());
+  }
+}
+
+/** A sync attempt whose audit row is open. */
+interface SyncAttempt {
+  readonly stream: Stream;
+  readonly partition: Partition;
+  readonly runId: string;
+  readonly load: PartitionLoad;
+  readonly timer: PhaseTimer;
+  readonly log: Logger;
+  /** The options of every request it makes: they count the requests. */
+  readonly call: CallOptions;
+  /**
+   * The requests made so far, read when needed: a record of the attempt's end written later
+   * counts those still in flight when it threw.
+   */
+  readonly requests: () => number;
+}
+
+/** What a sync attempt holds once its audit row is open: its log, its load, its requests. */
+function syncAttempt(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  opened: SyncRunStart,
+  noted: UntypedValue[],
+): SyncAttempt {
+  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
   let requests = 0;
   const timer = new PhaseTimer();
-  const load = new PartitionLoad({
-    db,
+  const load = syncLoad(deps, stream, partition, opened, noted, timer);
+  const call: CallOptions = {
+    signal: deps.signal,
+    onAttempt: ({ failureBody }: HttpAttemptEvent) => {
+      requests += 1;
+      if (failureBody !== undefined) load.noteFailureBody(failureBody);
+    },
+  };
+  const { runId } = opened;
+  return { stream, partition, runId, load, timer, log, call, requests: () => requests };
+}
+
+/** Opens the audit row of a sync attempt (closing a dead process's attempts, for a worker). */
+function openSyncAttempt(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+): Promise<SyncRunStart> {
+  return startSyncRun(deps.db, stream.name, partition.key, {
+    kind: "sync",
+    partitionData: partition,
+    extractedOn: deps.today,
+    closeAbandoned: deps.closeAbandoned,
+    run: deps.run,
+  });
+}
+
+/**
+ * The load stage of a sync attempt: it moves the checkpoint, lands the pages it is given, and
+ * expects new rows on a partition's first attempt.
+ */
+function syncLoad(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  opened: SyncRunStart,
+  noted: UntypedValue[],
+  timer: PhaseTimer,
+): PartitionLoad {
+  return new PartitionLoad({
+    db: deps.db,
     stream,
     partition,
-    runId,
+    runId: opened.runId,
     config: deps.config,
     today: deps.today,
     ownsLink: (link) => deps.api.ownsLink(link),
     pageSizes: deps.pageSizes ?? new PageSizes(),
-    expectNew: firstAttempt,
+    expectNew: opened.firstAttempt,
     quarantine: stream.outputs.every((o) => o.mode === "replace") ? "replace" : "add",
     noted,
     timer,
@@ -224,55 +297,57 @@ async function syncAndRecord(
         ),
       ),
   });
-  const context = {
-    api: deps.api,
-    config: deps.config,
-    today: deps.today,
-    call: {
-      signal: deps.signal,
-      onAttempt: ({ failureBody }: HttpAttemptEvent) => {
-        requests += 1;
-        if (failureBody !== undefined) load.noteFailureBody(failureBody);
-      },
-    },
-  };
-  try {
-    let cursor: Cursor = null;
-    for (;;) {
-      const request = stream.paging.request(cursor, partition);
-      if (request === null) break;
-      const page = pageAsk(deps.api, context.call, request);
-      const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
-      const next = await load.page(cursor, exchanges);
-      if (next === null) break;
-      cursor = next;
-    }
-    await load.finish({ requests });
-    return outcome("succeeded");
-  } catch (error) {
-    const message = errorMessage(error);
-    if (endsAsInterrupted(error, deps.signal)) {
-      log.info({ err: message, requests }, "partition interrupted; it is handed back as it was");
-      await recordSafely(log, deps, runId, () =>
-        finishSyncRun(db, runId, load.attemptEnd("interrupted", requests, message)),
-      );
-      return outcome("interrupted", error);
-    }
-    log.error({ err: message, requests }, "partition failed");
-    await recordSafely(log, deps, runId, () =>
-      db.transaction().execute(async (trx) => {
-        await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
-        await finishSyncRun(trx, runId, load.attemptEnd("failed", requests, message));
-      }),
-    );
-    return outcome("failed", error);
-  } finally {
-    load.report(deps.logger, requests);
-  }
+}
 
-  function outcome(status: PartitionStatus, error?: unknown): PartitionOutcome {
-    return load.outcome(status, requests, performance.now() - started, error);
+/**
+ * Fetches the partition's pages one after another, each loaded before the next is asked for,
+ * until the paging asks for no more or the load finds the list complete.
+ */
+async function fetchAndLoadPages(deps: RunnerDeps, attempt: SyncAttempt): Promise<void> {
+  const { stream, partition, load, timer, call } = attempt;
+  const context: FetchContext = { api: deps.api, config: deps.config, today: deps.today, call };
+  let cursor: Cursor = null;
+  for (;;) {
+    const request = stream.paging.request(cursor, partition);
+    if (request === null) return;
+    const page = pageFetch(deps.api, call, request);
+    const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
+    const next = await load.page(cursor, exchanges);
+    if (next === null) return;
+    cursor = next;
   }
+}
+
+/**
+ * Records how a sync attempt that threw ended, and says which: interrupted (handed back as it
+ * was) or failed (noted in etl.stream_state in the transaction that closes the attempt).
+ */
+async function recordSyncFailure(
+  deps: RunnerDeps,
+  attempt: SyncAttempt,
+  error: unknown,
+): Promise<"interrupted" | "failed"> {
+  const { stream, partition, runId, load, log, requests } = attempt;
+  const { db } = deps;
+  const message = errorMessage(error);
+  if (endsAsInterrupted(error, deps.signal)) {
+    log.info(
+      { err: message, requests: requests() },
+      "partition interrupted; it is handed back as it was",
+    );
+    await recordSafely(log, deps, runId, () =>
+      finishSyncRun(db, runId, load.attemptEnd("interrupted", requests(), message)),
+    );
+    return "interrupted";
+  }
+  log.error({ err: message, requests: requests() }, "partition failed");
+  await recordSafely(log, deps, runId, () =>
+    db.transaction().execute(async (trx) => {
+      await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
+      await finishSyncRun(trx, runId, load.attemptEnd("failed", requests(), message));
+    }),
+  );
+  return "failed";
 }
 
 /** One earlier sync of a partition to load again: its audit row and what it read. */
@@ -297,83 +372,122 @@ export interface ReplaySource {
  * deletes nothing: a replay must never remove what it cannot derive again.
  */
 export async function replayPartition(
-  deps: Omit<RunnerDeps, "api"> & { readonly ownsLink: (link: string) => boolean },
+  deps: ReplayDeps,
   stream: Stream,
   source: ReplaySource,
 ): Promise<PartitionOutcome> {
   const noted: UntypedValue[] = [];
-  return collectUntyped(noted, async () => {
-    const started = performance.now();
-    const { partition } = source;
-    let runId: string;
-    try {
-      ({ runId } = await startSyncRun(deps.db, stream.name, partition.key, {
-        kind: "replay",
-        extractedOn: source.extractedOn,
-        replayOf: source.runId,
-        run: deps.run,
-      }));
-    } catch (error) {
-      return unrecordedFailure(deps, "replay", stream, partition, error, started);
-    }
-    const load = new PartitionLoad({
-      db: deps.db,
-      stream,
-      partition,
+  return collectUntyped(noted, () => replayAndRecord(deps, stream, source, noted));
+}
+
+/** A replay's runner: it asks nothing of the upstream, but must tell its links from others. */
+type ReplayDeps = Omit<RunnerDeps, "api"> & { readonly ownsLink: (link: string) => boolean };
+
+async function replayAndRecord(
+  deps: ReplayDeps,
+  stream: Stream,
+  source: ReplaySource,
+  noted: UntypedValue[],
+): Promise<PartitionOutcome> {
+  const started = performance.now();
+  const { partition } = source;
+  let runId: string;
+  try {
+    ({ runId } = await startSyncRun(deps.db, stream.name, partition.key, {
+      kind: "replay",
+      extractedOn: source.extractedOn,
+      replayOf: source.runId,
+      run: deps.run,
+    }));
+  } catch (error) {
+    return unrecordedFailure(deps, "replay", stream, partition, error, started);
+  }
+  const ids = new Map<Exchange, string>();
+  const load = replayLoad(deps, stream, source, runId, noted, ids);
+  try {
+    await loadStoredPages(stream, source, load, ids);
+    await load.finish({ requests: 0 });
+    return load.outcome("succeeded", 0, performance.now() - started);
+  } catch (error) {
+    const message = errorMessage(error);
+    const status = deps.signal?.aborted ? "interrupted" : "failed";
+    await recordSafely(
+      deps.logger.child({ stream: stream.name, partition: partition.key }),
+      deps,
       runId,
-      config: deps.config,
-      today: source.extractedOn,
-      ownsLink: deps.ownsLink,
-      pageSizes: deps.pageSizes ?? new PageSizes({ replay: true }),
-      expectNew: false,
-      quarantine: source.releaseQuarantine ? "replace" : "add",
-      noted,
-      timer: new PhaseTimer(),
-      checkpoint: false,
-      land: (_db, pages) =>
-        Promise.resolve(pages.flatMap((page) => page.exchanges.map((e) => ids.get(e) ?? ""))),
-    });
-    const ids = new Map<Exchange, string>();
-    try {
-      if (source.missingResponses > 0) {
-        throw new ReplayIncompleteError(stream.name, partition.key, source.missingResponses);
-      }
-      const keys = pagesRead(source);
-      if (keys === null) {
-        load.warn({
-          kind: "truncated",
-          message:
-            "the sync recorded no pages and no response: which pages it read is unknown, so the replay deletes nothing",
-        });
-      }
-      const pages = groupPages(source.responses, keys ?? [], ids);
-      if (pages === null) throw new ReplayPagesError(stream.name, partition.key);
-      refuseFailureBodies(stream, partition, pages);
-      for (const page of pages) {
-        const next = await load.page(page.cursor, page.exchanges);
-        if (page.last && next !== null && next !== undefined) {
-          load.warn({
-            kind: "truncated",
-            message: "the stored responses end where the last one says the list goes on",
-          });
-        }
-      }
-      await load.finish({ requests: 0 });
-      return load.outcome("succeeded", 0, performance.now() - started);
-    } catch (error) {
-      const message = errorMessage(error);
-      const status = deps.signal?.aborted ? "interrupted" : "failed";
-      await recordSafely(
-        deps.logger.child({ stream: stream.name, partition: partition.key }),
-        deps,
-        runId,
-        () => finishSyncRun(deps.db, runId, load.attemptEnd(status, 0, message)),
-      );
-      return load.outcome(status, 0, performance.now() - started, error);
-    } finally {
-      load.report(deps.logger, 0);
-    }
+      () => finishSyncRun(deps.db, runId, load.attemptEnd(status, 0, message)),
+    );
+    return load.outcome(status, 0, performance.now() - started, error);
+  } finally {
+    load.report(deps.logger, 0);
+  }
+}
+
+/**
+ * The load stage of a replay: the checkpoint stays as the sync set it, and no response is landed
+ * again: a page's are those stored already (`ids`, filled as the stored pages are grouped).
+ */
+function replayLoad(
+  deps: ReplayDeps,
+  stream: Stream,
+  source: ReplaySource,
+  runId: string,
+  noted: UntypedValue[],
+  ids: ReadonlyMap<Exchange, string>,
+): PartitionLoad {
+  return new PartitionLoad({
+    db: deps.db,
+    stream,
+    partition: source.partition,
+    runId,
+    config: deps.config,
+    today: source.extractedOn,
+    ownsLink: deps.ownsLink,
+    pageSizes: deps.pageSizes ?? new PageSizes({ replay: true }),
+    expectNew: false,
+    quarantine: source.releaseQuarantine ? "replace" : "add",
+    noted,
+    timer: new PhaseTimer(),
+    checkpoint: false,
+    land: (_db, pages) =>
+      Promise.resolve(pages.flatMap((page) => page.exchanges.map((e) => ids.get(e) ?? ""))),
   });
+}
+
+/**
+ * Loads the pages the sync read, from its stored responses, in order. Throws before any is
+ * loaded when the responses are not all there, do not fit those pages, or one declares failure.
+ */
+async function loadStoredPages(
+  stream: Stream,
+  source: ReplaySource,
+  load: PartitionLoad,
+  ids: Map<Exchange, string>,
+): Promise<void> {
+  const { partition } = source;
+  if (source.missingResponses > 0) {
+    throw new ReplayIncompleteError(stream.name, partition.key, source.missingResponses);
+  }
+  const keys = pagesRead(source);
+  if (keys === null) {
+    load.warn({
+      kind: "truncated",
+      message:
+        "the sync recorded no pages and no response: which pages it read is unknown, so the replay deletes nothing",
+    });
+  }
+  const pages = groupPages(source.responses, keys ?? [], ids);
+  if (pages === null) throw new ReplayPagesError(stream.name, partition.key);
+  refuseFailureBodies(stream, partition, pages);
+  for (const page of pages) {
+    const next = await load.page(page.cursor, page.exchanges);
+    if (page.last && next !== null && next !== undefined) {
+      load.warn({
+        kind: "truncated",
+        message: "the stored responses end where the last one says the list goes on",
+      });
+    }
+  }
 }
 
 /**
