@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join, normalize, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_ROOT } from "./helpers/cli.js";
+import { sourceFiles } from "./helpers/source-files.js";
 
 /**
  * The layers of src/, lowest first, written down once: a module imports from its own layer and
@@ -29,16 +30,6 @@ const SRC = resolve(PROJECT_ROOT, "src");
 const SANDBOX = resolve(PROJECT_ROOT, "sandbox");
 const layerOf = new Map(LAYERS.flatMap((parts, i) => parts.map((part) => [part, i] as const)));
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? sources(join(dir, entry.name))
-      : entry.name.endsWith(".ts")
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
-
 /** The part of src/ a file belongs to: its folder, or the file itself at the top. */
 const partOf = (file: string) => file.slice(SRC.length + 1).split("/")[0] ?? "";
 
@@ -51,9 +42,9 @@ function importsOf(file: string, known: ReadonlySet<string>): string[] {
     .filter((target) => known.has(target));
 }
 
-const files = sources(SRC);
+const files = sourceFiles(SRC);
 // The sandbox is no layer of the worker, but a cycle there is as much a word without a home.
-const everyFile = [...files, ...sources(SANDBOX)];
+const everyFile = [...files, ...sourceFiles(SANDBOX)];
 const graph = new Map(everyFile.map((file) => [file, importsOf(file, new Set(everyFile))]));
 const shown = (file: string) => file.slice(PROJECT_ROOT.length + 1);
 

@@ -24,7 +24,7 @@ import {
 } from "../errors.js";
 import { declaresFailure } from "../http/failure-body.js";
 import { upstreamMessage } from "../http/upstream-message.js";
-import { PartitionLoad } from "./partition-load.js";
+import { PartitionLoad, type PartitionLoadOptions } from "./partition-load.js";
 import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
 import { PageSizes } from "./page-sizes.js";
 import { PhaseTimer } from "./phase-timer.js";
@@ -280,23 +280,28 @@ function syncLoad(
     noted,
     timer,
     checkpoint: true,
-    land: (trx, pages) =>
-      landResponses(
-        trx,
-        stream.name,
-        partition.key,
-        pages.flatMap(({ cursor, exchanges }) =>
-          exchanges.map((exchange, part) => ({
-            page: pageKey(cursor),
-            part,
-            operation: exchange.operation,
-            params: exchange.params,
-            status: exchange.status,
-            text: exchange.bytes,
-          })),
-        ),
-      ),
+    land: landPages(stream, partition),
   });
+}
+
+/** How a sync lands a partition's pages: each response keyed by its page's cursor and place. */
+export function landPages(stream: Stream, partition: Partition): PartitionLoadOptions["land"] {
+  return (trx, pages) =>
+    landResponses(
+      trx,
+      stream.name,
+      partition.key,
+      pages.flatMap(({ cursor, exchanges }) =>
+        exchanges.map((exchange, part) => ({
+          page: pageKey(cursor),
+          part,
+          operation: exchange.operation,
+          params: exchange.params,
+          status: exchange.status,
+          text: exchange.bytes,
+        })),
+      ),
+    );
 }
 
 /**

@@ -5,10 +5,9 @@ import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { PagingError } from "../../src/errors.js";
 import { radio } from "../../src/streams/artist-stats/radio.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
-import { pageKey } from "../../src/streams/paging.js";
 import { PartitionLoad } from "../../src/streams/partition-load.js";
 import { PhaseTimer } from "../../src/streams/phase-timer.js";
-import { landResponses } from "../../src/warehouse/responses.js";
+import { landPages } from "../../src/streams/run-partition.js";
 import { startSyncRun } from "../../src/warehouse/sync-runs.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -62,22 +61,7 @@ async function load(): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
     noted,
     timer: new PhaseTimer(),
     checkpoint: true,
-    land: (trx, pages) =>
-      landResponses(
-        trx,
-        radio.name,
-        partition.key,
-        pages.flatMap(({ cursor, exchanges }) =>
-          exchanges.map((exchange, part) => ({
-            page: pageKey(cursor),
-            part,
-            operation: exchange.operation,
-            params: exchange.params,
-            status: exchange.status,
-            text: exchange.bytes,
-          })),
-        ),
-      ),
+    land: landPages(radio, partition),
   });
   return { load: partitionLoad, noted };
 }
