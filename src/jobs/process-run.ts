@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DelayedError, type Job, type Queue, WaitingChildrenError } from "bullmq";
+import { DelayedError, type Job, type JobsOptions, type Queue, WaitingChildrenError } from "bullmq";
+import type { Logger } from "../logging/logger.js";
 import { planPartitions, rangeDays } from "../streams/plan-partitions.js";
 import type { Stream } from "../streams/stream.js";
 import type { Partition } from "../streams/partition.js";
@@ -140,6 +141,12 @@ async function planAndAwait(
   };
 }
 
+/** The run's job, parent of its partition jobs. */
+interface RunParent {
+  readonly id: string;
+  readonly queue: string;
+}
+
 /**
  * One look at the run: counts the streams that can be planned now, plans the window full, and
  * saves where it stands. `waiting`: a stream still waits for the partitions it is planned from.
@@ -147,9 +154,10 @@ async function planAndAwait(
 async function topUp(
   job: Job<RunJobData>,
   deps: WorkerDeps,
-  { order, after, awaited }: RunGraph,
-  parent: { id: string; queue: string },
+  graph: RunGraph,
+  parent: RunParent,
 ): Promise<{ state: RunPlanState; waiting: boolean }> {
+  const { order, awaited } = graph;
   const state = job.data.plan ?? firstPlanState(job.data, order);
   const plan: WindowPlan = {
     deps: { ...deps.runner, today: state.today },
@@ -157,22 +165,8 @@ async function topUp(
     days: rangeDays(deps.runner.config, state.today, job.data.range).reverse(),
     options: { failedOnly: job.data.kind === "retry" },
   };
-  const ready: Stream[] = [];
-  let waiting = false;
-  for (const stream of order) {
-    // A stream planned whole waits for nothing more: its awaited jobs are not looked up again.
-    if (cursorOf(state.cursors, stream.name).done) continue;
-    const first = after.get(stream.name) ?? [];
-    const planned = first.every((name) => cursorOf(state.cursors, name).done);
-    const jobs = first.flatMap((name) => job.data.awaitedJobs?.[name] ?? []);
-    if (planned && (await allFinished(deps.queue, jobs))) ready.push(stream);
-    else waiting = true;
-  }
-  const totals = { ...state.totals };
-  for (const stream of ready) {
-    if (totals[stream.name] !== undefined) continue;
-    totals[stream.name] = await countPlanned(plan, stream);
-  }
+  const { ready, waiting } = await readyStreams(deps.queue, graph, state.cursors, job.data);
+  const totals = await countReady(plan, ready, state.totals);
   const urgent = isUrgent(job.data, order, deps.runner.config, state.today);
   const unfinished = (await job.getDependenciesCount({ unprocessed: true })).unprocessed ?? 0;
   await foldCompletedChildren(deps.redis, deps.queue, parent.id);
@@ -185,31 +179,91 @@ async function topUp(
     deps.runner.config.plan_window - unfinished,
     async (stream, partitions, rank) => {
       const isAwaited = awaited.has(stream.name);
-      const jobs = partitions.map((partition) => ({
-        name: PARTITION_JOB,
-        data: { stream: stream.name, partition } satisfies PartitionJobData,
-        opts: {
-          ...jobOptions(deps.runner.config),
-          ...partitionPlace(urgent, isAwaited, rank),
-          jobId: partitionJobId(parent.id, stream.name, partition),
-          parent,
-          ignoreDependencyOnFailure: true,
-        },
-      }));
-      await deps.queue.addBulk(jobs);
-      queued += jobs.length;
+      const place = partitionPlace(urgent, isAwaited, rank);
+      const jobIds = await addPartitionJobs(deps, parent, stream, partitions, place);
+      queued += jobIds.length;
       // Only the streams others wait for: their partitions are few (one per configured name or
       // per run), never one per day.
-      if (isAwaited) {
-        awaitedJobs[stream.name] = [
-          ...(awaitedJobs[stream.name] ?? []),
-          ...jobs.map((j) => j.opts.jobId),
-        ];
-      }
+      if (isAwaited) awaitedJobs[stream.name] = [...(awaitedJobs[stream.name] ?? []), ...jobIds];
     },
   );
   const next: RunPlanState = { today: state.today, totals, cursors, queued };
-  const counted = order.filter((s) => totals[s.name] !== undefined || next.cursors[s.name]?.done);
+  await savePlan(job, order, next, awaitedJobs);
+  logCounted(job, deps.runner.logger, order, state.totals, totals);
+  return { state: next, waiting };
+}
+
+/**
+ * The streams to plan now: not planned whole yet, and the streams they are planned from planned
+ * and their jobs finished. `waiting`: some stream still waits for those.
+ */
+async function readyStreams(
+  queue: Queue,
+  { order, after }: RunGraph,
+  cursors: RunPlanState["cursors"],
+  { awaitedJobs }: RunJobData,
+): Promise<{ ready: Stream[]; waiting: boolean }> {
+  const ready: Stream[] = [];
+  let waiting = false;
+  for (const stream of order) {
+    // A stream planned whole waits for nothing more: its awaited jobs are not looked up again.
+    if (cursorOf(cursors, stream.name).done) continue;
+    const first = after.get(stream.name) ?? [];
+    const planned = first.every((name) => cursorOf(cursors, name).done);
+    const jobs = first.flatMap((name) => awaitedJobs?.[name] ?? []);
+    if (planned && (await allFinished(queue, jobs))) ready.push(stream);
+    else waiting = true;
+  }
+  return { ready, waiting };
+}
+
+/** The totals, with each ready stream not counted yet counted. */
+async function countReady(
+  plan: WindowPlan,
+  ready: readonly Stream[],
+  counted: RunPlanState["totals"],
+): Promise<Record<string, number>> {
+  const totals = { ...counted };
+  for (const stream of ready) {
+    if (totals[stream.name] !== undefined) continue;
+    totals[stream.name] = await countPlanned(plan, stream);
+  }
+  return totals;
+}
+
+/** Adds the partitions as the run's children, at `place` in the queue; returns their job ids. */
+async function addPartitionJobs(
+  deps: WorkerDeps,
+  parent: RunParent,
+  stream: Stream,
+  partitions: readonly Partition[],
+  place: JobsOptions,
+): Promise<string[]> {
+  const jobs = partitions.map((partition) => ({
+    name: PARTITION_JOB,
+    data: { stream: stream.name, partition } satisfies PartitionJobData,
+    opts: {
+      ...jobOptions(deps.runner.config),
+      ...place,
+      jobId: partitionJobId(parent.id, stream.name, partition),
+      parent,
+      ignoreDependencyOnFailure: true,
+    },
+  }));
+  await deps.queue.addBulk(jobs);
+  return jobs.map((j) => j.opts.jobId);
+}
+
+/** Saves where planning stands in the run's job, with the total its progress shows. */
+async function savePlan(
+  job: Job<RunJobData>,
+  order: readonly Stream[],
+  next: RunPlanState,
+  awaitedJobs: RunJobData["awaitedJobs"],
+): Promise<void> {
+  const counted = order.filter(
+    (s) => next.totals[s.name] !== undefined || next.cursors[s.name]?.done,
+  );
   const allQueued = order.every((s) => next.cursors[s.name]?.done);
   await job.updateData({
     ...job.data,
@@ -219,22 +273,28 @@ async function topUp(
     // Once every partition is queued, what was queued: the counts were made earlier, and an
     // incremental run's due partitions can change meanwhile.
     planned: allQueued
-      ? queued
+      ? next.queued
       : Math.max(
-          queued,
-          Object.values(totals).reduce((a, b) => a + b, 0),
+          next.queued,
+          Object.values(next.totals).reduce((a, b) => a + b, 0),
         ),
   });
-  const newly = order.filter(
-    (s) => state.totals[s.name] === undefined && totals[s.name] !== undefined,
-  );
+}
+
+function logCounted(
+  job: Job<RunJobData>,
+  logger: Logger,
+  order: readonly Stream[],
+  before: RunPlanState["totals"],
+  after: RunPlanState["totals"],
+): void {
+  const newly = order.filter((s) => before[s.name] === undefined && after[s.name] !== undefined);
   for (const stream of newly) {
-    deps.runner.logger.info(
-      { jobId: job.id, stream: stream.name, partitions: totals[stream.name] },
+    logger.info(
+      { jobId: job.id, stream: stream.name, partitions: after[stream.name] },
       "run counted a stream's partitions",
     );
   }
-  return { state: next, waiting };
 }
 
 /** How many partitions the run will queue for the stream: its progress's total. */

@@ -37,111 +37,20 @@ export function startEtlWorker(options: {
   readonly logger: Logger;
   readonly deps: Omit<WorkerDeps, "shutdown">;
 }): EtlWorker {
-  const { config, logger } = options;
+  const { logger } = options;
   const shutdown = new AbortController();
   // Every active job's requests listen to it: not a leak, though Node warns of one past 10.
   setMaxListeners(0, shutdown.signal);
   const deps: WorkerDeps = { ...options.deps, shutdown: shutdown.signal };
-  const worker = new Worker(
-    QUEUE_NAME,
-    (job: Job, token?: string) =>
-      job.name === RUN_JOB
-        ? processRun(job as Job<RunJobData>, token, deps)
-        : processPartition(job as Job<PartitionJobData>, token, deps),
-    {
-      connection: bullConnection(options.redisUrl),
-      prefix: bullPrefix(config),
-      concurrency: config.worker_concurrency,
-      // A crashed worker's jobs are picked up again after about one lock period.
-      lockDuration: config.job_lock_ms,
-      stalledInterval: config.job_lock_ms,
-      // A job that stalled twice is failed, not handed to a third worker (see stalled-out.ts).
-      maxStalledCount: MAX_STALLED_COUNT,
-      // Started by the credential gate once the upstream accepts the key: a worker with a refused
-      // key must not take jobs only to hand them back.
-      autorun: false,
-    },
-  );
+  const worker = createWorker(options.redisUrl, options.config, deps);
   // Writes of finished jobs to the warehouse still going: a stopping worker waits for them.
   const writing = new Set<Promise<void>>();
   const write = (done: Promise<void>) => {
     const tracked = done.finally(() => writing.delete(tracked));
     writing.add(tracked);
   };
-  // A run's end, in etl.runs. A worker that dies before leaves it running there: `etl status`
-  // finds its job finished (or gone) in the queue and records that.
-  // Postgres away: written once it answers, as an attempt's end is, before the queue trims the job.
-  const runFinished = (runId: string, end: RunEnd) =>
-    write(
-      recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) => {
-        logger.warn(
-          { jobId: runId, status: end.status, err: errorMessage(err) },
-          "could not record the run's end in etl.runs yet",
-        );
-        deps.dependencies.defer(() => recordRunFinished(deps.runner.db, runId, end));
-      }),
-    );
-  worker.on("completed", (job) => {
-    if (job.name !== RUN_JOB || !job.id) return;
-    runFinished(job.id, { status: "succeeded", finishedAt: finishedAt(job) });
-  });
-  worker.on("failed", (job, error) => {
-    const data = job?.data as Partial<PartitionJobData> | undefined;
-    const stalled = job !== undefined && stalledOut(job);
-    logger.warn(
-      {
-        jobId: job?.id,
-        job: job?.name,
-        stream: data?.stream,
-        partition: data?.partition?.key,
-        attempt: job?.attemptsMade,
-        err: stalled ? stalledOutMessage(job) : error.message,
-      },
-      "job failed",
-    );
-    // finishedOn: BullMQ has moved the job to failed, with no attempt left.
-    if (job?.finishedOn === undefined || !job.id) return;
-    if (job.name === RUN_JOB) {
-      runFinished(job.id, { status: "failed", finishedAt: finishedAt(job), error: error.message });
-      return;
-    }
-    // A partition's last attempt named its job in etl.stream_state as the one that may try again:
-    // it will not, the failure is final. Cleared only now, so a crash before the move leaves the
-    // mark (settleRetries finds it).
-    if (job.name !== PARTITION_JOB || !data?.stream || !data.partition) return;
-    const mark = { stream: data.stream, partition: data.partition.key, jobId: job.id };
-    // A job that stalled out never ran its last attempt: nothing recorded its failure yet.
-    const recorded = stalled
-      ? recordStalledOut(deps, job as Job<PartitionJobData>)
-      : clearRetryMarks(deps.runner.db, [mark]);
-    write(
-      recorded.catch((err: unknown) =>
-        logger.warn(
-          { ...mark, err: errorMessage(err) },
-          stalled
-            ? "could not record the partition whose job stalled out as failed"
-            : "could not record the partition as failed for good; the next run or status will",
-        ),
-      ),
-    );
-  });
-  worker.on("stalled", (jobId) => {
-    logger.warn({ jobId }, "job stalled (its lock expired while active): handed back to the queue");
-    deps.onStalled?.();
-  });
-  worker.on("error", (error) => {
-    logger.error({ err: error.message }, "worker error");
-  });
-  // Jobs are taken while the upstream accepts the key and Postgres and Redis answer. Not waiting
-  // for the active jobs on a pause: the job that met the refusal or the outage is one of them.
-  const runnable = () => deps.credential.accepted && deps.dependencies.open;
-  for (const gate of [deps.credential, deps.dependencies]) {
-    gate.on("close", () => worker.pause(true));
-    // resume() also starts a worker that never ran.
-    gate.on("open", () => (runnable() ? worker.resume() : undefined));
-  }
-  void deps.credential.verify();
-  void deps.dependencies.probe();
+  listenToJobs(worker, { deps, logger, write });
+  runWhileGatesOpen(worker, deps);
   return {
     worker,
     async stop(graceMs) {
@@ -159,4 +68,129 @@ export function startEtlWorker(options: {
       }
     },
   };
+}
+
+function createWorker(redisUrl: string, config: EtlConfig, deps: WorkerDeps): Worker {
+  return new Worker(
+    QUEUE_NAME,
+    (job: Job, token?: string) =>
+      job.name === RUN_JOB
+        ? processRun(job as Job<RunJobData>, token, deps)
+        : processPartition(job as Job<PartitionJobData>, token, deps),
+    {
+      connection: bullConnection(redisUrl),
+      prefix: bullPrefix(config),
+      concurrency: config.worker_concurrency,
+      // A crashed worker's jobs are picked up again after about one lock period.
+      lockDuration: config.job_lock_ms,
+      stalledInterval: config.job_lock_ms,
+      // A job that stalled twice is failed, not handed to a third worker (see stalled-out.ts).
+      maxStalledCount: MAX_STALLED_COUNT,
+      // Started by the credential gate once the upstream accepts the key: a worker with a refused
+      // key must not take jobs only to hand them back.
+      autorun: false,
+    },
+  );
+}
+
+/** What the worker's event handlers use; `write` tracks a warehouse write, which stop awaits. */
+interface JobEvents {
+  readonly deps: WorkerDeps;
+  readonly logger: Logger;
+  readonly write: (done: Promise<void>) => void;
+}
+
+function listenToJobs(worker: Worker, events: JobEvents): void {
+  const { deps, logger } = events;
+  worker.on("completed", (job) => {
+    if (job.name !== RUN_JOB || !job.id) return;
+    runFinished(events, job.id, { status: "succeeded", finishedAt: finishedAt(job) });
+  });
+  worker.on("failed", (job, error) => jobFailed(events, job, error));
+  worker.on("stalled", (jobId) => {
+    logger.warn({ jobId }, "job stalled (its lock expired while active): handed back to the queue");
+    deps.onStalled?.();
+  });
+  worker.on("error", (error) => {
+    logger.error({ err: error.message }, "worker error");
+  });
+}
+
+/**
+ * A run's end, in etl.runs. A worker that dies before leaves it running there: `etl status`
+ * finds its job finished (or gone) in the queue and records that.
+ * Postgres away: written once it answers, as an attempt's end is, before the queue trims the job.
+ */
+function runFinished({ deps, logger, write }: JobEvents, runId: string, end: RunEnd): void {
+  write(
+    recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) => {
+      logger.warn(
+        { jobId: runId, status: end.status, err: errorMessage(err) },
+        "could not record the run's end in etl.runs yet",
+      );
+      deps.dependencies.defer(() => recordRunFinished(deps.runner.db, runId, end));
+    }),
+  );
+}
+
+function jobFailed(events: JobEvents, job: Job | undefined, error: Error): void {
+  const { deps, logger, write } = events;
+  const data = job?.data as Partial<PartitionJobData> | undefined;
+  const stalled = job !== undefined && stalledOut(job);
+  logger.warn(
+    {
+      jobId: job?.id,
+      job: job?.name,
+      stream: data?.stream,
+      partition: data?.partition?.key,
+      attempt: job?.attemptsMade,
+      err: stalled ? stalledOutMessage(job) : error.message,
+    },
+    "job failed",
+  );
+  // finishedOn: BullMQ has moved the job to failed, with no attempt left.
+  if (job?.finishedOn === undefined || !job.id) return;
+  if (job.name === RUN_JOB) {
+    runFinished(events, job.id, {
+      status: "failed",
+      finishedAt: finishedAt(job),
+      error: error.message,
+    });
+    return;
+  }
+  // A partition's last attempt named its job in etl.stream_state as the one that may try again:
+  // it will not, the failure is final. Cleared only now, so a crash before the move leaves the
+  // mark (settleRetries finds it).
+  if (job.name !== PARTITION_JOB || !data?.stream || !data.partition) return;
+  const mark = { stream: data.stream, partition: data.partition.key, jobId: job.id };
+  // A job that stalled out never ran its last attempt: nothing recorded its failure yet.
+  const recorded = stalled
+    ? recordStalledOut(deps, job as Job<PartitionJobData>)
+    : clearRetryMarks(deps.runner.db, [mark]);
+  write(
+    recorded.catch((err: unknown) =>
+      logger.warn(
+        { ...mark, err: errorMessage(err) },
+        stalled
+          ? "could not record the partition whose job stalled out as failed"
+          : "could not record the partition as failed for good; the next run or status will",
+      ),
+    ),
+  );
+}
+
+/**
+ * Jobs are taken while the upstream accepts the key and Postgres and Redis answer. Not waiting
+ * for the active jobs on a pause: the job that met the refusal or the outage is one of them.
+ * The gates' first checks start now; the worker starts when both open.
+ */
+function runWhileGatesOpen(worker: Worker, deps: WorkerDeps): void {
+  const runnable = () => deps.credential.accepted && deps.dependencies.open;
+  for (const gate of [deps.credential, deps.dependencies]) {
+    gate.on("close", () => worker.pause(true));
+    // resume() also starts a worker that never ran.
+    gate.on("open", () => (runnable() ? worker.resume() : undefined));
+  }
+  void deps.credential.verify();
+  void deps.dependencies.probe();
 }

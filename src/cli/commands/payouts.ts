@@ -2,7 +2,7 @@ import type { CallOptions } from "../../api/api-client.js";
 import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
-import { AuthError, UpstreamStatusError } from "../../errors.js";
+import { UpstreamStatusError } from "../../errors.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import {
@@ -11,6 +11,7 @@ import {
   otherUnfinishedPayoutRequests,
   type PayoutRequestOutcome,
   recordPayoutOutcome,
+  type StartedPayoutRequest,
   startPayoutRequest,
 } from "../../warehouse/payout-requests.js";
 import { parseAmountOption } from "../amount-option.js";
@@ -131,6 +132,31 @@ async function sendPayoutRequest(
 ): Promise<ExitCode> {
   const request = await startPayoutRequest(db, amount);
   const key = request.requestId;
+  await announceRequest(db, request, out);
+  const sent = await sendWithKey(context, amount, key);
+  if (!sent.answered) {
+    await record(db, key, failureOutcome(sent.error));
+    printFailure(sent.error, key, sent.attempts, out);
+    // Only a refusal the upstream proved ends here; an unknown outcome (an AuthError among them)
+    // goes on up, for the CLI to report with its exit code.
+    if (!isDefiniteRefusal(sent.error)) throw sent.error;
+    return ExitCode.failure;
+  }
+  printAnswer(sent.result, amount, out);
+  const outcome = answerOutcome(sent.result);
+  await record(db, key, outcome);
+  const sentTimes = sent.attempts > 1 ? ` (sent ${sent.attempts} times with the same key)` : "";
+  out.line(`request ${key} recorded as ${outcome.status}${sentTimes}`);
+  return sent.result.accepted ? ExitCode.ok : ExitCode.failure;
+}
+
+/** Says which key is sent, and which other requests still wait for their outcome. */
+async function announceRequest(
+  db: Warehouse,
+  request: StartedPayoutRequest,
+  out: Output,
+): Promise<void> {
+  const key = request.requestId;
   if (request.resumed) {
     out.line(
       `resuming request ${key} from ${formatTime(request.requestedAt)} (${request.status}): the same key is sent again, so no second payout can be made`,
@@ -143,47 +169,66 @@ async function sendPayoutRequest(
       `note: request ${other.requestId} of ${other.amount} from ${formatTime(other.requestedAt)} is ${other.status}; run it again with --amount ${other.amount} to learn its outcome`,
     );
   }
+}
 
+/** One request under its key, however many attempts the client's retries make of it. */
+type SentRequest =
+  | { readonly answered: true; readonly result: PayoutRequestResult; readonly attempts: number }
+  | { readonly answered: false; readonly error: unknown; readonly attempts: number };
+
+async function sendWithKey(context: AppContext, amount: string, key: string): Promise<SentRequest> {
   let attempts = 0;
   const call: CallOptions = { onAttempt: () => (attempts += 1) };
-  let result: PayoutRequestResult;
   try {
-    result = await context.api.royalties.requestPayout({ amount, idempotency_key: key }, call);
+    const result = await context.api.royalties.requestPayout(
+      { amount, idempotency_key: key },
+      call,
+    );
+    return { answered: true, result, attempts };
   } catch (error) {
-    const refused = isDefiniteRefusal(error);
-    await record(db, key, {
-      status: refused ? "refused" : "unknown",
-      payoutId: null,
-      response: refused ? (error.body ?? null) : null,
-      message: refused ? error.upstreamMessage : (error as Error).message,
-    });
-    if (refused) {
-      out.line(`refused: HTTP ${error.status} ${error.upstreamMessage}`);
-      out.line(`request ${key} recorded as refused`);
-    } else {
-      out.line(
-        `outcome unknown after ${attempts} attempt(s): the payout may or may not have been made.`,
-      );
-      out.line(
-        `Run the same command again (within 24 h) to resume request ${key}: it re-sends the same key, which cannot create a second payout.`,
-      );
-    }
-    if (error instanceof AuthError) throw error;
-    if (!refused) throw error;
-    return ExitCode.failure;
+    return { answered: false, error, attempts };
   }
+}
 
-  const sentTimes = attempts > 1 ? ` (sent ${attempts} times with the same key)` : "";
+/** A request that got no answer is refused only when the error proves no payout was made. */
+function failureOutcome(error: unknown): PayoutRequestOutcome {
+  return isDefiniteRefusal(error)
+    ? {
+        status: "refused",
+        payoutId: null,
+        response: error.body ?? null,
+        message: error.upstreamMessage,
+      }
+    : { status: "unknown", payoutId: null, response: null, message: (error as Error).message };
+}
+
+function answerOutcome(result: PayoutRequestResult): PayoutRequestOutcome {
+  return {
+    status: result.accepted ? "accepted" : "refused",
+    payoutId: result.accepted ? (result.payout?.id ?? null) : null,
+    response: result.raw,
+    message: result.message,
+  };
+}
+
+function printFailure(error: unknown, key: string, attempts: number, out: Output): void {
+  if (isDefiniteRefusal(error)) {
+    out.line(`refused: HTTP ${error.status} ${error.upstreamMessage}`);
+    out.line(`request ${key} recorded as refused`);
+    return;
+  }
+  out.line(
+    `outcome unknown after ${attempts} attempt(s): the payout may or may not have been made.`,
+  );
+  out.line(
+    `Run the same command again (within 24 h) to resume request ${key}: it re-sends the same key, which cannot create a second payout.`,
+  );
+}
+
+function printAnswer(result: PayoutRequestResult, amount: string, out: Output): void {
   if (!result.accepted) {
     printRefusal(result, out);
-    await record(db, key, {
-      status: "refused",
-      payoutId: null,
-      response: result.raw,
-      message: result.message,
-    });
-    out.line(`request ${key} recorded as refused${sentTimes}`);
-    return ExitCode.failure;
+    return;
   }
   const payout = result.payout;
   if (payout) {
@@ -194,14 +239,6 @@ async function sendPayoutRequest(
   } else {
     out.line(`accepted, but the answer names no payout${quoted(result.message)}`);
   }
-  await record(db, key, {
-    status: "accepted",
-    payoutId: payout?.id ?? null,
-    response: result.raw,
-    message: result.message,
-  });
-  out.line(`request ${key} recorded as accepted${sentTimes}`);
-  return ExitCode.ok;
 }
 
 async function record(db: Warehouse, key: string, outcome: PayoutRequestOutcome): Promise<void> {

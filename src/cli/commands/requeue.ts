@@ -1,10 +1,11 @@
+import type { Queue } from "bullmq";
 import { loadConfig } from "../../config/load-config.js";
 import { UsageError } from "../../errors.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
 import type { RunKind } from "../../jobs/job-types.js";
 import { settleRuns } from "../../jobs/settle-runs.js";
-import { createWarehouse } from "../../warehouse/database.js";
+import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { findRun, lostRuns, recordRunReplaced, type RunRecord } from "../../warehouse/runs.js";
 import { ExitCode } from "../exit-codes.js";
@@ -55,48 +56,75 @@ export async function requeueCommand(
   try {
     await migrateToLatest(db);
     await settleRuns(db, queue);
-    let runs: RunRecord[];
-    if (runId === undefined) {
-      runs = await lostRuns(db);
-      if (runs.length === 0) out.line("no lost run: nothing to queue again");
-    } else {
-      const run = await findRun(db, runId);
-      if (!run) {
-        throw new UsageError(`no run ${runId} in etl.runs (\`etl status\` lists the lost runs)`);
-      }
-      if (run.status !== "lost") {
-        out.line(notLost(run));
-        return ExitCode.failure;
-      }
-      if (run.replacedBy !== null) {
-        out.line(`run ${run.runId} was queued again already, as ${run.replacedBy}: nothing queued`);
-        return ExitCode.ok;
-      }
-      runs = [run];
-    }
-    let last: { runId: string; streams: readonly string[] } | undefined;
-    let code: ExitCode = ExitCode.ok;
-    for (const run of runs) {
-      if (!KINDS.includes(run.kind)) {
-        out.line(`run ${run.runId} is a ${run.kind} run, which this release cannot queue`);
-        code = ExitCode.failure;
-        continue;
-      }
-      const data = { kind: run.kind as RunKind, streams: run.streams, range: run.range };
-      const queued = await enqueueRun(queue, data, db);
-      await recordRunReplaced(db, run.runId, queued.runId);
-      const what = `${run.kind}, ${runDays(run)}, ${runStreams(run.streams)}`;
-      out.line(
-        queued.added
-          ? `lost run ${run.runId} queued again as ${queued.runId} (${what})`
-          : `lost run ${run.runId}: the same run is already queued or running as ${queued.runId} (${what}); recorded as its replacement`,
-      );
-      last = { runId: queued.runId, streams: run.streams };
-    }
+    const runs =
+      runId === undefined ? await everyLostRun(db, out) : await namedLostRun(db, runId, out);
+    if (!Array.isArray(runs)) return runs;
+    const { code, last } = await queueAgain(queue, db, runs, out);
     if (!options.wait || !last) return code;
     return await waitForRun(queue, last.runId, last.streams, env.DATABASE_URL, out);
   } finally {
     await db.destroy();
     await closeEtlQueue(queue);
   }
+}
+
+async function everyLostRun(db: Warehouse, out: ProgressOutput): Promise<RunRecord[]> {
+  const runs = await lostRuns(db);
+  if (runs.length === 0) out.line("no lost run: nothing to queue again");
+  return runs;
+}
+
+/** The run named, when it is lost and not queued again yet; else why not, and the exit code. */
+async function namedLostRun(
+  db: Warehouse,
+  runId: string,
+  out: ProgressOutput,
+): Promise<RunRecord[] | ExitCode> {
+  const run = await findRun(db, runId);
+  if (!run) {
+    throw new UsageError(`no run ${runId} in etl.runs (\`etl status\` lists the lost runs)`);
+  }
+  if (run.status !== "lost") {
+    out.line(notLost(run));
+    return ExitCode.failure;
+  }
+  if (run.replacedBy !== null) {
+    out.line(`run ${run.runId} was queued again already, as ${run.replacedBy}: nothing queued`);
+    return ExitCode.ok;
+  }
+  return [run];
+}
+
+interface FollowedRun {
+  readonly runId: string;
+  readonly streams: readonly string[];
+}
+
+/** Queues each run again and records its replacement; `last` is the one queued last, to follow. */
+async function queueAgain(
+  queue: Queue,
+  db: Warehouse,
+  runs: readonly RunRecord[],
+  out: ProgressOutput,
+): Promise<{ code: ExitCode; last: FollowedRun | undefined }> {
+  let last: FollowedRun | undefined;
+  let code: ExitCode = ExitCode.ok;
+  for (const run of runs) {
+    if (!KINDS.includes(run.kind)) {
+      out.line(`run ${run.runId} is a ${run.kind} run, which this release cannot queue`);
+      code = ExitCode.failure;
+      continue;
+    }
+    const data = { kind: run.kind as RunKind, streams: run.streams, range: run.range };
+    const queued = await enqueueRun(queue, data, db);
+    await recordRunReplaced(db, run.runId, queued.runId);
+    const what = `${run.kind}, ${runDays(run)}, ${runStreams(run.streams)}`;
+    out.line(
+      queued.added
+        ? `lost run ${run.runId} queued again as ${queued.runId} (${what})`
+        : `lost run ${run.runId}: the same run is already queued or running as ${queued.runId} (${what}); recorded as its replacement`,
+    );
+    last = { runId: queued.runId, streams: run.streams };
+  }
+  return { code, last };
 }

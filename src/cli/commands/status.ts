@@ -2,6 +2,8 @@ import { writeFile } from "node:fs/promises";
 import type { Queue } from "bullmq";
 import { withTimeout } from "../../async/with-timeout.js";
 import { displayUrl } from "../../config/display-url.js";
+import type { EnvConfig } from "../../config/env-schema.js";
+import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { loadConfig } from "../../config/load-config.js";
 import {
   closeEtlQueue,
@@ -13,7 +15,7 @@ import { settleRetries } from "../../jobs/settle-retries.js";
 import { settleRuns } from "../../jobs/settle-runs.js";
 import { STREAMS } from "../../streams/registry.js";
 import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar.js";
-import { createWarehouse } from "../../warehouse/database.js";
+import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { lostRuns } from "../../warehouse/runs.js";
 import {
@@ -132,68 +134,94 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
       await settleRuns(db, queue);
     }
     const today = utcToday();
-    const statuses = new Map((await streamOverviews(db)).map((s) => [s.stream, s]));
-    const fresh = new Map((await streamFreshness(db)).map((f) => [f.stream, f]));
-    const lines = STREAMS.map((stream) =>
-      streamLine(stream, statuses.get(stream.name), fresh.get(stream.name), today),
-    );
-    for (const line of table([
-      [
-        "stream",
-        "family",
-        "schedule",
-        "last success (UTC)",
-        "stale",
-        "days behind",
-        "missing days",
-        "failed",
-        "failed partitions",
-        "attention",
-      ],
-      ...lines.map((l) => [
-        l.stream,
-        l.family,
-        l.schedule,
-        l.lastSuccess,
-        l.stale ? "stale" : "-",
-        l.daysBehind === null ? "-" : String(l.daysBehind),
-        l.missingDays === null ? "-" : String(l.missingDays),
-        String(l.failed),
-        l.failedShown,
-        l.attention,
-      ]),
-    ])) {
-      out.line(line);
-    }
+    const lines = await streamLines(db, today);
+    for (const line of streamTable(lines)) out.line(line);
     out.line("");
-    const section = await queueSection(queue, ready, env.REDIS_URL);
-    const lost = lostRunLines(await lostRuns(db));
-    const rate = section.reachable ? await learnedRate(env, etl) : null;
-    const rateLines = rate
-      ? [`request rate: ${rate.requestsPerSecond} req/s (${rateReason(rate)})`]
-      : [];
-    const queueLines = [
-      ...section.lines,
-      ...rateLines,
-      ...(lost.length === 0 ? [] : ["", ...lost]),
-    ];
-    for (const line of queueLines) out.line(line);
+    const queueReport = await queueLines(db, queue, ready, env, etl);
+    for (const line of queueReport.lines) out.line(line);
     if (options.html !== undefined) {
-      const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
-      const report: StatusReport = {
-        generatedAt: new Date(),
-        days,
-        streams: lines,
-        attempts: await attemptsByDay(db, days[0] ?? today),
-        queue: queueLines,
-      };
-      await writeFile(options.html, statusHtml(report));
+      await writeStatusPage(db, options.html, today, lines, queueReport.lines);
       out.line("");
       out.line(`wrote ${options.html}`);
     }
-    return section.reachable ? ExitCode.ok : ExitCode.failure;
+    return queueReport.reachable ? ExitCode.ok : ExitCode.failure;
   } finally {
     await db.destroy();
     await closeEtlQueue(queue);
   }
+}
+
+async function streamLines(db: Warehouse, today: string): Promise<StreamLine[]> {
+  const statuses = new Map((await streamOverviews(db)).map((s) => [s.stream, s]));
+  const fresh = new Map((await streamFreshness(db)).map((f) => [f.stream, f]));
+  return STREAMS.map((stream) =>
+    streamLine(stream, statuses.get(stream.name), fresh.get(stream.name), today),
+  );
+}
+
+function streamTable(lines: readonly StreamLine[]): string[] {
+  return table([
+    [
+      "stream",
+      "family",
+      "schedule",
+      "last success (UTC)",
+      "stale",
+      "days behind",
+      "missing days",
+      "failed",
+      "failed partitions",
+      "attention",
+    ],
+    ...lines.map((l) => [
+      l.stream,
+      l.family,
+      l.schedule,
+      l.lastSuccess,
+      l.stale ? "stale" : "-",
+      l.daysBehind === null ? "-" : String(l.daysBehind),
+      l.missingDays === null ? "-" : String(l.missingDays),
+      String(l.failed),
+      l.failedShown,
+      l.attention,
+    ]),
+  ]);
+}
+
+/** The queue's section, the request rate learned (when Redis answers), and the runs it lost. */
+async function queueLines(
+  db: Warehouse,
+  queue: Queue,
+  ready: Awaited<ReturnType<typeof queueReady>>,
+  env: EnvConfig,
+  etl: EtlConfig,
+): Promise<{ lines: string[]; reachable: boolean }> {
+  const section = await queueSection(queue, ready, env.REDIS_URL);
+  const lost = lostRunLines(await lostRuns(db));
+  const rate = section.reachable ? await learnedRate(env, etl) : null;
+  const rateLines = rate
+    ? [`request rate: ${rate.requestsPerSecond} req/s (${rateReason(rate)})`]
+    : [];
+  return {
+    lines: [...section.lines, ...rateLines, ...(lost.length === 0 ? [] : ["", ...lost])],
+    reachable: section.reachable,
+  };
+}
+
+async function writeStatusPage(
+  db: Warehouse,
+  file: string,
+  today: string,
+  streams: readonly StreamLine[],
+  queue: readonly string[],
+): Promise<void> {
+  const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
+  const report: StatusReport = {
+    generatedAt: new Date(),
+    days,
+    streams,
+    attempts: await attemptsByDay(db, days[0] ?? today),
+    queue,
+  };
+  await writeFile(file, statusHtml(report));
 }

@@ -1,15 +1,20 @@
+import type { Queue } from "bullmq";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
 import { streamSchedules } from "../../jobs/stream-schedules.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
 import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch.js";
-import { credentialGateOf } from "../../jobs/credential-gate.js";
-import { dependencyGateOf } from "../../jobs/dependency-gate.js";
-import { startEtlWorker } from "../../jobs/start-worker.js";
-import { createAppContext } from "../../app-context.js";
+import { type CredentialGate, credentialGateOf } from "../../jobs/credential-gate.js";
+import { type DependencyGate, dependencyGateOf } from "../../jobs/dependency-gate.js";
+import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
+import { type AppContext, createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
-import { loadConfig } from "../../config/load-config.js";
+import { type AppConfig, loadConfig } from "../../config/load-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
-import { createEtlMetrics } from "../../metrics/etl-metrics.js";
+import {
+  createEtlMetrics,
+  type EtlMetrics,
+  type MetricSources,
+} from "../../metrics/etl-metrics.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { type OperatorServer, startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
@@ -33,7 +38,61 @@ import { listenForStop } from "../stop-signal.js";
  * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
  */
 export async function workerCommand(): Promise<ExitCode> {
-  const config = loadConfig();
+  const parts = await assembleWorker(loadConfig());
+  const { config, logger, db, context, queue, dependencies } = parts;
+  const { env, etl } = config;
+  const stopping = listenForStop();
+  let schedulers: SchedulerWatch | undefined;
+  let server: OperatorServer | undefined;
+  try {
+    // Before anything is written to Redis: a port already taken ends the worker with nothing done.
+    server = await serveOperator(parts);
+    // Not ready, and taking nothing, until both answer; a stop meanwhile ends the wait.
+    await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
+    if (stopping.signal.aborted) return ExitCode.ok;
+    await prepareWarehouse(env.DATABASE_URL, db, logger);
+    await recordStreamSettings(db, streamSettings(etl, STREAMS));
+    const changes = await reconcileSchedulers(queue, etl);
+    logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
+    // Redis may lose them while the worker runs (restarted empty, flushed): it re-creates them.
+    schedulers = watchSchedulers({ queue, config: etl, logger });
+    const worker = await startProcessing(parts);
+    logger.info(
+      {
+        operator: server?.url,
+        concurrency: etl.worker_concurrency,
+        requestsPerSecond: describeRate(etl.requests_per_second),
+      },
+      "worker started",
+    );
+    const signal = await stopping.received;
+    logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
+    await worker.stop(etl.shutdown_grace_ms);
+    logger.info("worker stopped");
+    return ExitCode.ok;
+  } finally {
+    await schedulers?.stop();
+    await dependencies.stop();
+    await server?.close();
+    await queue.close();
+    await context.close();
+    await db.destroy();
+  }
+}
+
+/** What the worker is made of, built before it serves anything; workerCommand closes them. */
+interface WorkerParts {
+  readonly config: AppConfig;
+  readonly logger: Logger;
+  readonly db: Warehouse;
+  readonly metrics: EtlMetrics;
+  readonly context: AppContext;
+  readonly queue: Queue;
+  readonly credential: CredentialGate;
+  readonly dependencies: DependencyGate;
+}
+
+async function assembleWorker(config: AppConfig): Promise<WorkerParts> {
   const { env, etl } = config;
   const logger = createLogger({
     level: env.LOG_LEVEL,
@@ -56,7 +115,6 @@ export async function workerCommand(): Promise<ExitCode> {
   const queue = createEtlQueue(env.REDIS_URL, etl, (error) =>
     logger.warn({ err: error.message }, "queue connection error"),
   );
-  const stopping = listenForStop();
   const credential = credentialGateOf({ ...context, logger }, etl);
   const dependencies = dependencyGateOf({
     db,
@@ -65,8 +123,20 @@ export async function workerCommand(): Promise<ExitCode> {
     redisUrl: env.REDIS_URL,
     logger,
   });
+  const parts = { config, logger, db, metrics, context, queue, credential, dependencies };
+  metrics.setSources(metricSources(parts));
+  return parts;
+}
+
+function metricSources({
+  db,
+  context,
+  queue,
+  credential,
+  dependencies,
+}: WorkerParts): MetricSources {
   const families = new Map(STREAMS.map((stream) => [stream.name, stream.family]));
-  metrics.setSources({
+  return {
     requestRate: () => context.budget.currentRate(),
     queueCounts: () => queue.getJobCounts(),
     workers: () => queue.getWorkersCount(),
@@ -83,74 +153,55 @@ export async function workerCommand(): Promise<ExitCode> {
       })),
     credentialRefused: () => credential.refused,
     dependencies: () => dependencies.standings(),
+  };
+}
+
+function serveOperator({
+  config: { env },
+  metrics,
+  dependencies,
+  credential,
+  queue,
+  logger,
+}: WorkerParts): Promise<OperatorServer> {
+  return startOperatorServer({
+    host: env.WORKER_HOST,
+    port: env.WORKER_PORT,
+    ...(env.OPERATOR_TOKEN === undefined ? {} : { token: env.OPERATOR_TOKEN }),
+    metrics,
+    checks: {
+      postgres: () => dependencies.health("postgres"),
+      redis: () => dependencies.health("redis"),
+      upstream_credential: () => credential.health(),
+    },
+    queues: [queue],
+    logger,
   });
-  let schedulers: SchedulerWatch | undefined;
-  let server: OperatorServer | undefined;
-  try {
-    // Before anything is written to Redis: a port already taken ends the worker with nothing done.
-    server = await startOperatorServer({
-      host: env.WORKER_HOST,
-      port: env.WORKER_PORT,
-      ...(env.OPERATOR_TOKEN === undefined ? {} : { token: env.OPERATOR_TOKEN }),
-      metrics,
-      checks: {
-        postgres: () => dependencies.health("postgres"),
-        redis: () => dependencies.health("redis"),
-        upstream_credential: () => credential.health(),
+}
+
+/** Starts taking runs and partitions (once the gates open). */
+async function startProcessing(parts: WorkerParts): Promise<EtlWorker> {
+  const { config, logger, db, metrics, context, queue, credential, dependencies } = parts;
+  return startEtlWorker({
+    redisUrl: config.env.REDIS_URL,
+    config: config.etl,
+    logger,
+    deps: {
+      queue,
+      redis: context.redis,
+      credential,
+      dependencies,
+      runner: {
+        db,
+        api: context.api,
+        logger,
+        config: config.etl,
+        pageSizes: new PageSizes({ known: await loadPageSizes(db) }),
       },
-      queues: [queue],
-      logger,
-    });
-    // Not ready, and taking nothing, until both answer; a stop meanwhile ends the wait.
-    await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
-    if (stopping.signal.aborted) return ExitCode.ok;
-    await prepareWarehouse(env.DATABASE_URL, db, logger);
-    await recordStreamSettings(db, streamSettings(etl, STREAMS));
-    const changes = await reconcileSchedulers(queue, etl);
-    logger.info({ schedulers: changes }, "job schedulers reconciled with the config");
-    // Redis may lose them while the worker runs (restarted empty, flushed): it re-creates them.
-    schedulers = watchSchedulers({ queue, config: etl, logger });
-    const worker = startEtlWorker({
-      redisUrl: env.REDIS_URL,
-      config: etl,
-      logger,
-      deps: {
-        queue,
-        redis: context.redis,
-        credential,
-        dependencies,
-        runner: {
-          db,
-          api: context.api,
-          logger,
-          config: etl,
-          pageSizes: new PageSizes({ known: await loadPageSizes(db) }),
-        },
-        onPartition: (outcome) => metrics.observePartition(outcome),
-        onStalled: () => metrics.observeStalledJob(),
-      },
-    });
-    logger.info(
-      {
-        operator: server?.url,
-        concurrency: etl.worker_concurrency,
-        requestsPerSecond: describeRate(etl.requests_per_second),
-      },
-      "worker started",
-    );
-    const signal = await stopping.received;
-    logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
-    await worker.stop(etl.shutdown_grace_ms);
-    logger.info("worker stopped");
-    return ExitCode.ok;
-  } finally {
-    await schedulers?.stop();
-    await dependencies.stop();
-    await server?.close();
-    await queue.close();
-    await context.close();
-    await db.destroy();
-  }
+      onPartition: (outcome) => metrics.observePartition(outcome),
+      onStalled: () => metrics.observeStalledJob(),
+    },
+  });
 }
 
 /**
