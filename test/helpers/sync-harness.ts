@@ -4,15 +4,13 @@ import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { Stream } from "../../src/streams/stream.js";
 import type { RunnerDeps } from "../../src/streams/run-partition.js";
 import { runReplay } from "../../src/streams/run-replay.js";
-import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
+import { recordedSync } from "../../src/streams/recorded-sync.js";
+import type { StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
 import { type SandboxSize, startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
-import { foregroundRun } from "../../src/warehouse/foreground-run.js";
-import { recordStreamSettings } from "../../src/warehouse/stream-settings.js";
-import { streamSettings } from "../../src/streams/stream-settings.js";
 
 export interface SyncHarness {
   readonly upstream: Upstream;
@@ -61,21 +59,13 @@ export async function startSyncHarness(
     upstream,
     warehouse,
     config,
-    // As `etl sync` does: the streams' settings written, the run recorded and named by its attempts.
     async sync(options = {}) {
       const streams = options.streams ?? selectStreams(options.only);
       const range: DayRange = {
         ...(options.from === undefined ? {} : { from: options.from }),
         ...(options.to === undefined ? {} : { to: options.to }),
       };
-      await recordStreamSettings(warehouse.db, streamSettings(config, STREAMS));
-      const run = await foregroundRun(
-        warehouse.db,
-        { kind: "sync", streams: streams.map((s) => s.name), range },
-        () => false,
-        (runId) => runSync({ ...deps, run: runId }, streams, range),
-      );
-      return run.result;
+      return (await recordedSync(deps, streams, range, () => false)).result;
     },
     replay: (streams = STREAMS, range = {}) =>
       runReplay({ ...deps, ownsLink: () => true }, streams, range),

@@ -1,19 +1,17 @@
 import { createAppContext } from "../../app-context.js";
 import { loadConfig } from "../../config/load-config.js";
 import { AuthError } from "../../errors.js";
-import { selectStreams, STREAMS } from "../../streams/registry.js";
-import { runSync, type StreamSummary } from "../../streams/run-sync.js";
+import { recordedSync } from "../../streams/recorded-sync.js";
+import { selectStreams } from "../../streams/registry.js";
+import type { StreamSummary } from "../../streams/run-sync.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { pruneResponses } from "../../warehouse/responses.js";
-import { recordStreamSettings } from "../../warehouse/stream-settings.js";
-import { streamSettings } from "../../streams/stream-settings.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
-import { foregroundRun } from "../../warehouse/foreground-run.js";
 import { printSummaries, runRecordedLine } from "../run-summary.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -45,17 +43,11 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       today: utcToday(),
       signal: stop.signal,
     };
-    await recordStreamSettings(db, streamSettings(config.etl, STREAMS));
     const radio = radioHistoryNote(config.etl, streams, range, deps.today);
     if (radio) out.line(radio);
     let run: { runId: string; result: StreamSummary[] };
     try {
-      run = await foregroundRun(
-        db,
-        { kind: "sync", streams: streams.map((s) => s.name), range },
-        () => stop.signal.aborted,
-        (runId) => runSync({ ...deps, run: runId }, streams, range),
-      );
+      run = await recordedSync(deps, streams, range, () => stop.signal.aborted);
     } catch (error) {
       if (error instanceof AuthError) {
         out.line(`error: ${error.message}`);
