@@ -272,7 +272,7 @@ export class PartitionLoad {
     let at = from;
     while (at < records.length && !this.#rowsFull()) {
       const record = records[at];
-      for (const state of this.#states) this.#readRows(state, record, this.#position + at);
+      this.#readRecord(record, this.#position + at);
       if (noted.length > 0) this.untyped.addNoted(noted.splice(0), [record], claims);
       at += 1;
     }
@@ -385,18 +385,43 @@ export class PartitionLoad {
     this.#pendingRejections.push({ ...rejection, page: this.#reading });
   }
 
-  #readRows(state: OutputState, record: unknown, position: number): void {
+  /** The rows of one record in every table of the stream, kept for their batches. */
+  #readRecord(record: unknown, position: number): void {
+    const { partition, today } = this.#options;
+    const made = this.#states.map((state) => ({
+      state,
+      rows: state.output.rows(record, partition, position, today),
+    }));
+    this.#noteUnmatched(record, position, made);
+    for (const { state, rows } of made) this.#keepRows(state, record, rows);
+  }
+
+  /**
+   * Counts a record none of whose tables got a derived value while some had columns to derive,
+   * when it holds fields that no table's reader asked for: one table may read what another does
+   * not (a product's assets go to a table of their own).
+   */
+  #noteUnmatched(
+    record: unknown,
+    position: number,
+    made: readonly { readonly state: OutputState; readonly rows: readonly Row[] }[],
+  ): void {
+    const allNull = made.filter(({ state, rows }) => derivedAllNull(rows, state.output.target.key));
+    const derivedSome = made.some((entry) => entry.rows.length > 0 && !allNull.includes(entry));
+    if (allNull.length === 0 || derivedSome) return;
+    const { partition, today } = this.#options;
+    const readAll = (proxy: unknown) => {
+      for (const { state } of made) state.output.rows(proxy, partition, position, today);
+    };
+    if (!matchedNothing(record, readAll)) return;
+    this.unmatched += 1;
+    for (const { state } of allNull) this.#unmatchedTables.add(state.output.target.table);
+  }
+
+  #keepRows(state: OutputState, record: unknown, rows: readonly Row[]): void {
     const { output } = state;
     const { key } = output.target;
-    const { partition, today } = this.#options;
-    const rows = output.rows(record, partition, position, today);
-    if (
-      derivedAllNull(rows, key) &&
-      matchedNothing(record, (proxy) => output.rows(proxy, partition, position, today))
-    ) {
-      this.unmatched += 1;
-      this.#unmatchedTables.add(output.target.table);
-    }
+    const { today } = this.#options;
     for (const read of rows) {
       const stamped = output.mode === "snapshot" ? { ...read, snapshot_date: today } : read;
       const problem = keyProblem(stamped, key);

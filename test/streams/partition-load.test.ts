@@ -4,6 +4,10 @@ import { collectUntyped, type UntypedValue } from "../../src/api/untyped-values.
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { PagingError } from "../../src/errors.js";
 import { radio } from "../../src/streams/artist-stats/radio.js";
+import { products } from "../../src/streams/catalogue/products.js";
+import type { LookupPartition } from "../../src/streams/catalogue/lookups.js";
+import type { Partition } from "../../src/streams/partition.js";
+import type { Stream } from "../../src/streams/stream.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import { PartitionLoad } from "../../src/streams/partition-load.js";
 import { PhaseTimer } from "../../src/streams/phase-timer.js";
@@ -27,7 +31,8 @@ beforeAll(async () => {
 afterAll(() => warehouse.drop());
 beforeEach(async () => {
   await warehouse.query(
-    "truncate artist_stats.radio, etl.sync_runs, etl.responses, etl.rejected_records, etl.stream_state",
+    `truncate artist_stats.radio, catalogue.products, catalogue.assets,
+       etl.sync_runs, etl.responses, etl.rejected_records, etl.stream_state`,
   );
 });
 
@@ -43,14 +48,17 @@ function answer(body: unknown): Exchange {
   };
 }
 
-/** A load of the radio partition, in an attempt of its own. */
-async function load(): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
-  const { runId, firstAttempt } = await startSyncRun(warehouse.db, radio.name, partition.key);
+/** A load of a partition (the radio day unless said), in an attempt of its own. */
+async function load(
+  stream: Stream = radio,
+  of: Partition = partition,
+): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
+  const { runId, firstAttempt } = await startSyncRun(warehouse.db, stream.name, of.key);
   const noted: UntypedValue[] = [];
   const partitionLoad = new PartitionLoad({
     db: warehouse.db,
-    stream: radio,
-    partition,
+    stream,
+    partition: of,
     runId,
     config,
     today: TODAY,
@@ -61,7 +69,7 @@ async function load(): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
     noted,
     timer: new PhaseTimer(),
     checkpoint: true,
-    land: landPages(radio, partition),
+    land: landPages(stream, of),
   });
   return { load: partitionLoad, noted };
 }
@@ -69,7 +77,7 @@ async function load(): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
 const stations = () =>
   warehouse
     .query<{ station_name: string }>(
-      "select station_name from artist_stats.radio order by position",
+      "select station_name from artist_stats.radio order by artist_id desc, position",
     )
     .then((rows) => rows.map((row) => row.station_name));
 
@@ -94,13 +102,19 @@ describe("a partition's load", () => {
   });
 
   it("replaces the partition's rows: what the upstream no longer returns is deleted", async () => {
+    // Another artist's row of the same day: outside the partition, it stays.
+    await warehouse.query(
+      `insert into artist_stats.radio (artist_id, snapshot_date, position, station_name, raw)
+       values (8, $1, 0, 'other', '{}')`,
+      [DAY],
+    );
     const first = await load();
     await first.load.page(null, [answer({ obj: [spin("a"), spin("b"), spin("c")] })]);
     await first.load.finish({ requests: 1 });
     const second = await load();
     await second.load.page(null, [answer({ obj: [spin("x")] })]);
     await second.load.finish({ requests: 1 });
-    expect(await stations()).toEqual(["x"]);
+    expect(await stations()).toEqual(["other", "x"]);
   });
 
   it("quarantines what it cannot store, with the response it came in, and warns of the rest", async () => {
@@ -130,6 +144,29 @@ describe("a partition's load", () => {
       { spins: null, raw_spins: "many" },
       { spins: null, raw_spins: null },
     ]);
+  });
+
+  it("counts a record unmatched only when no table of the stream read a field of it", async () => {
+    const upc: LookupPartition = { key: "upc:1", value: "1" };
+    const { load: partitionLoad } = await load(products, upc);
+    await partitionLoad.page(null, [
+      answer({
+        product: [
+          // Read by the assets' table alone: matched.
+          { id: 1, assets: [{ id: 10, isrc: "X1" }] },
+          // Fields no table reads: unmatched, kept in raw.
+          { id: 2, renamed_title: "T", renamed_label: "L" },
+        ],
+      }),
+    ]);
+    await partitionLoad.finish({ requests: 1 });
+    expect(partitionLoad.unmatched).toBe(1);
+    expect(partitionLoad.warnings.map((warning) => warning.message)).toEqual([
+      "1 records matched none of the expected fields of catalogue.products (kept in raw)",
+    ]);
+    expect(
+      await warehouse.query("select product_id::int from catalogue.products order by 1"),
+    ).toEqual([{ product_id: 1 }, { product_id: 2 }]);
   });
 
   it("fails a page the upstream serves again instead of paging forever", async () => {
