@@ -6,7 +6,7 @@ import type { JsonRecord } from "../json/json-record.js";
 import type { Row } from "../warehouse/row.js";
 import { type AnyPaging, NO_PAGING, type ParamsOf } from "./paging.js";
 import type { Partition, ReadContext } from "./partition.js";
-import type { PartitionSet } from "./partition-set.js";
+import { NO_SCOPE, type PartitionSet } from "./partition-set.js";
 import { listRecords, objectRecords } from "./record-selectors.js";
 import {
   defineStream,
@@ -87,6 +87,10 @@ export interface EndpointDeclaration<
   readonly raw?: (record: R) => unknown;
   readonly table: string;
   readonly key: readonly string[];
+  /**
+   * A replace or a snapshot deletes within each partition's scope: partitions that own no rows
+   * (the look-ups') take an upsert only, and the declaration throws otherwise.
+   */
   readonly mode: WriteMode;
   /** The record's columns, each read once from it; the scope's columns and `raw` are added. */
   readonly columns: (record: R, place: RowPlace<P>) => Row;
@@ -138,6 +142,11 @@ export function endpointStream<
 >(declared: EndpointDeclaration<P, S, T, R, G>): Stream {
   const { partitions, columns, records } = declared;
   const { scope } = partitions;
+  if (declared.mode !== "upsert" && scope === NO_SCOPE) {
+    throw new Error(
+      `${declared.name}: its partitions own no rows (look-ups share the table): only an upsert may write them`,
+    );
+  }
   // An operation chosen by the partition is not checked against the paging: its parameters are.
   const operationOf = (partition: P) =>
     (typeof declared.operation === "function"

@@ -23,5 +23,11 @@ export interface PartitionSet<P extends Partition> {
   readonly daily?: boolean;
 }
 
-/** No partition's rows are told apart by a column: a list whole, the configured look-ups. */
+/**
+ * Rows that no partition owns: the look-ups each add to a table they share, so only an upsert may
+ * write them (a replace would have each look-up delete the others' rows).
+ */
 export const NO_SCOPE = (): Row => ({});
+
+/** Every row of the table is the one partition's (a list synced whole on every run). */
+export const WHOLE_TABLE = (): Row => ({});

@@ -4,11 +4,12 @@ import type { Exchange } from "../../src/api/api-client.js";
 import { defineOperation } from "../../src/api/operation.js";
 import { toRecordList, toSnapshot } from "../../src/api/results.js";
 import { toInteger, toText } from "../../src/api/read-values.js";
+import { asRecord } from "../../src/json/json-record.js";
 import { endpointStream } from "../../src/streams/endpoint-stream.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import { NO_PAGING, offsetPaging } from "../../src/streams/paging.js";
 import type { Partition, ReadContext } from "../../src/streams/partition.js";
-import type { PartitionSet } from "../../src/streams/partition-set.js";
+import { NO_SCOPE, type PartitionSet } from "../../src/streams/partition-set.js";
 import type { FetchContext, PageFetch, PlanContext, Stream } from "../../src/streams/stream.js";
 
 /** An artist on a day: the scope every row of the partition carries. */
@@ -39,11 +40,12 @@ const objectOperation = defineOperation({
   parse: toSnapshot,
 });
 
+/** Answers under `other`: a stream reading it with the wrong operation finds nothing. */
 const otherObjectOperation = defineOperation({
   name: "test.other",
   params: z.object({ artist_id: z.number() }),
   request: (query) => ({ method: "GET", path: "/other", query }),
-  parse: toSnapshot,
+  parse: (body: unknown) => ({ data: asRecord(body)?.other, raw: body }),
 });
 
 const context: ReadContext = {
@@ -62,21 +64,21 @@ const answer = (operation: string, body: unknown): Exchange => ({
 });
 
 /** The rows every output of `stream` makes of one page's body, table by table. */
-function rowsOf(stream: Stream, operation: string, body: unknown) {
-  const page = stream.read([answer(operation, body)], partition, context);
+function rowsOf(stream: Stream, operation: string, body: unknown, of: ArtistDay = partition) {
+  const page = stream.read([answer(operation, body)], of, context);
   return {
     page,
     tables: stream.outputs.map((output) => ({
       table: output.target.table,
       rows: page.records.flatMap((record, position) =>
-        output.rows(record, partition, position, context.today),
+        output.rows(record, of, position, context.today),
       ),
     })),
   };
 }
 
 /** What `fetch` asks for the page whose paging parameters are `params`. */
-async function asked(stream: Stream, params: object) {
+async function asked(stream: Stream, params: object, of: ArtistDay = partition) {
   const calls: { operation: string; params: object }[] = [];
   const page: PageFetch<object> = {
     params,
@@ -85,7 +87,7 @@ async function asked(stream: Stream, params: object) {
       return Promise.resolve(answer(operation.name, null));
     },
   };
-  await stream.fetch({} as FetchContext, partition, page);
+  await stream.fetch({} as FetchContext, of, page);
   return calls;
 }
 
@@ -219,10 +221,21 @@ describe("an endpoint's declaration", () => {
     ]);
   });
 
-  it("asks the operation its partition chooses, one request a partition when unpaged", async () => {
+  it("asks and reads the operation its partition chooses, one request a partition when unpaged", async () => {
+    const three: ArtistDay = { key: "3|2026-01-05", artistId: 3, day: "2026-01-05" };
     expect(await asked(audience, {})).toEqual([
       { operation: "test.object", params: { artist_id: 7 } },
     ]);
+    expect(await asked(audience, {}, three)).toEqual([
+      { operation: "test.other", params: { artist_id: 3 } },
+    ]);
+    const body = { obj: { n: 1 }, other: { n: 2 } };
+    expect(rowsOf(audience, "test.object", body).tables[0]?.rows.map((r) => r.followers)).toEqual([
+      1,
+    ]);
+    expect(
+      rowsOf(audience, "test.other", body, three).tables[0]?.rows.map((r) => r.followers),
+    ).toEqual([2]);
     expect(audience.paging).toBe(NO_PAGING);
     expect(audience.requests?.(partition)).toBe(1);
   });
@@ -248,6 +261,54 @@ describe("an endpoint's declaration", () => {
       { artist_id: 7, snapshot_date: "2026-01-05", step: 0, value: 4, raw: ["t", 4] },
     ]);
     expect(points.outputs[0]).toMatchObject({ mode: "replace", replaceWithin: ["step"] });
+  });
+
+  it("passes a declared request count and checkpoint on, and lets a column stand for the scope's", () => {
+    const WHOLE: PartitionSet<ArtistDay> = {
+      plan: () => [partition],
+      scope: ({ day }) => ({ day }),
+    };
+    const series = endpointStream({
+      name: "test_series",
+      family: "artist_stats",
+      partitions: WHOLE,
+      operation: objectOperation,
+      params: ({ artistId }) => ({ artist_id: artistId }),
+      records: "object",
+      requests: () => 3,
+      checkpoint: ({ day }) => ({ until: day }),
+      table: "artist_stats.test_series",
+      key: ["day"],
+      mode: "upsert",
+      columns: (point, { partition: { day } }) => ({ day: `${day}+${String(point.step)}` }),
+    });
+    expect(series.after).toBeUndefined();
+    expect(series.daily).toBeUndefined();
+    expect(series.requests?.(partition)).toBe(3);
+    expect(series.checkpoint?.(partition)).toEqual({ until: "2026-01-05" });
+    expect(rowsOf(series, "test.object", { obj: { step: 2 } }).tables[0]?.rows).toEqual([
+      { day: "2026-01-05+2", raw: { step: 2 } },
+    ]);
+  });
+
+  it("refuses a replace or a snapshot over partitions that own no rows", () => {
+    const LOOKUPS: PartitionSet<ArtistDay> = { plan: () => [partition], scope: NO_SCOPE };
+    const declare = (mode: "upsert" | "replace" | "snapshot") =>
+      endpointStream({
+        name: "test_lookups",
+        family: "catalogue",
+        partitions: LOOKUPS,
+        operation: objectOperation,
+        params: ({ artistId }) => ({ artist_id: artistId }),
+        records: "object",
+        table: "catalogue.test",
+        key: ["id"],
+        mode,
+        columns: (record) => ({ id: toInteger(record.id) }),
+      });
+    expect(declare("upsert").outputs[0]?.mode).toBe("upsert");
+    expect(() => declare("replace")).toThrow(/only an upsert may write them/);
+    expect(() => declare("snapshot")).toThrow(/only an upsert may write them/);
   });
 
   it("does not compile when its operation cannot carry the paging, or its answer is no list", () => {

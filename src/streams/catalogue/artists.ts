@@ -10,7 +10,8 @@ import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
 export interface ResolvedArtist {
-  readonly artist: JsonRecord;
+  /** The catalogue's record as received: what untyped values are named within. */
+  readonly raw: JsonRecord;
   readonly socialArtistId: number | null;
 }
 
@@ -60,7 +61,7 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOK
     );
     const records = result.records.map((artist) => {
       const id = toInteger(artist.id);
-      return { artist, socialArtistId: id === null ? null : (resolved.get(id) ?? null) };
+      return { raw: artist, socialArtistId: id === null ? null : (resolved.get(id) ?? null) };
     });
     return { ...listRecords(result), records };
   },
@@ -71,7 +72,7 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOK
         key: ["artist_id"],
       },
       mode: "upsert",
-      rows: ({ artist, socialArtistId }) => [
+      rows: ({ raw: artist, socialArtistId }) => [
         {
           artist_id: toInteger(artist.id),
           name: toText(artist.name),

@@ -7,9 +7,9 @@ import { listRecords } from "../record-selectors.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
 
-/** An income and its key in the table. */
+/** An income as received (what untyped values are named within) and its key in the table. */
 interface KeyedIncome {
-  readonly income: JsonRecord;
+  readonly raw: JsonRecord;
   readonly key: string;
 }
 
@@ -22,11 +22,11 @@ export function keyIncomes(incomes: readonly JsonRecord[]): KeyedIncome[] {
   const seen = new Map<string, number>();
   return incomes.map((income) => {
     const id = toText(income.id);
-    if (id !== null) return { income, key: id };
+    if (id !== null) return { raw: income, key: id };
     const hash = stableKey(income);
     const occurrence = seen.get(hash) ?? 0;
     seen.set(hash, occurrence + 1);
-    return { income, key: occurrence === 0 ? hash : `${hash}:${occurrence}` };
+    return { raw: income, key: occurrence === 0 ? hash : `${hash}:${occurrence}` };
   });
 }
 
@@ -43,14 +43,14 @@ export const incomes = endpointStream({
     const read = listRecords(page);
     return { ...read, records: keyIncomes(read.records) };
   },
-  raw: ({ income }) => income,
+  raw: ({ raw }) => raw,
   table: "royalties.incomes",
   key: ["income_key"],
   // The list covers some months (about the last 12): it replaces what was stored for those
   // months, so an income restated or withdrawn upstream is not kept beside its new form, and
   // older months stay.
   mode: { replaceWithin: ["period_start"] },
-  columns: ({ income, key }) => ({
+  columns: ({ raw: income, key }) => ({
     income_key: key,
     period: toText(income.period),
     period_start: monthStart(income.period),

@@ -8,7 +8,8 @@ import { SALE_DAYS, saleDayParams } from "./selection.js";
 
 /** One step of a chart's series: a series' `totals` hold one value per day of the range. */
 interface ChartPoint {
-  readonly series: JsonRecord;
+  /** The series as received: what untyped values are named within. */
+  readonly raw: JsonRecord;
   /** The series' place in the chart: two top entities may share a name. */
   readonly seriesPosition: number;
   readonly step: number;
@@ -24,7 +25,7 @@ export const trendChartPoints = endpointStream({
   records: (chart) => ({
     records: chart.series.flatMap((series, seriesPosition) =>
       listOf(series.totals).map((total, step): ChartPoint => ({
-        series,
+        raw: series,
         seriesPosition,
         step,
         total,
@@ -32,14 +33,14 @@ export const trendChartPoints = endpointStream({
     ),
     warnings: chart.found ? [] : [{ kind: "no_list", message: "no series found in the response" }],
   }),
-  raw: (point) => point.series,
+  raw: (point) => point.raw,
   table: "sales.trend_chart_points",
   key: ["day", "selection_type", "sale_type", "series_position"],
   mode: "replace",
   columns: (point, { partition }) => ({
     day: addDays(partition.day, point.step),
     series_position: point.seriesPosition,
-    series: toText(point.series.name),
+    series: toText(point.raw.name),
     total: toInteger(point.total),
   }),
 });

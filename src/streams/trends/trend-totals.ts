@@ -17,9 +17,8 @@ export const trendTotals = endpointStream({
   // The day's one row, whatever came: what no count could be read from is said, not skipped.
   records: ({ data }) => {
     const totals = asRecord(data) ?? {};
-    const known = [totals.stream_count, totals.download_count].some(
-      (value) => value !== undefined && value !== null,
-    );
+    const counts = [toInteger(totals.stream_count), toInteger(totals.download_count)];
+    const known = counts.some((count) => count !== null);
     return {
       records: [totals],
       warnings: known
