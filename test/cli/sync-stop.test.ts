@@ -35,7 +35,9 @@ describe("etl sync stopped by SIGTERM", () => {
     await until(
       async () => (await attempts()).find((a) => a.status === "running")?.n === IN_FLIGHT,
       60_000,
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`no partition started:\n${sync.logs.join("\n")}`, { cause: error });
+    });
     sync.child.kill("SIGTERM");
     expect(await sync.exited, sync.logs.join("\n")).toBe(130);
     // Each running partition was closed before the command let go of the database: none is

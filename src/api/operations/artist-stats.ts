@@ -133,8 +133,6 @@ const paging = { offset: offset.optional(), limit: limit.optional() };
 const SINCE_ORDER = { message: "must not be after until", path: ["since"] };
 
 /** An operation answering one object for an artist (statistics as they are now). */
-export type SnapshotOperation = ReturnType<typeof snapshotOperation>;
-
 function snapshotOperation(name: string, path: string) {
   return defineOperation({
     name,

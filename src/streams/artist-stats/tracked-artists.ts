@@ -15,7 +15,7 @@ export interface ArtistPartition extends Partition {
 }
 
 /** One partition per tracked artist, keyed by its id. */
-export async function artistPartitions(context: PlanContext): Promise<Iterable<ArtistPartition>> {
+async function artistPartitions(context: PlanContext): Promise<Iterable<ArtistPartition>> {
   return product({ artistId: await context.trackedArtistIds() });
 }
 
@@ -55,7 +55,7 @@ export function trackedArtistsBy<D extends Record<string, DimensionValues>>(
 }
 
 /** One tracked artist on one day of the run's range: radio figures are asked for by date. */
-export interface ArtistDayPartition extends ArtistPartition {
+interface ArtistDayPartition extends ArtistPartition {
   readonly day: string;
 }
 

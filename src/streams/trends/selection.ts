@@ -4,7 +4,7 @@ import type { Partition } from "../partition.js";
 import type { PartitionSet } from "../partition-set.js";
 
 /** One day of one selection type. */
-export interface SelectionDay extends Partition {
+interface SelectionDay extends Partition {
   readonly day: string;
   readonly selectionType: SelectionType;
 }
