@@ -101,7 +101,7 @@ describe('requests_per_second: "auto" where the upstream never states its limit'
         .map(([, n]) => n),
     );
     upstream.sandbox.setKnobs({ requestsPerSecond: 3 });
-    const storm = await drive(upstream, { stacks, settleS: 0, measureS: 12 });
+    const storm = await drive(upstream, { stacks, settleS: 0, measureS: 12, storm: true });
     describeRun("the same three, the limit cut to 3", storm);
     const seconds = Object.keys(storm.perSecond)
       .map(Number)
