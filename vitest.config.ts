@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import LongFirstSequencer from "./test/helpers/long-first-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -15,6 +14,5 @@ export default defineConfig({
     // machine busy (the default, one fewer than the cores, runs them one at a time there: about
     // 15 minutes, against 10). Three at a time starve the rate tests on a busy machine.
     maxWorkers: 2,
-    sequence: { sequencer: LongFirstSequencer },
   },
 });
