@@ -8,6 +8,6 @@ export default defineConfig({
     hookTimeout: 300_000,
     fileParallelism: false,
     pool: "forks",
-    globalSetup: ["test/helpers/template-warehouse.ts"],
+    globalSetup: ["test/helpers/template-warehouse.ts", "test/helpers/test-build.ts"],
   },
 });

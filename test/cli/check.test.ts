@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { CLI_MAIN, runCli, TSX_LOADER } from "../helpers/cli.js";
+import { CLI_ENTRY, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -111,7 +111,10 @@ describe("etl check", () => {
       const merged = await new Promise<string>((done) => {
         execFile(
           "sh",
-          ["-c", `"${process.execPath}" --import "${TSX_LOADER}" "${CLI_MAIN}" check 2>&1`],
+          [
+            "-c",
+            `"${process.execPath}" ${CLI_ENTRY.map((arg) => `"${arg}"`).join(" ")} check 2>&1`,
+          ],
           { cwd: dir.path, env, timeout: 60_000 },
           (_error, stdout) => done(stdout),
         );

@@ -14,7 +14,21 @@ export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..
 export const TSX_LOADER = pathToFileURL(
   resolve(PROJECT_ROOT, "node_modules/tsx/dist/loader.mjs"),
 ).href;
-export const CLI_MAIN = resolve(PROJECT_ROOT, "src/cli/main.ts");
+/** Names the run's build of the project (test/helpers/test-build.ts), when vitest made one. */
+export const TEST_BUILD_ENV = "MUSIC_ETL_TEST_BUILD";
+
+/**
+ * The node arguments that run `source` (a TypeScript file of the project, from its root): its
+ * JavaScript in the run's build when there is one, else the source through tsx (the bench).
+ */
+export function nodeEntry(source: string): string[] {
+  const build = process.env[TEST_BUILD_ENV];
+  if (build) return [resolve(build, source.replace(/\.ts$/, ".js"))];
+  return ["--import", TSX_LOADER, resolve(PROJECT_ROOT, source)];
+}
+
+/** `etl` as node arguments (see nodeEntry). */
+export const CLI_ENTRY: readonly string[] = nodeEntry("src/cli/main.ts");
 
 /**
  * The environment of an `etl` process against a sandbox and a test warehouse, with its config file
@@ -45,9 +59,9 @@ export function imageNodeOptions(): string {
 }
 
 /**
- * CLI processes of one test file running at once. Each starts a TypeScript loader, about a
- * CPU-second: twenty at once on a busy two-core machine left every one of them past its test's
- * timeout, where the same twenty one core's worth at a time each finish in their own time.
+ * CLI processes of one test file running at once. Each start is about a CPU-second: twenty at
+ * once on a busy two-core machine left every one of them past its test's timeout, where the same
+ * twenty one core's worth at a time each finish in their own time.
  */
 const spawning = pLimit(Math.max(1, availableParallelism() - 1));
 
@@ -67,7 +81,7 @@ export function runCli(
       new Promise<CliResult>((resolvePromise) => {
         execFile(
           process.execPath,
-          ["--import", TSX_LOADER, CLI_MAIN, ...args],
+          [...CLI_ENTRY, ...args],
           {
             cwd: options.cwd,
             env: { PATH: process.env.PATH ?? "", ...options.env },

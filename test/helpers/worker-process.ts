@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { CLI_MAIN, TSX_LOADER } from "./cli.js";
+import { CLI_ENTRY } from "./cli.js";
 
 export interface EtlProcess {
   readonly child: ChildProcess;
@@ -19,7 +19,7 @@ export interface WorkerProcess extends EtlProcess {
 export interface EtlProcessOptions {
   cwd: string;
   env: Record<string, string>;
-  /** The CLI's entry as node arguments; default the TypeScript source through tsx. */
+  /** The CLI's entry as node arguments; default CLI_ENTRY. */
   entry?: readonly string[];
 }
 
@@ -32,7 +32,7 @@ export function spawnEtl(
   options: EtlProcessOptions,
   onLog: (line: string) => void = () => undefined,
 ): EtlProcess {
-  const entry = options.entry ?? ["--import", TSX_LOADER, CLI_MAIN];
+  const entry = options.entry ?? CLI_ENTRY;
   const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.cwd,
     env: { PATH: process.env.PATH ?? "", WORKER_PORT: "0", LOG_LEVEL: "info", ...options.env },

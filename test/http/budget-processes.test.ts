@@ -1,9 +1,8 @@
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { PROJECT_ROOT, TSX_LOADER } from "../helpers/cli.js";
+import { nodeEntry } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
@@ -32,21 +31,17 @@ afterAll(async () => {
 });
 
 function clientProcess() {
-  return run(
-    process.execPath,
-    ["--import", TSX_LOADER, resolve(PROJECT_ROOT, "test/helpers/budget-client.ts")],
-    {
-      cwd: dir.path,
-      env: {
-        PATH: process.env.PATH ?? "",
-        MUSIC_API_URL: sandbox.url,
-        MUSIC_API_KEY: sandbox.apiKey,
-        REDIS_URL,
-        LOG_LEVEL: "warn",
-        REQUESTS: String(PER_PROCESS),
-      },
+  return run(process.execPath, nodeEntry("test/helpers/budget-client.ts"), {
+    cwd: dir.path,
+    env: {
+      PATH: process.env.PATH ?? "",
+      MUSIC_API_URL: sandbox.url,
+      MUSIC_API_KEY: sandbox.apiKey,
+      REDIS_URL,
+      LOG_LEVEL: "warn",
+      REQUESTS: String(PER_PROCESS),
     },
-  );
+  });
 }
 
 describe("request budget shared by two processes", () => {

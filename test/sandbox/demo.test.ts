@@ -1,13 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { execFile } from "node:child_process";
-import { resolve } from "node:path";
-import { PROJECT_ROOT, TSX_LOADER } from "../helpers/cli.js";
+import { nodeEntry } from "../helpers/cli.js";
 
 function demo(env: Record<string, string>) {
   return new Promise<{ code: number; stderr: string }>((done) => {
     execFile(
       process.execPath,
-      ["--import", TSX_LOADER, resolve(PROJECT_ROOT, "sandbox/demo/main.ts")],
+      nodeEntry("sandbox/demo/main.ts"),
       { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 60_000 },
       (error, _stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stderr }),
     );

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { addDays, utcToday } from "../../src/time/calendar.js";
-import { PROJECT_ROOT } from "../helpers/cli.js";
+import { nodeEntry, PROJECT_ROOT } from "../helpers/cli.js";
 
 /** The URL of the start line: it ends at the first space. */
 const urlOf = (line: string) => /(http:\/\/\S+)/.exec(line)?.[1] ?? "";
@@ -26,7 +26,7 @@ async function streamsOn(url: string, apiKey: string, day: string): Promise<numb
 async function helpFlags(): Promise<string[]> {
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ["--import", "tsx", "sandbox/main.ts", "--help"],
+    [...nodeEntry("sandbox/main.ts"), "--help"],
     { cwd: PROJECT_ROOT },
   );
   return [...stdout.matchAll(/^ {2}(--[a-z-]+) <[^>]+>\s+(SANDBOX_[A-Z_]+)\s/gm)].map(
@@ -44,7 +44,7 @@ function documentedFlags(): string[] {
 
 /** Runs `npm run sandbox`'s entry point and resolves with the first line it prints. */
 function startCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ["--import", "tsx", "sandbox/main.ts", ...args], {
+  const child = spawn(process.execPath, [...nodeEntry("sandbox/main.ts"), ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

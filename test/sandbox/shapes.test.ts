@@ -18,6 +18,7 @@ import {
   type TrendListItem,
   type TrendTotals,
 } from "../../sandbox/index.js";
+import { nodeEntry } from "../helpers/cli.js";
 import { call, ok, wire } from "./call.js";
 
 const STATS = "/api/v1/artist-stats";
@@ -949,7 +950,7 @@ describe("sandbox CLI --shapes", () => {
   });
 
   function startCli(args: string[]) {
-    const spawned = spawn(process.execPath, ["--import", "tsx", "sandbox/main.ts", ...args], {
+    const spawned = spawn(process.execPath, [...nodeEntry("sandbox/main.ts"), ...args], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     child = spawned;
