@@ -15,6 +15,11 @@ export interface SandboxOptions {
   knobs?: KnobsPatch;
   /** YYYY-MM-DD, the sandbox's "now" for snapshots and defaults; default the current UTC date. */
   today?: string;
+  /**
+   * Epoch ms by which the rate limit counts and the stats are kept per second; default Date.now.
+   * A test holds it still to send a burst within one of the limit's seconds, however slowly.
+   */
+  clock?: () => number;
 }
 
 /** The answers a careless upstream repeats the credential in. */

@@ -10,7 +10,7 @@ import { parseJsonObject, readBody } from "./http/read-body.js";
 import { json, type Reply, writeResponse } from "./http/reply.js";
 import { matchRoute, type RouteMatch } from "./http/router.js";
 import type { SandboxKnobs } from "./interfaces.js";
-import type { RateLimitState } from "./rate-limiter.js";
+import { type RateLimitState, rateLimitHeaders, tooManyRequestsHeaders } from "./rate-limiter.js";
 import { ADMIN_PREFIX, handleAdmin } from "./routes/admin.js";
 import { artistStatsRoutes } from "./routes/artist-stats.js";
 import { catalogueRoutes } from "./routes/catalogue.js";
@@ -48,7 +48,7 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     return handleAdmin(state, request, response, url.pathname);
   }
 
-  const arrivedMs = Date.now();
+  const arrivedMs = state.clock();
   const arrivedAt = performance.now();
   const match = matchRoute(API_ROUTES, request.method ?? "", sentPath);
   state.stats.arrived(match?.route.operation ?? "unknown", Math.floor(arrivedMs / 1000));
@@ -146,38 +146,6 @@ function isAuthorized(request: IncomingMessage, apiKey: string): boolean {
   return bearerToken(request) === apiKey;
 }
 
-/**
- * The budget as it stands, on every answer while a limit is set, unless the knob keeps the
- * headers off successes ("on-429") or off every answer.
- */
-function rateLimitHeaders(
-  budget: RateLimitState | null,
-  mode: SandboxKnobs["rateLimitHeaders"],
-): Record<string, number> {
-  if (!budget || mode === "none" || mode === "on-429" || mode === "retry-after-only") return {};
-  return stated(budget);
-}
-
-function stated(budget: RateLimitState): Record<string, number> {
-  return {
-    "X-RateLimit-Limit": budget.limit,
-    "X-RateLimit-Remaining": budget.remaining,
-    "X-RateLimit-Reset": budget.reset,
-  };
-}
-
-function tooManyRequestsHeaders(
-  budget: RateLimitState,
-  mode: SandboxKnobs["rateLimitHeaders"],
-  nowMs: number,
-): Record<string, number> {
-  if (mode === "none") return {};
-  if (mode === "reset-only") return { "X-RateLimit-Reset": budget.reset };
-  const retryAfter = Math.max(1, Math.ceil(budget.reset - nowMs / 1000));
-  if (mode === "retry-after-only") return { "Retry-After": retryAfter };
-  return { "Retry-After": retryAfter, ...stated(budget) };
-}
-
 /** Where a request's answer goes, and when the request arrived. */
 interface Outgoing {
   readonly state: SandboxState;
@@ -200,7 +168,7 @@ async function send(
 ): Promise<void> {
   const waitMs = knobs.latencyMs - (performance.now() - arrivedAt);
   if (waitMs > 0) await sleep(waitMs, undefined, { signal: state.signal });
-  state.stats.status(status);
+  state.stats.status(status, Math.floor(state.clock() / 1000));
   writeResponse(response, status, text, headers, contentType, knobs.chunkedBodies);
 }
 

@@ -71,3 +71,36 @@ export class RateLimiter {
     return { limit, remaining: Math.max(0, limit - this.used), reset: this.second + 1 };
   }
 }
+
+/**
+ * The budget as it stands, on every answer while a limit is set, unless the knob keeps the
+ * headers off successes ("on-429") or off every answer.
+ */
+export function rateLimitHeaders(
+  budget: RateLimitState | null,
+  mode: SandboxKnobs["rateLimitHeaders"],
+): Record<string, number> {
+  if (!budget || mode === "none" || mode === "on-429" || mode === "retry-after-only") return {};
+  return stated(budget);
+}
+
+function stated(budget: RateLimitState): Record<string, number> {
+  return {
+    "X-RateLimit-Limit": budget.limit,
+    "X-RateLimit-Remaining": budget.remaining,
+    "X-RateLimit-Reset": budget.reset,
+  };
+}
+
+/** The headers of a 429, as the knob has them. */
+export function tooManyRequestsHeaders(
+  budget: RateLimitState,
+  mode: SandboxKnobs["rateLimitHeaders"],
+  nowMs: number,
+): Record<string, number> {
+  if (mode === "none") return {};
+  if (mode === "reset-only") return { "X-RateLimit-Reset": budget.reset };
+  const retryAfter = Math.max(1, Math.ceil(budget.reset - nowMs / 1000));
+  if (mode === "retry-after-only") return { "Retry-After": retryAfter };
+  return { "Retry-After": retryAfter, ...stated(budget) };
+}

@@ -10,6 +10,8 @@ export interface SandboxState {
   readonly data: SandboxDataset;
   readonly stats: StatsRecorder;
   readonly limiter: RateLimiter;
+  /** Epoch ms (SandboxOptions.clock). */
+  readonly clock: () => number;
   /** Draws faults; seeded, so a run with the same seed meets the same faults in order. */
   readonly faultRng: Rng;
   /** Draws failure envelopes (shapes.failureEnvelopeRate); its own sequence, like faults'. */

@@ -27,6 +27,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     data,
     stats: new StatsRecorder(),
     limiter: new RateLimiter(),
+    clock: options.clock ?? Date.now,
     faultRng: rngFor(seed, "faults"),
     envelopeRng: rngFor(seed, "failure-envelopes"),
     signal: closing.signal,

@@ -43,7 +43,7 @@ export class StatsRecorder {
     this.inFlight--;
   }
 
-  status(code: number, epochSecond = Math.floor(Date.now() / 1000)): void {
+  status(code: number, epochSecond: number): void {
     const stats = this.stats;
     stats.byStatus[code] = (stats.byStatus[code] ?? 0) + 1;
     if (code === 401) stats.unauthorized++;

@@ -14,7 +14,27 @@ local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + margin
 `;
 
 /**
- * Lua run atomically by Redis, on Redis's clock, so every process sharing the budget agrees on
+ * "now" in every script: the last ARGV, the caller's clock in epoch ms, or when it is 0 Redis's
+ * own (TIME), which every process sharing the budget agrees on. Tests step a clock of their own
+ * (RequestBudgetOptions.clock), so a rule of the budget is tested by moving time, not waiting it.
+ */
+const NOW_TEXT = `
+local now = tonumber(ARGV[#ARGV])
+if now == 0 then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+/**
+ * The TTL of the send log and the leases is only their collection once nobody uses the budget
+ * (each acquire drops what is out of the window by its scores): a minute at least, so a budget
+ * whose clock is not Redis's never finds them emptied by Redis's.
+ */
+const KEEP_MS = 60_000;
+
+/**
+ * Lua run atomically by Redis, on one clock (NOW_TEXT), so every process sharing the budget agrees on
  * time and no two can take the same slot.
  *
  * KEYS: 1 = send log (sorted set: token -> send time), 2 = leases (sorted set: token -> expiry),
@@ -22,15 +42,12 @@ local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + margin
  * 5 = demand (when a request last waited for a full window).
  * ARGV: 1 = requests per second, 2 = 1 to use the learned rate instead when there is one (and
  * note the demand), 3 = window margin ms, 4 = max concurrent, 5 = lease ms, 6 = token,
- * 7 = ceiling of the learned rate (0: none).
+ * 7 = ceiling of the learned rate (0: none), 8 = now (NOW_TEXT).
  * Sends are spaced at least 1/R apart, so a window's requests do not leave in one burst.
  * Returns {1, now} when granted (now: the grant time on Redis's clock), {0, ms} to wait before
  * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms.
  */
-const ACQUIRE_TEXT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
+const ACQUIRE_TEXT = `${NOW_TEXT}local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
 if pause > now then return {2, pause - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {0, -1} end
@@ -63,19 +80,19 @@ if wait > 0 then
 end
 redis.call('ZADD', KEYS[1], now, ARGV[6])
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[6])
-redis.call('PEXPIRE', KEYS[1], window * 2)
-redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[5]) * 2)
+redis.call('PEXPIRE', KEYS[1], math.max(window * 2, ${KEEP_MS}))
+redis.call('PEXPIRE', KEYS[2], math.max(tonumber(ARGV[5]) * 2, ${KEEP_MS}))
 return {1, now}
 `;
 
-/** KEYS: 1 = pause. ARGV: 1 = ms from now. Only ever extends a pause, never shortens one. */
-const PAUSE_TEXT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local untilMs = now + tonumber(ARGV[1])
+/**
+ * KEYS: 1 = pause. ARGV: 1 = ms from now, 2 = now (NOW_TEXT). Only ever extends a pause, never
+ * shortens one.
+ */
+const PAUSE_TEXT = `${NOW_TEXT}local untilMs = now + tonumber(ARGV[1])
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 if untilMs > current then
-  redis.call('SET', KEYS[1], untilMs, 'PX', tonumber(ARGV[1]) + 1000)
+  redis.call('SET', KEYS[1], untilMs, 'PX', math.max(tonumber(ARGV[1]) + 1000, ${KEEP_MS}))
 end
 return untilMs
 `;
@@ -86,13 +103,10 @@ return untilMs
  * the last raise, which held), `refused` (the lowest rate that earned a 429 since probing last
  * moved past one), `changed_at`, `lowered_at` and `last_429` (Redis ms). Rates of 1 req/s and
  * more move in whole requests: the window takes floor(rate) a second, so a fraction changes
- * nothing. Every script returns {from, to} as strings (Redis would truncate Lua numbers), or nil
+ * nothing. The last ARGV of each is now (NOW_TEXT). Every script returns {from, to} as strings (Redis would truncate Lua numbers), or nil
  * when the rate is unchanged.
  */
-const LEARNED_TEXT = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function field(name, default)
+const LEARNED_TEXT = `${NOW_TEXT}local function field(name, default)
   return tonumber(redis.call('HGET', KEYS[1], name) or default)
 end
 local function whole(rate)

@@ -15,17 +15,18 @@ import {
 } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import { type Redact, secretRedactor } from "../logging/redact-secrets.js";
+import type { ResponseHeaders } from "./rate-limit-headers.js";
 import {
-  type ResponseHeaders,
-  rateLimitLimit,
-  rateLimitRemaining,
-  rateLimitResetMs,
-  retryAfterMs,
-} from "./rate-limit-headers.js";
+  adjustRate,
+  ProbeAsks,
+  rateLimitedWaitMs,
+  type RateNote,
+  spentWindowWaitMs,
+} from "./rate-feedback.js";
 import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import { requestTarget } from "./request-target.js";
-import type { Lease, RequestBudget, RequestIdentity } from "./request-budget.js";
+import type { RequestBudget, RequestIdentity } from "./request-budget.js";
 import { beyondOneStep, type RateChange } from "./auto-rate.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../json/json-body.js";
@@ -109,9 +110,6 @@ export interface HttpClientOptions {
   readonly onRateChange?: (change: RateChange) => void;
 }
 
-/** How often one process asks the budget whether the rate may rise (see #mayProbe). */
-const PROBE_ASK_MS = 250;
-
 interface RawResponse {
   readonly status: number;
   readonly headers: ResponseHeaders;
@@ -144,8 +142,7 @@ export class HttpClient {
   #credentialAccepted = false;
   #credentialCheck: Promise<void> | null = null;
   #refused: AuthError | null = null;
-  /** When this process last asked the budget to raise the rate (performance.now()). */
-  #probedAt = Number.NEGATIVE_INFINITY;
+  readonly #probeAsks = new ProbeAsks();
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
@@ -252,7 +249,9 @@ export class HttpClient {
     try {
       const raw = await this.#send(request, identity);
       outcome = raw.status;
-      await this.#adjustRate(raw, lease);
+      this.#noteRate(
+        await adjustRate(this.#options.budget, lease, raw, () => this.#probeAsks.due()),
+      );
       return { ...(await this.#interpret(request, identity, raw)), attempts: attempt };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
@@ -319,47 +318,10 @@ export class HttpClient {
     }
   }
 
-  /**
-   * Every answer may state the upstream's limit, which sets the budget's rate (with
-   * requests_per_second "auto"); a 429 that does not lowers it, and a success raises it once it
-   * has held (probing, see RequestBudget.speedUp).
-   */
-  async #adjustRate(raw: RawResponse, lease: Lease): Promise<void> {
-    const { budget } = this.#options;
-    const limit = rateLimitLimit(raw.headers);
-    if (limit !== null) {
-      this.#noteRate(
-        await budget.setLimit(limit),
-        "request rate set to the upstream's X-RateLimit-Limit",
-      );
-    } else if (raw.status === 429) {
-      this.#noteRate(
-        await budget.slowDown(lease),
-        "429 without X-RateLimit-Limit: request rate lowered",
-      );
-    } else if (raw.status >= 200 && raw.status < 300 && this.#mayProbe()) {
-      this.#noteRate(
-        await budget.speedUp(lease),
-        "requests succeed at the rate: request rate raised",
-      );
-    }
-  }
-
-  /**
-   * Whether this success is the one that asks the budget to raise its rate: one a quarter of a
-   * second per process is plenty (a raise needs the rate to have held PROBE_STEP_MS), and spares
-   * Redis a script per answer.
-   */
-  #mayProbe(): boolean {
-    const now = performance.now();
-    if (now - this.#probedAt < PROBE_ASK_MS) return false;
-    this.#probedAt = now;
-    return true;
-  }
-
   /** Tells the metrics of a change, and the log of one larger than a step of probing. */
-  #noteRate(change: RateChange | null, message: string): void {
-    if (!change) return;
+  #noteRate(note: RateNote | null): void {
+    if (!note) return;
+    const { change, message } = note;
     this.#options.onRateChange?.(change);
     if (!beyondOneStep(change)) return;
     const fields = { requestsPerSecond: change.to, previous: change.from };
@@ -394,12 +356,11 @@ export class HttpClient {
       throw refused;
     }
     if (status === 429) {
-      const now = Date.now();
-      const waitMs =
-        retryAfterMs(headers, now) ??
-        rateLimitResetMs(headers, now) ??
-        this.#options.defaultRateLimitWaitMs ??
-        1000;
+      const waitMs = rateLimitedWaitMs(
+        headers,
+        Date.now(),
+        this.#options.defaultRateLimitWaitMs ?? 1000,
+      );
       if (waitMs > this.#options.maxRateLimitWaitMs) {
         throw new RateLimitWaitTooLongError(identity, waitMs, this.#options.maxRateLimitWaitMs);
       }
@@ -429,9 +390,8 @@ export class HttpClient {
 
   /** The upstream says the window is spent: everyone waits for its reset instead of earning a 429. */
   async #respectExhaustedWindow(headers: ResponseHeaders): Promise<void> {
-    if (rateLimitRemaining(headers) !== 0) return;
-    const waitMs = rateLimitResetMs(headers, Date.now());
-    if (waitMs !== null && waitMs > 0 && waitMs <= this.#options.maxRateLimitWaitMs) {
+    const waitMs = spentWindowWaitMs(headers, Date.now());
+    if (waitMs !== null && waitMs <= this.#options.maxRateLimitWaitMs) {
       await this.#options.budget.pause(waitMs);
     }
   }

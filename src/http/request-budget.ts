@@ -18,6 +18,7 @@ import {
   ACQUIRE_SCRIPT,
   PAUSE_SCRIPT,
   RAISE_SCRIPT,
+  type RedisScript,
   SET_LIMIT_SCRIPT,
   SLOW_DOWN_SCRIPT,
 } from "./budget-scripts.js";
@@ -38,12 +39,22 @@ export interface RequestBudgetOptions {
   readonly leaseMs: number;
   /** Refuse to wait longer than this for an upstream-imposed pause. */
   readonly maxPauseMs: number;
+  /**
+   * The time the budget decides by, in epoch ms; default Redis's clock, which every process
+   * sharing the budget agrees on. Tests step a clock of their own and ask with tryAcquire.
+   */
+  readonly clock?: () => number;
 }
 
 export interface RequestIdentity {
   readonly operation: string;
   readonly method: string;
   readonly path: string;
+}
+
+/** A try at a slot that found none: ask again in `waitMs` (-1: once a lease frees). */
+export interface Wait {
+  readonly waitMs: number;
 }
 
 export interface Lease {
@@ -111,6 +122,43 @@ export class RequestBudget {
     this.#rate = typeof rate === "number" ? rate : rate.start;
   }
 
+  /**
+   * One try at a slot: the lease, or how long to wait before the next try. Throws when the
+   * upstream asked for a pause longer than maxPauseMs.
+   */
+  async tryAcquire(request: RequestIdentity): Promise<Lease | Wait> {
+    const token = randomUUID();
+    const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
+    const [state, ms] = (await this.#run(ACQUIRE_SCRIPT, this.#keys, [
+      this.#rate,
+      this.#auto ? 1 : 0,
+      WINDOW_MARGIN_MS,
+      maxConcurrency,
+      leaseMs,
+      token,
+      this.#auto?.max ?? 0,
+    ])) as [number, number];
+    if (state === 2 && ms > maxPauseMs) {
+      throw new RateLimitWaitTooLongError(request, ms, maxPauseMs);
+    }
+    if (state !== 1) return { waitMs: ms };
+    this.#held += 1;
+    let held = true;
+    return {
+      grantedAt: ms,
+      release: async () => {
+        if (!held) return;
+        held = false;
+        this.#held -= 1;
+        const released = redis.zrem(this.#keys[1], token);
+        // One connection runs commands in order: a waiter's next try reaches Redis after this
+        // removal, so it need not wait for the reply.
+        for (const wake of this.#waiting) wake();
+        await released;
+      },
+    };
+  }
+
   /** Waits for a slot (in order with the other callers of this process) and takes it. */
   async acquire(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
     const previous = this.#queue;
@@ -129,7 +177,7 @@ export class RequestBudget {
 
   /** Every process waits `ms` before its next send (after a 429 or an exhausted window). */
   async pause(ms: number): Promise<void> {
-    await PAUSE_SCRIPT.run(this.#options.redis, [this.#keys[2]], [Math.max(0, Math.ceil(ms))]);
+    await this.#run(PAUSE_SCRIPT, [this.#keys[2]], [Math.max(0, Math.ceil(ms))]);
   }
 
   /**
@@ -139,8 +187,8 @@ export class RequestBudget {
   async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
     if (!this.#auto) return null;
     return rateChange(
-      await SET_LIMIT_SCRIPT.run(
-        this.#options.redis,
+      await this.#run(
+        SET_LIMIT_SCRIPT,
         [this.#keys[3]],
         [requestsPerSecond, this.#auto.max ?? 0, this.#rate, LEARNED_RATE_TTL_MS],
       ),
@@ -155,8 +203,8 @@ export class RequestBudget {
   async slowDown(lease: Lease): Promise<RateChange | null> {
     if (!this.#auto) return null;
     return rateChange(
-      await SLOW_DOWN_SCRIPT.run(
-        this.#options.redis,
+      await this.#run(
+        SLOW_DOWN_SCRIPT,
         [this.#keys[3]],
         [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
       ),
@@ -172,8 +220,8 @@ export class RequestBudget {
     if (!this.#auto) return null;
     const probe = this.#options.probe ?? PROBE_PACE;
     return rateChange(
-      await RAISE_SCRIPT.run(
-        this.#options.redis,
+      await this.#run(
+        RAISE_SCRIPT,
         [this.#keys[3], this.#keys[4]],
         [
           this.#rate,
@@ -210,42 +258,19 @@ export class RequestBudget {
   }
 
   async #take(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
-    const token = randomUUID();
-    const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
     for (;;) {
       signal?.throwIfAborted();
-      const [state, ms] = (await ACQUIRE_SCRIPT.run(redis, this.#keys, [
-        this.#rate,
-        this.#auto ? 1 : 0,
-        WINDOW_MARGIN_MS,
-        maxConcurrency,
-        leaseMs,
-        token,
-        this.#auto?.max ?? 0,
-      ])) as [number, number];
-      if (state === 1) {
-        this.#held += 1;
-        let held = true;
-        return {
-          grantedAt: ms,
-          release: async () => {
-            if (!held) return;
-            held = false;
-            this.#held -= 1;
-            const released = redis.zrem(this.#keys[1], token);
-            // One connection runs commands in order: a waiter's next try reaches Redis after
-            // this removal, so it need not wait for the reply.
-            for (const wake of this.#waiting) wake();
-            await released;
-          },
-        };
-      }
-      if (state === 2 && ms > maxPauseMs) {
-        throw new RateLimitWaitTooLongError(request, ms, maxPauseMs);
-      }
-      if (ms < 0) await this.#leaseReleased(this.#held < maxConcurrency, signal);
-      else await sleep(ms, undefined, { signal });
+      const taken = await this.tryAcquire(request);
+      if ("release" in taken) return taken;
+      if (taken.waitMs < 0) {
+        await this.#leaseReleased(this.#held < this.#options.maxConcurrency, signal);
+      } else await sleep(taken.waitMs, undefined, { signal });
     }
+  }
+
+  /** A script run with the budget's now last (see NOW_TEXT): the clock's, or 0 for Redis's. */
+  #run(script: RedisScript, keys: readonly string[], args: readonly (string | number)[]) {
+    return script.run(this.#options.redis, keys, [...args, this.#options.clock?.() ?? 0]);
   }
 
   /**

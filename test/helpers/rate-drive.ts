@@ -1,90 +1,55 @@
 import type { AppContext } from "../../src/app-context.js";
 import { RateLimitedError } from "../../src/errors.js";
-import type { CurrentRate } from "../../src/http/auto-rate.js";
-import type { SandboxStats } from "../../sandbox/index.js";
 import type { Upstream } from "./upstream.js";
-
-/** How often the learned rate is read while driving. */
-const POLL_MS = 100;
+import { until } from "./until.js";
 
 export interface Driven {
-  /** Requests that reached the sandbox, 429s included, per epoch second. */
-  readonly perSecond: Readonly<Record<number, number>>;
-  /** 429s the sandbox answered, per epoch second. */
-  readonly rateLimitedPerSecond: Readonly<Record<number, number>>;
+  /** Requests that reached the sandbox, 429s included. */
   readonly requests: number;
   readonly rateLimited: number;
-  /** The first second after the settling ones: the measure starts there. */
-  readonly measuredFrom: number;
-  /** Requests per second over the measured seconds. */
-  readonly measuredRate: number;
-  /** The learned rate as the first stack read it, every POLL_MS (epoch ms). */
-  readonly rates: readonly { readonly at: number; readonly rate: CurrentRate }[];
+  /** The most requests the sandbox received in one of its seconds. */
+  readonly mostInOneSecond: number;
 }
 
 /**
  * Keeps `callers` requests waiting on the budget (spread over `stacks`, like worker processes)
- * for `settleS` seconds and `measureS` full seconds, reading the learned rate as it goes, then
- * reads what the sandbox counted. `during` runs beside it (a change of the upstream's limit).
+ * until `done` holds (looked at every 100 ms, failing the test after `timeoutMs`), then reads what
+ * the sandbox counted. On real time: what it asserts must be counted, never timed, and hold on a
+ * machine twice as slow (the rules themselves are tested on a stepped clock, rate-learning.test.ts).
  */
-export async function drive(
+export async function driveUntil(
   upstream: Upstream,
+  done: () => Promise<boolean>,
   options: {
     readonly stacks?: readonly AppContext[];
     readonly callers?: number;
-    readonly settleS: number;
-    readonly measureS: number;
-    readonly during?: () => Promise<void>;
-    /** The limit was just cut far below the rate learned: calls may run out of retries. */
-    readonly storm?: boolean;
+    readonly timeoutMs: number;
   },
 ): Promise<Driven> {
   const stacks = options.stacks ?? [upstream.context];
   upstream.sandbox.resetStats();
-  const measuredFrom = Math.floor(Date.now() / 1000) + 1 + options.settleS;
-  // Callers still waiting for a slot at the end stop waiting instead of running on.
-  const end = AbortSignal.timeout((measuredFrom + options.measureS) * 1000 - Date.now());
-  const rates: { at: number; rate: CurrentRate }[] = [];
-  const polling = (async () => {
-    while (!end.aborted) {
-      rates.push({ at: Date.now(), rate: await (stacks[0] as AppContext).budget.currentRate() });
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  const stop = new AbortController();
+  const callers = Array.from({ length: options.callers ?? 8 }, async (_, i) => {
+    const api = (stacks[i % stacks.length] as AppContext).api;
+    while (!stop.signal.aborted) {
+      await api.catalogue.getTerritories({ key: "all" }, { signal: stop.signal }).catch((error) => {
+        if (stop.signal.aborted) return;
+        // A call may spend its retries on 429s while the rate is being found: as a worker's next
+        // partition would, the caller asks again. Anything else fails the drive.
+        if (!(error instanceof RateLimitedError)) throw error;
+      });
     }
-  })();
-  await Promise.all([
-    polling,
-    options.during?.(),
-    ...Array.from({ length: options.callers ?? 8 }, async (_, i) => {
-      const api = (stacks[i % stacks.length] as AppContext).api;
-      while (!end.aborted) {
-        await api.catalogue.getTerritories({ key: "all" }, { signal: end }).catch((error) => {
-          if (end.aborted) return;
-          // In a storm a call may spend its retries on 429s: as a worker's next partition would,
-          // the caller asks again. Anywhere else a call that gives up fails the drive.
-          if (!(options.storm === true && error instanceof RateLimitedError)) throw error;
-        });
-      }
-    }),
-  ]);
-  const stats: SandboxStats = upstream.sandbox.stats();
-  let measured = 0;
-  for (let second = measuredFrom; second < measuredFrom + options.measureS; second++) {
-    measured += stats.perSecond[second] ?? 0;
+  });
+  try {
+    await Promise.race([until(done, options.timeoutMs), ...callers]);
+  } finally {
+    stop.abort();
+    await Promise.allSettled(callers);
   }
+  const stats = upstream.sandbox.stats();
   return {
-    perSecond: stats.perSecond,
-    rateLimitedPerSecond: stats.rateLimitedPerSecond,
     requests: stats.requests,
     rateLimited: stats.rateLimited,
-    measuredFrom,
-    measuredRate: measured / options.measureS,
-    rates,
+    mostInOneSecond: stats.maxPerSecond,
   };
-}
-
-/** 429s answered in or after `from` (an epoch second). */
-export function rateLimitedFrom(driven: Driven, from: number): number {
-  return Object.entries(driven.rateLimitedPerSecond)
-    .filter(([second]) => Number(second) >= from)
-    .reduce((sum, [, n]) => sum + n, 0);
 }

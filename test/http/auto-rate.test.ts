@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { beyondOneStep, describeRate, requestRate } from "../../src/http/auto-rate.js";
-import type { SandboxKnobs } from "../../sandbox/index.js";
-import { drive, rateLimitedFrom } from "../helpers/rate-drive.js";
+import { driveUntil } from "../helpers/rate-drive.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 /** The test's sandbox and client stacks, closed after it. */
@@ -13,82 +12,39 @@ afterEach(async () => {
   opened = undefined;
 });
 
-/** A sandbox limited to `limit` req/s and a client stack with `requests_per_second` "auto". */
-async function autoClient(
-  label: string,
-  limit: number,
-  rateLimitHeaders: SandboxKnobs["rateLimitHeaders"],
-  rate: unknown = "auto",
-): Promise<Upstream> {
-  opened = await startUpstream(label, {
-    sandbox: { knobs: { requestsPerSecond: limit, rateLimitHeaders, latencyMs: 20 } },
-    etl: { requests_per_second: rate, max_concurrency: 4 },
-  });
-  return opened;
-}
-
+// End to end, on real time: the client reads a limit the sandbox states and every stack paces at
+// it. The rules (probing, backing off, the ceiling, a limit stated on 429s alone) are tested on a
+// stepped clock in rate-learning.test.ts, and the pace reached on real time by the bench.
 describe('requests_per_second: "auto" where the upstream states its limit', () => {
-  it.each([3, 30])(
-    "runs at 0.9 of a stated limit of %i req/s or more, with no 429 once settled",
-    async (limit) => {
-      const upstream = await autoClient(`auto-rate-${limit}`, limit, "retry-after");
-      // Two client stacks, like two worker processes: one learns, both send at the rate.
-      const other = await upstream.connectAnother();
-      const driven = await drive(upstream, {
+  it("takes it at the first answer in every process sharing the budget, and 429s stay rare", async () => {
+    const limit = 5;
+    opened = await startUpstream("auto-rate-stated", {
+      sandbox: {
+        knobs: { requestsPerSecond: limit, rateLimitHeaders: "retry-after", latencyMs: 20 },
+      },
+      etl: { requests_per_second: "auto", max_concurrency: 4 },
+    });
+    const upstream = opened;
+    // Two client stacks, like two worker processes: one learns, both send at the rate.
+    const other = await upstream.connectAnother();
+    const driven = await driveUntil(
+      upstream,
+      () => Promise.resolve(upstream.sandbox.stats().requests >= 60),
+      {
         stacks: [upstream.context, other],
-        settleS: 2,
-        measureS: 10,
+        timeoutMs: 120_000,
+      },
+    );
+    for (const stack of [upstream.context, other]) {
+      expect(await stack.budget.currentRate()).toEqual({
+        requestsPerSecond: limit,
+        source: "limit",
       });
-      console.log(
-        `auto, sandbox limit ${limit} req/s with headers: ${driven.measuredRate.toFixed(2)} req/s over 10 s (${(driven.measuredRate / limit).toFixed(3)} of the limit), ${driven.rateLimited} 429s in all`,
-      );
-      // A ratio: 0.9 * 3 is 2.7000000000000002 in floating point, more than 27 requests in 10 s.
-      expect(driven.measuredRate / limit).toBeGreaterThanOrEqual(0.9);
-      expect(driven.measuredRate / limit).toBeLessThanOrEqual(1);
-      expect(rateLimitedFrom(driven, driven.measuredFrom)).toBe(0);
-      for (const stack of [upstream.context, other]) {
-        expect(await stack.budget.currentRate()).toEqual({
-          requestsPerSecond: limit,
-          source: "limit",
-        });
-      }
-    },
-    60_000,
-  );
-
-  it("takes a limit stated on 429s alone, found by probing, and probes no further", async () => {
-    const upstream = await autoClient("auto-rate-on-429", 8, "on-429");
-    const driven = await drive(upstream, { settleS: 14, measureS: 6 });
-    console.log(
-      `auto, sandbox limit 8 req/s stated on 429s only: ${driven.measuredRate.toFixed(2)} req/s once settled, ${driven.rateLimited} 429s of ${driven.requests}`,
-    );
-    expect(await upstream.context.budget.currentRate()).toEqual({
-      requestsPerSecond: 8,
-      source: "limit",
-    });
-    // Probing went 2, 3, 4, 6, 9: the first 429 stated 8, and the rate stayed there.
-    const learned = driven.rates.map((r) => r.rate.requestsPerSecond);
-    expect(Math.max(...learned)).toBe(9);
-    expect(learned.at(-1)).toBe(8);
-    expect(driven.rates.filter((r) => r.rate.source === "limit").length).toBeGreaterThan(0);
-    expect(rateLimitedFrom(driven, driven.measuredFrom)).toBe(0);
-    expect(driven.measuredRate / 8).toBeGreaterThanOrEqual(0.9);
-  }, 60_000);
-
-  it("never passes its max, however much more the upstream allows", async () => {
-    const upstream = await autoClient("auto-rate-ceiling", 30, "none", { auto: { max: 5 } });
-    const driven = await drive(upstream, { settleS: 7, measureS: 5 });
-    console.log(
-      `auto up to 5 req/s, sandbox limit 30 without headers: ${driven.measuredRate.toFixed(2)} req/s, most in a second ${Math.max(...Object.values(driven.perSecond))}`,
-    );
-    expect(await upstream.context.budget.currentRate()).toEqual({
-      requestsPerSecond: 5,
-      source: "ceiling",
-    });
-    expect(Math.max(...driven.rates.map((r) => r.rate.requestsPerSecond))).toBe(5);
-    expect(Math.max(...Object.values(driven.perSecond))).toBeLessThanOrEqual(5);
-    expect(driven.rateLimited).toBe(0);
-  }, 60_000);
+    }
+    // At the limit's pace, a 429 needs two sends 1/R apart to reach the sandbox within one of its
+    // seconds: a busy machine may do that now and then, never often.
+    expect(driven.rateLimited / driven.requests).toBeLessThanOrEqual(0.05);
+  });
 });
 
 describe("what a change of the learned rate logs", () => {

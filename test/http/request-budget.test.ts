@@ -1,13 +1,19 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimitWaitTooLongError } from "../../src/errors.js";
-import { AUTO_MIN_RATE, type AutoRate, LEARNED_RATE_TTL_MS } from "../../src/http/auto-rate.js";
+import {
+  AUTO_MIN_RATE,
+  type AutoRate,
+  LEARNED_RATE_TTL_MS,
+  PROBE_PACE,
+} from "../../src/http/auto-rate.js";
 import { WINDOW_TEXT } from "../../src/http/budget-scripts.js";
 import {
   type Lease,
   RequestBudget,
   type RequestBudgetOptions,
   sustainedRequestsPerSecond,
+  type Wait,
   WINDOW_MARGIN_MS,
 } from "../../src/http/request-budget.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
@@ -26,11 +32,38 @@ afterAll(async () => {
 });
 
 const AUTO: AutoRate = { start: 2, max: null };
+/** Probing at its own pace: the clock makes a minute's hold cost nothing. */
+const PROBE = PROBE_PACE;
+
 /**
- * Probing paced for a test: a rate holds 300 ms before a raise (long beside two calls to Redis,
- * even on a busy machine), 4 s under a refused one (long beside a step).
+ * The budgets' clock, moved by the tests (epoch ms): what the budget decides is tested by stepping
+ * time and counting grants, the same on any machine. Only the tests of waiting itself (acquire)
+ * run on Redis's clock.
  */
-const PROBE = { stepMs: 300, holdMs: 4_000, holdRequests: 1, longestHoldMs: 4_000 };
+let now = 1_800_000_000_000;
+const clock = () => now;
+
+/** Tries until a slot is granted, moving the clock by every wait the budget asks for. */
+async function takeStepping(shared: RequestBudget): Promise<Lease> {
+  for (;;) {
+    const taken = await shared.tryAcquire(request);
+    if ("release" in taken) return taken;
+    now += Math.max(1, taken.waitMs);
+  }
+}
+
+/** A request sent a moment after the last event: granted after it, as on a real clock. */
+function sent(shared: RequestBudget): Promise<Lease> {
+  now += 1;
+  return takeStepping(shared);
+}
+
+/** The wait a try meets, which must be one. */
+async function refused(shared: RequestBudget): Promise<Wait> {
+  const taken = await shared.tryAcquire(request);
+  if ("release" in taken) throw new Error(`granted at ${taken.grantedAt}, expected to wait`);
+  return taken;
+}
 
 /** A request granted after every decrease so far, so its 429 counts. */
 const grantedAfterEveryDecrease: Lease = {
@@ -40,6 +73,7 @@ const grantedAfterEveryDecrease: Lease = {
 
 function budget(overrides: Partial<RequestBudgetOptions> = {}): RequestBudget {
   return new RequestBudget({
+    clock,
     redis,
     keyPrefix: prefix,
     apiUrl: "http://upstream.test",
@@ -57,27 +91,29 @@ describe("RequestBudget", () => {
     const scope = { apiKey: "rate-key" };
     const [a, b] = [budget(scope), budget(scope)];
     const started: number[] = [];
-    const take = async (shared: RequestBudget) => {
-      const lease = await shared.acquire(request);
-      started.push(Date.now());
+    for (let i = 0; i < 30; i++) {
+      const lease = await takeStepping(i % 2 ? a : b);
+      started.push(lease.grantedAt);
       await lease.release();
-    };
-    const t0 = Date.now();
-    await Promise.all(Array.from({ length: 30 }, (_, i) => take(i % 2 ? a : b)));
-    started.sort((x, y) => x - y);
+    }
     for (const [i, t] of started.entries()) {
       expect(
         started.filter((s) => s >= t && s < t + 1000).length,
         `window from request ${i}`,
       ).toBeLessThanOrEqual(10);
     }
-    // 30 requests at 10/s take two full windows after the first burst.
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(2000);
-    expect(Date.now() - t0).toBeLessThan(4000);
+    // Ten a window of 1,050 ms, spaced 100 ms apart: the 30th starts in the third window.
+    expect((started[29] as number) - (started[0] as number)).toBe(2 * 1051 + 900);
   });
 
   it("keeps at most C requests in flight across budgets", async () => {
-    const scope = { apiKey: "concurrency-key", requestsPerSecond: 1000, maxConcurrency: 2 };
+    // On Redis's clock: callers of two budgets wait for each other's releases as they come.
+    const scope = {
+      apiKey: "concurrency-key",
+      requestsPerSecond: 1000,
+      maxConcurrency: 2,
+      clock: undefined,
+    };
     const [a, b] = [budget(scope), budget(scope)];
     let inFlight = 0;
     let peak = 0;
@@ -96,27 +132,41 @@ describe("RequestBudget", () => {
 
   it("frees the slot of a holder that never released it once its lease expires", async () => {
     const scope = { apiKey: "lease-key", maxConcurrency: 1, leaseMs: 300 };
-    await budget(scope).acquire(request);
-    const t0 = Date.now();
-    await budget(scope).acquire(request);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    const held = await takeStepping(budget(scope));
+    now += 10;
+    // Every slot taken: wait for a release.
+    expect(await refused(budget(scope))).toEqual({ waitMs: -1 });
+    now = held.grantedAt + 299;
+    expect(await refused(budget(scope))).toEqual({ waitMs: -1 });
+    now += 1;
+    expect("release" in (await budget(scope).tryAcquire(request))).toBe(true);
   });
 
   it("makes every budget sharing the key wait out a pause", async () => {
     const scope = { apiKey: "pause-key" };
     await budget(scope).pause(800);
-    const t0 = Date.now();
-    await (await budget(scope).acquire(request)).release();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(750);
+    expect(await refused(budget(scope))).toEqual({ waitMs: 800 });
+    now += 799;
+    expect(await refused(budget(scope))).toEqual({ waitMs: 1 });
+    now += 1;
+    expect("release" in (await budget(scope).tryAcquire(request))).toBe(true);
   });
 
   it("never shortens a pause", async () => {
     const scope = { apiKey: "extend-key" };
     await budget(scope).pause(900);
     await budget(scope).pause(100);
-    const t0 = Date.now();
+    expect(await refused(budget(scope))).toEqual({ waitMs: 900 });
+  });
+
+  it("waits out a pause on Redis's clock when none is given", async () => {
+    const scope = { apiKey: "redis-clock-key", clock: undefined };
+    await budget(scope).pause(300);
+    expect(await redis.pttl(`${prefix}budget:${budget(scope).scope}:pause`)).toBeGreaterThan(0);
+    // Held back by the pause, then granted: nothing measured, only that it waits and then goes.
+    const waited = await budget(scope).tryAcquire(request);
+    expect("waitMs" in waited && waited.waitMs > 0 && waited.waitMs <= 300).toBe(true);
     await (await budget(scope).acquire(request)).release();
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(800);
   });
 
   it("refuses to wait out a pause longer than the cap", async () => {
@@ -128,9 +178,10 @@ describe("RequestBudget", () => {
   it("stops waiting when the caller aborts", async () => {
     const scope = { apiKey: "abort-key" };
     await budget(scope).pause(5000);
-    const t0 = Date.now();
-    await expect(budget(scope).acquire(request, AbortSignal.timeout(100))).rejects.toThrow();
-    expect(Date.now() - t0).toBeLessThan(1000);
+    // The clock stands still, so the pause never ends: only the abort can end the wait.
+    await expect(budget(scope).acquire(request, AbortSignal.timeout(100))).rejects.toThrow(
+      /aborted/,
+    );
   });
 
   it("with auto, paces every budget sharing the key at a limit one of them was told", async () => {
@@ -148,12 +199,12 @@ describe("RequestBudget", () => {
   it("with auto, lowers the rate once per burst of 429s, down to a floor, unless a limit was stated", async () => {
     const scope = { apiKey: "auto-backoff-key", requestsPerSecond: AUTO };
     const [a, b] = [budget(scope), budget(scope)];
-    const first = await a.acquire(request);
-    const second = await b.acquire(request);
+    const first = await sent(a);
+    const second = await sent(b);
     expect(await a.slowDown(first)).toEqual({ from: 2, to: 1 });
     // Granted before that decrease: its 429 belongs to the same burst.
     expect(await b.slowDown(second)).toBeNull();
-    const later = await b.acquire(request);
+    const later = await sent(b);
     expect(await b.slowDown(later)).toEqual({ from: 1, to: 0.7 });
     expect(await a.currentRate()).toEqual({
       requestsPerSecond: 0.7,
@@ -176,12 +227,11 @@ describe("RequestBudget", () => {
      */
     async function heldAStep(shared: RequestBudget): Promise<Lease> {
       const perWindow = Math.max(1, Math.floor((await shared.currentRate()).requestsPerSecond));
-      const leases = await Promise.all(
-        Array.from({ length: perWindow + 1 }, () => shared.acquire(request)),
-      );
+      const leases: Lease[] = [];
+      while (leases.length < perWindow + 1) leases.push(await takeStepping(shared));
       for (const lease of leases) await lease.release();
-      await new Promise((resolve) => setTimeout(resolve, PROBE.stepMs + 20));
-      return leases.reduce((last, lease) => (lease.grantedAt > last.grantedAt ? lease : last));
+      now += PROBE.stepMs;
+      return leases.at(-1) as Lease;
     }
 
     /** Raises `shared` step after step until it holds; the rates it went through. */
@@ -204,12 +254,12 @@ describe("RequestBudget", () => {
       return rates;
     }
 
-    /** From an empty window, ms (Redis's clock) between the first and the fourth of four grants. */
+    /** From an empty window, ms between the first and the fourth of four grants. */
     async function spanOfFourGrants(shared: RequestBudget): Promise<number> {
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      now += 1100;
       const grants: number[] = [];
       for (let i = 0; i < 4; i++) {
-        const lease = await shared.acquire(request);
+        const lease = await takeStepping(shared);
         grants.push(lease.grantedAt);
         await lease.release();
       }
@@ -235,7 +285,7 @@ describe("RequestBudget", () => {
       expect(seek).toEqual([3, 4, 6, 9]);
       expect(await b.currentRate()).toEqual({ requestsPerSecond: 9, source: "probe" });
 
-      expect(await a.slowDown(await a.acquire(request))).toEqual({ from: 9, to: 6 });
+      expect(await a.slowDown(await sent(a))).toEqual({ from: 9, to: 6 });
       expect(await b.currentRate()).toEqual({
         requestsPerSecond: 6,
         source: "backoff",
@@ -249,8 +299,11 @@ describe("RequestBudget", () => {
         refusedAt: 9,
       });
 
-      // Held under it for the hold, then the refused rate is tried again; it holds: seek again.
-      await new Promise((resolve) => setTimeout(resolve, PROBE.holdMs));
+      // Held under it for the hold: 1,000 requests at 8 req/s (125 s), longer than PROBE_HOLD_MS,
+      // then the refused rate is tried again; it holds: seek again.
+      now += PROBE.holdMs;
+      expect(await a.speedUp(await heldAStep(a))).toBeNull();
+      now += (PROBE.holdRequests * 1000) / 8 - PROBE.holdMs;
       expect(await a.speedUp(await heldAStep(a))).toEqual({ from: 8, to: 9 });
       expect(await a.speedUp(await heldAStep(a))).toEqual({ from: 9, to: 13 });
       expect((await a.currentRate()).refusedAt).toBeUndefined();
@@ -261,15 +314,15 @@ describe("RequestBudget", () => {
       await shared.speedUp(await heldAStep(shared));
       await shared.speedUp(await heldAStep(shared));
       expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 3, to: 4 });
-      const early = await shared.acquire(request);
-      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 4, to: 3 });
+      const early = await sent(shared);
+      expect(await shared.slowDown(await sent(shared))).toEqual({ from: 4, to: 3 });
       const lease = await heldAStep(shared);
       // Granted before that decrease: the same burst, no second decrease, yet a 429 all the same.
       expect(await shared.slowDown(early)).toBeNull();
       expect(await shared.speedUp(lease)).toBeNull();
       // 3 had held before 4 was tried: a 429 at it takes a request off; the next one, 30 %.
-      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 3, to: 2 });
-      expect(await shared.slowDown(await shared.acquire(request))).toEqual({ from: 2, to: 1 });
+      expect(await shared.slowDown(await sent(shared))).toEqual({ from: 3, to: 2 });
+      expect(await shared.slowDown(await sent(shared))).toEqual({ from: 2, to: 1 });
     });
 
     it("blames a 429 on the rate its request was sent at: one granted before a raise, on the rate that held", async () => {
@@ -289,19 +342,18 @@ describe("RequestBudget", () => {
     it("does not raise a rate its callers never fill: one at a time, or two at once", async () => {
       const shared = budget(probing("probe-idle-key"));
       const unfilled = async (together: number) => {
-        const leases = await Promise.all(
-          Array.from({ length: together }, () => shared.acquire(request)),
-        );
+        const leases: Lease[] = [];
+        while (leases.length < together) leases.push(await takeStepping(shared));
         for (const lease of leases) await lease.release();
         // Past the window: the next ones find it empty again.
-        await new Promise((resolve) => setTimeout(resolve, 1100));
+        now += 1100;
         return leases.at(-1) as Lease;
       };
       await shared.speedUp(await unfilled(1));
       for (const together of [1, 2, 1, 2]) {
         expect(await shared.speedUp(await unfilled(together))).toBeNull();
       }
-      const before = await shared.acquire(request);
+      const before = await sent(shared);
       await before.release();
       expect(await shared.speedUp(await heldAStep(shared))).toEqual({ from: 2, to: 3 });
       // Sent before that raise: its success says nothing of 3.
@@ -327,12 +379,12 @@ describe("RequestBudget", () => {
       // Three a window of 1,050 ms: the fourth waits for the first to leave it.
       expect(await spanOfFourGrants(low)).toBeGreaterThanOrEqual(1050);
       // Its answers bring the shared rate down to its ceiling.
-      expect(await low.speedUp(await low.acquire(request))).toEqual({ from: 9, to: 3 });
+      expect(await low.speedUp(await sent(low))).toEqual({ from: 9, to: 3 });
     });
 
     it("never speeds up on a 429, even from a start below the least rate", async () => {
       const slow = budget(probing("probe-floor-key", { start: 0.05, max: null }));
-      expect(await slow.slowDown(await slow.acquire(request))).toBeNull();
+      expect(await slow.slowDown(await sent(slow))).toBeNull();
       expect((await slow.currentRate()).requestsPerSecond).toBe(0.05);
     });
 
@@ -351,7 +403,7 @@ describe("RequestBudget", () => {
       const shared = budget(probing("probe-stated-key"));
       await shared.setLimit(7);
       await redis.pexpire(`${prefix}budget:${shared.scope}:rate`, 60_000);
-      expect(await shared.speedUp(await shared.acquire(request))).toBeNull();
+      expect(await shared.speedUp(await sent(shared))).toBeNull();
       expect(await redis.pttl(`${prefix}budget:${shared.scope}:rate`)).toBeGreaterThan(60_000);
       expect(await shared.currentRate()).toEqual({ requestsPerSecond: 7, source: "limit" });
     });
@@ -359,7 +411,7 @@ describe("RequestBudget", () => {
 
   it("with a fixed rate, ignores what the upstream states", async () => {
     const fixed = budget({ apiKey: "fixed-rate-key", requestsPerSecond: 3 });
-    const lease = await fixed.acquire(request);
+    const lease = await sent(fixed);
     expect(await fixed.setLimit(50)).toBeNull();
     expect(await fixed.slowDown(lease)).toBeNull();
     expect(await fixed.speedUp(lease)).toBeNull();
@@ -369,9 +421,9 @@ describe("RequestBudget", () => {
 
   it("keeps budgets of different credentials apart, and no key in Redis names the credential", async () => {
     await budget({ apiKey: "paused-credential" }).pause(5000);
-    const t0 = Date.now();
-    await (await budget({ apiKey: "other-credential" }).acquire(request)).release();
-    expect(Date.now() - t0).toBeLessThan(500);
+    expect("release" in (await budget({ apiKey: "other-credential" }).tryAcquire(request))).toBe(
+      true,
+    );
     const keys = await redis.keys(`${prefix}*`);
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.join(" ")).not.toMatch(/credential|key/);
