@@ -9,6 +9,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     pool: "forks",
     globalSetup: ["test/helpers/template-warehouse.ts", "test/helpers/test-build.ts"],
+    // The ten slowest files and tests after every run: where the suite's time goes.
+    reporters: ["default", "./test/helpers/slowest-reporter.ts"],
     // The files wait on Postgres, Redis, the sandbox and worker processes more than they
     // compute, and each has a database and key prefix of its own: two at a time keep a 2-core
     // machine busy (the default, one fewer than the cores, runs them one at a time there: about

@@ -179,7 +179,9 @@ describe("/readyz check handling", () => {
   it("times a hanging check out, and says a failure without URLs or passwords", async () => {
     const started = Date.now();
     const result = await health(server);
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // The hanging check never answers: only its 200 ms timeout ends the probe, and well before
+    // 10 s on any machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toEqual({
       status: 503,
       body: {

@@ -79,6 +79,7 @@ describe("sandbox faults", () => {
     await withFault("slow", 300);
     const started = Date.now();
     const result = await call(sandbox, PATH);
+    // A delay the sandbox adds: at least it on any machine, a slower one only adds to it.
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
     expect(result.status).toBe(200);
     expect(result.json).toEqual(JSON.parse(JSON.stringify(sandbox.data.dsps())));
@@ -95,7 +96,8 @@ describe("sandbox faults", () => {
     while (sandbox.stats().requests === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const started = Date.now();
     await sandbox.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // The pending answer would hold it 30 s; closing takes a few ms, 10 s on no machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(await settled).toBe("failed");
   });
 
@@ -133,6 +135,7 @@ describe("sandbox faults", () => {
     for (const authorization of [undefined, null]) {
       const started = Date.now();
       await call(sandbox, PATH, { authorization });
+      // A delay the sandbox adds: at least it on any machine, a slower one only adds to it.
       expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     }
   });
