@@ -7,13 +7,23 @@ import { fetchPath } from "./fetch-path.js";
 import { loadPath } from "./load-path.js";
 import { memory } from "./memory.js";
 import { pipeFull } from "./pipe-full.js";
+import { rateLearning } from "./rate-learning.js";
 import { requestPlan } from "./request-plan.js";
 import { responseMemory } from "./response-memory.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { machine, printTable, type SectionResult } from "./report.js";
 import { withDatabaseClient } from "../test/helpers/warehouse.js";
 
-const SECTIONS = ["load", "fetch", "end-to-end", "memory", "pipe", "plan", "response"] as const;
+const SECTIONS = [
+  "load",
+  "fetch",
+  "end-to-end",
+  "memory",
+  "pipe",
+  "plan",
+  "response",
+  "rate",
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -40,7 +50,10 @@ if (values.help) {
   plan        the large account's last 3 days synced, then \`etl plan\` of its year per stream
   response    one answer of 1, 5, 20 and 50 MiB (--response-mib) and one just under
               max_response_bytes (a list of incomes) synced by the CLI: the least heap it needs
-              and its peak RSS, ÷ the body's size, and how it ends under the image's NODE_OPTIONS`);
+              and its peak RSS, ÷ the body's size, and how it ends under the image's NODE_OPTIONS
+  rate        "auto" finding a limit stated on every answer, on 429s alone, or never, the limit
+              cut under three stacks, a max, and a fixed budget shared by two processes: the
+              rate held ÷ the limit, 429s, and the seconds until the limit is found`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -67,6 +80,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   pipe: () => pipeFull(),
   plan: () => requestPlan(),
   response: () => responseMemory(values["response-mib"].split(",").map(Number)),
+  rate: () => rateLearning(),
 };
 
 const results: SectionResult[] = [];
