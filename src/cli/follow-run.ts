@@ -58,7 +58,7 @@ const NO_WORKER_GRACE_MS = 10_000;
  * Says when no worker runs while a run waits for one: none took it yet (none was started), or
  * the last one went away. A run in the queue waits for a worker for ever; its follower must not.
  */
-class WorkerWatch {
+export class WorkerWatch {
   readonly #queue: Queue;
   readonly #out: ProgressOutput;
   #lastLook = Number.NEGATIVE_INFINITY;
@@ -71,6 +71,7 @@ class WorkerWatch {
     this.#out = out;
   }
 
+  /** Counts the workers, at most every WORKER_LOOK_MS of `now` (epoch ms), and says what it finds. */
   async look(now: number, left: number): Promise<void> {
     if (now - this.#lastLook < WORKER_LOOK_MS) return;
     this.#lastLook = now;

@@ -1,11 +1,17 @@
 import { Queue, Worker } from "bullmq";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { followRun, nextPollMs, type ProgressOutput } from "../../src/cli/follow-run.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  followRun,
+  nextPollMs,
+  type ProgressOutput,
+  WorkerWatch,
+} from "../../src/cli/follow-run.js";
 import { MovingRate } from "../../src/cli/moving-rate.js";
 import { progressLine } from "../../src/cli/progress-line.js";
 import { bullConnection } from "../../src/jobs/etl-queue.js";
 import type { RunJobData } from "../../src/jobs/job-types.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { until } from "../helpers/until.js";
 
 const prefix = uniquePrefix("follow_run");
 let queue: Queue;
@@ -58,35 +64,61 @@ describe("following a run", () => {
 });
 
 describe("following a run no worker takes", () => {
-  it("says when the last worker went away, with what is left of the run", async () => {
-    // A run due in an hour: no worker takes it meanwhile, so only the workers' count changes.
-    const data: Partial<RunJobData> = { kind: "backfill", streams: ["trend_items"], planned: 5 };
-    const job = await queue.add("run", data, { delay: 3_600_000 });
+  /** The watch's looks on a clock the test steps: a look every 5 s, a grace of 10 s. */
+  const T0 = 1_800_000_000_000;
+
+  it("says when the last worker went away, with what is left of the run, once past its grace", async () => {
+    const lines: string[] = [];
+    const watch = new WorkerWatch(queue, { ...quiet, line: (text) => lines.push(text) });
     const worker = new Worker("etl", () => Promise.resolve(), {
       connection: bullConnection(REDIS_URL),
       prefix,
     });
-    const lines: string[] = [];
-    const out: ProgressOutput = { ...quiet, line: (text) => lines.push(text) };
-    const followed = followRun(queue, job.id ?? "", out);
     try {
       await worker.waitUntilReady();
-      // Seen running first, then gone: it must be said within the look and its grace.
-      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      await watch.look(T0, 5);
       await worker.close();
-      await vi.waitFor(
-        () =>
-          expect(lines.join("\n")).toMatch(
-            /^the last worker went away with 5 partitions of this run left: start one with `etl worker`/m,
-          ),
-        { timeout: 30_000, interval: 200 },
-      );
+      // Its connections leave Redis's client list as they close.
+      await until(async () => (await queue.getWorkersCount()) === 0);
+      // Not yet looked again, then seen gone, then gone 5 s, within the grace: nothing said.
+      await watch.look(T0 + 4_999, 5);
+      await watch.look(T0 + 5_000, 5);
+      await watch.look(T0 + 10_000, 5);
+      expect(lines).toEqual([]);
+      await watch.look(T0 + 15_000, 5);
+      expect(lines).toEqual([
+        expect.stringMatching(
+          /^the last worker went away with 5 partitions of this run left: start one with `etl worker`/,
+        ),
+      ]);
+      // Said once.
+      await watch.look(T0 + 60_000, 5);
+      expect(lines).toHaveLength(1);
     } finally {
       await worker.close();
-      await job.remove();
-      expect(await followed).toBe(false);
     }
-  }, 60_000);
+  });
+
+  it("says that no worker runs when none was seen, and when one comes back", async () => {
+    const lines: string[] = [];
+    const watch = new WorkerWatch(queue, { ...quiet, line: (text) => lines.push(text) });
+    await watch.look(T0, 3);
+    await watch.look(T0 + 10_000, 3);
+    expect(lines).toEqual([
+      expect.stringMatching(/^no worker is running, so nothing takes this run: start one/),
+    ]);
+    const worker = new Worker("etl", () => Promise.resolve(), {
+      connection: bullConnection(REDIS_URL),
+      prefix,
+    });
+    try {
+      await worker.waitUntilReady();
+      await watch.look(T0 + 15_000, 3);
+      expect(lines.at(-1)).toBe("1 worker(s) running again: the run goes on");
+    } finally {
+      await worker.close();
+    }
+  });
 });
 
 describe("the wait between looks at a run", () => {
