@@ -6,8 +6,10 @@ import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.j
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
-// 40 artists × 30 days: more artist-day partitions than the run adds to Redis at once.
-const SIZE = { socialArtists: 40, days: 30 };
+// 10 artists × 30 days: three times the artist-day partitions the run keeps queued at once
+// (plan_window), so it tops its window up, and adds, several times.
+const SIZE = { socialArtists: 10, days: 30 };
+const WINDOW = 100;
 
 let harness: SyncHarness;
 let queues: QueueHarness;
@@ -21,6 +23,7 @@ beforeAll(async () => {
       social_artist_ids: artists.map((artist) => artist.cm_artist),
       worker_concurrency: 8,
       job_backoff_ms: 10,
+      plan_window: WINDOW,
     },
   });
   queues = startQueueHarness(harness);
@@ -31,7 +34,7 @@ afterAll(async () => {
   await harness.close();
 });
 
-describe("a run with more partitions than one addBulk", () => {
+describe("a run with more partitions than its window", () => {
   it("adds every partition once and runs each once", async () => {
     await harness.sync({ only: ["artist_stats_artists"] });
     const { runId } = await enqueueRun(queues.queue, {
@@ -43,15 +46,15 @@ describe("a run with more partitions than one addBulk", () => {
     const progress = await queues.waitForRun(runId, 120_000);
     expect(progress).toMatchObject({
       state: "completed",
-      planned: 1200,
-      succeeded: 1200,
+      planned: 300,
+      succeeded: 300,
       failed: 0,
     });
     const [runs] = await harness.warehouse.query<{ attempts: number; partitions: number }>(
       `select count(*)::int as attempts, count(distinct partition)::int as partitions
          from etl.sync_runs where stream = 'artist_stats_radio_airplays'`,
     );
-    expect(runs).toEqual({ attempts: 1200, partitions: 1200 });
-    // As long as waitForRun may wait: 1,200 partitions on a machine busy with other files.
+    expect(runs).toEqual({ attempts: 300, partitions: 300 });
+    // As long as waitForRun may wait: 300 partitions on a machine busy with other files.
   }, 150_000);
 });
