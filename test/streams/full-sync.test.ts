@@ -6,7 +6,9 @@ import { streamSpans } from "../helpers/stream-spans.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
-const RANGE = { from: "2026-01-01", to: "2026-01-04" };
+const RANGE = { from: "2026-01-01", to: "2026-01-02" };
+/** Small, yet every table gets rows and the per-artist streams run for two artists side by side. */
+const SIZE = { socialArtists: 2, playlistsPerArtist: 20, chartRows: 40, incomes: 60 };
 let harness: SyncHarness;
 
 /** Per table: its row count and the row versions (xmin) of all its rows, in physical order. */
@@ -27,10 +29,14 @@ async function versions(): Promise<Record<string, string>> {
 
 beforeAll(async () => {
   // The tracking config names the sandbox's own artists: read them from a sandbox of the same seed.
-  const probe = await startSandbox({ today: TODAY });
+  const probe = await startSandbox({ today: TODAY, size: SIZE });
   const tracking = sandboxTracking(probe.data);
   await probe.close();
-  harness = await startSyncHarness("full_sync", { today: TODAY, etl: tracking });
+  harness = await startSyncHarness("full_sync", {
+    today: TODAY,
+    sandbox: { size: SIZE },
+    etl: tracking,
+  });
 });
 
 afterAll(() => harness.close());
