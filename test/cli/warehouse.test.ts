@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { etlEnv, etlIn } from "../helpers/cli.js";
+import { etlEnv, etlIn, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -13,9 +13,12 @@ const database = `music_etl_test_cli_${randomBytes(4).toString("hex")}`;
 const untouched = `music_etl_test_cli_untouched_${randomBytes(4).toString("hex")}`;
 let sandbox: Sandbox;
 
-const etl = etlIn(dir.path, () =>
-  etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, { LOG_LEVEL: "silent" }),
-);
+const env = () => etlEnv(sandbox, `${PG_HOST_URL}/${database}`, null, { LOG_LEVEL: "silent" });
+const etl = etlIn(dir.path, env);
+
+/** `etl <args>` started at once, not in turn with the file's other commands (see runCli). */
+const etlAtOnce = (args: readonly string[], extra: Record<string, string> = {}) =>
+  runCli(args, { cwd: dir.path, env: { ...env(), ...extra }, atOnce: true });
 
 beforeAll(async () => {
   sandbox = await startSandbox({ apiKey: "cli-warehouse-key-123", today: "2026-01-31" });
@@ -39,7 +42,7 @@ afterAll(async () => {
 
 describe("etl migrate", () => {
   it("creates the database and applies the migrations, safely from two processes at once", async () => {
-    const both = await Promise.all([etl(["migrate"]), etl(["migrate"])]);
+    const both = await Promise.all([etlAtOnce(["migrate"]), etlAtOnce(["migrate"])]);
     expect(both.map((r) => r.code)).toEqual([0, 0]);
     const again = await etl(["migrate"]);
     expect(again.code).toBe(0);
@@ -127,19 +130,23 @@ describe("etl sync and status", () => {
     );
   });
 
-  it("shows the warehouse when Redis is unreachable, says so, and exits 1", async () => {
-    const result = await etl(["status"], { REDIS_URL: "redis://127.0.0.1:1" });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(
-      /^trend_totals\s+trends\s+.+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+-\s+\d+\s+\d+\s+0$/m,
-    );
-    expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
-  });
+  // The commands given a Redis that never answers wait for it (QUEUE_CONNECT_MS): side by side.
+  it.concurrent(
+    "shows the warehouse when Redis is unreachable, says so, and exits 1",
+    async ({ expect }) => {
+      const result = await etlAtOnce(["status"], { REDIS_URL: "redis://127.0.0.1:1" });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        /^trend_totals\s+trends\s+.+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+-\s+\d+\s+\d+\s+0$/m,
+      );
+      expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
+    },
+  );
 
-  it.each([["backfill", "--from", "2026-01-05", "--to", "2026-01-05"], ["retry-failed"]])(
+  it.concurrent.for([["backfill", "--from", "2026-01-05", "--to", "2026-01-05"], ["retry-failed"]])(
     "%s: says Redis is unreachable and exits 1 instead of waiting for it",
-    async (...args) => {
-      const result = await etl(args, { REDIS_URL: "redis://127.0.0.1:1" });
+    async (args, { expect }) => {
+      const result = await etlAtOnce(args, { REDIS_URL: "redis://127.0.0.1:1" });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
         /^error: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(.*\): nothing was done$/m,

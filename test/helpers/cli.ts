@@ -71,29 +71,32 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs `etl <args>` as its own process, the way an operator does, with only the given env. */
+/**
+ * Runs `etl <args>` as its own process, the way an operator does, with only the given env; in
+ * turn with the file's other CLI processes (`spawning`), unless `atOnce`: for processes a test
+ * needs side by side.
+ */
 export function runCli(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string> },
+  options: { cwd: string; env: Record<string, string>; atOnce?: boolean },
 ): Promise<CliResult> {
-  return spawning(
-    () =>
-      new Promise<CliResult>((resolvePromise) => {
-        execFile(
-          process.execPath,
-          [...CLI_ENTRY, ...args],
-          {
-            cwd: options.cwd,
-            env: { PATH: process.env.PATH ?? "", ...options.env },
-            timeout: 60_000,
-          },
-          (error, stdout, stderr) => {
-            const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-            resolvePromise({ code, stdout, stderr });
-          },
-        );
-      }),
-  );
+  const run = () =>
+    new Promise<CliResult>((resolvePromise) => {
+      execFile(
+        process.execPath,
+        [...CLI_ENTRY, ...args],
+        {
+          cwd: options.cwd,
+          env: { PATH: process.env.PATH ?? "", ...options.env },
+          timeout: 60_000,
+        },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+          resolvePromise({ code, stdout, stderr });
+        },
+      );
+    });
+  return options.atOnce === true ? run() : spawning(run);
 }
 
 /**

@@ -123,6 +123,13 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
       expect(harness.upstream.sandbox.stats().requests).toBe(requestsThen);
 
       server.start();
+      // Asked for its readiness (as an orchestrator does), it looks at once: not at the next of
+      // its rechecks, which back off while Postgres is away (the next test has a worker come up
+      // by its rechecks alone).
+      await vi.waitFor(async () => expect((await readyz(operator)).status).toBe(200), {
+        timeout: 60_000,
+        interval: 200,
+      });
       const progress = await queues.waitForRun(runId, 180_000);
       expect({ planned: progress.planned > 0, failed: progress.failed }).toEqual({
         planned: true,

@@ -133,7 +133,7 @@ describe("Redis restarted empty under a running worker", () => {
     await loseRedis();
     await vi.waitFor(async () => expect(await schedulers()).toEqual(expected), {
       timeout: 60_000,
-      interval: 500,
+      interval: 100,
     });
     // Each scheduler's next run is queued again (delayed until its time).
     expect(await queue.getJobCountByTypes("delayed")).toBe(2);
@@ -157,7 +157,7 @@ describe("Redis restarted empty under a running worker", () => {
     }
     await vi.waitFor(async () => expect(await schedulers()).toEqual(expected), {
       timeout: 60_000,
-      interval: 500,
+      interval: 100,
     });
     expect(await queue.getJobCountByTypes("delayed")).toBe(2);
     await stop(running);
@@ -235,7 +235,7 @@ describe("a run the queue lost", () => {
     const running = await worker("unscheduled.json");
     await vi.waitFor(async () => expect((await runRow(newId))?.status).toBe("succeeded"), {
       timeout: 60_000,
-      interval: 500,
+      interval: 100,
     });
     const row = await runRow(newId);
     expect(row?.started_at).not.toBeNull();

@@ -17,6 +17,26 @@ import {
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const TODAY = "2026-01-31";
+/**
+ * Smaller than the sandbox's default, the paged lists still several pages: three tracked artists
+ * (the configured one, the streaming id's and one the catalogue links) instead of seven. Every
+ * stream is estimated and run as before, at under half the partitions the default size costs.
+ */
+const SIZE = {
+  socialArtists: 3,
+  artists: 20,
+  playlistsPerArtist: 40,
+  trendItemsCap: 250,
+  chartRows: 60,
+};
+/** Fewer per-artist breakdowns than every one the spec lists: each stream still has several. */
+const ARTIST_STATS_PLAN = {
+  stat_sources: ["music_streaming_1", "social_1", "video_channel"],
+  social_audience: {
+    audience_types: ["followers", "likes"],
+    stats_types: ["country", "city", "interest"],
+  },
+};
 const BACKFILL = { from: "2026-01-20", to: "2026-01-26" };
 let harness: SyncHarness;
 let queues: QueueHarness;
@@ -32,11 +52,16 @@ const cliEnv = () =>
 const planDeps = () => ({ db: harness.warehouse.db, config: harness.config, today: TODAY });
 
 beforeAll(async () => {
-  const tracking = await demoTracking(TODAY);
+  const tracking = await demoTracking(TODAY, SIZE);
   // Four days synced first: the history the estimates of paged streams are made from.
   harness = await startSyncHarness("request_plan", {
     today: TODAY,
-    etl: { ...tracking, start_date: "2026-01-27" },
+    sandbox: { size: SIZE },
+    etl: {
+      ...tracking,
+      start_date: "2026-01-27",
+      artist_stats: ARTIST_STATS_PLAN,
+    },
   });
   queues = startQueueHarness(harness);
 });
