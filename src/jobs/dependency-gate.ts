@@ -1,3 +1,4 @@
+import { once } from "node:events";
 import type { Redis } from "ioredis";
 import { withTimeout } from "../async/with-timeout.js";
 import { errorMessage } from "../errors.js";
@@ -193,8 +194,12 @@ export class DependencyGate {
     }
     this.#standing.set(name, { name, up, since: new Date(), problem });
     const where = this.#options.where[name];
-    if (up) this.#options.logger.info({ dependency: name, where }, `${name} answers again`);
-    else {
+    if (up) {
+      // Found up at the first look: it was never lost, and an operator is told nothing.
+      if (before.since !== null) {
+        this.#options.logger.info({ dependency: name, where }, `${name} answers again`);
+      }
+    } else {
       this.#options.logger.error(
         { dependency: name, where, err: problem },
         `${name} at ${where} does not answer: taking no jobs until it does`,
@@ -299,10 +304,24 @@ export function dependencyGateOf(options: {
   const gate = new DependencyGate({
     logger: options.logger,
     where: { postgres: hostOf(options.databaseUrl), redis: hostOf(options.redisUrl) },
-    probes: { postgres: () => serverAnswers(options.databaseUrl), redis: () => redisCheck(probe) },
+    probes: {
+      postgres: () => serverAnswers(options.databaseUrl),
+      redis: () => redisAnswers(probe),
+    },
     onStop: () => probe.disconnect(),
   });
   return gate;
+}
+
+/**
+ * Resolves when Redis answers a PING on the probe's connection. Its first connection, made as the
+ * worker starts, is waited for (a refused one fails at once): probed before it is up, the PING
+ * would fail, and every start would report Redis lost. Later, while it reconnects, a PING fails
+ * at once, as a probe of a Redis that is away must.
+ */
+async function redisAnswers(probe: Redis): Promise<void> {
+  if (probe.status === "connecting" || probe.status === "connect") await once(probe, "ready");
+  await redisCheck(probe);
 }
 
 /**

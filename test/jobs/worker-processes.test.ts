@@ -110,6 +110,10 @@ describe("worker processes", () => {
     const result = await backfill("2026-01-03", "2026-01-06", "trends");
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\d+\/\d+ partitions/);
+    // Postgres and Redis answered all along: no worker said it lost them, nor found them again.
+    for (const started of three) {
+      expect(started.logs.filter((line) => /does not answer|answers again/.test(line))).toEqual([]);
+    }
 
     const stats = sandbox.stats();
     // Three budgets that did not share one would send three times the rate. Shared, one more than
