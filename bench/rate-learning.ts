@@ -1,9 +1,7 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { beyondOneStep, type CurrentRate } from "../src/http/auto-rate.js";
 import { type SandboxKnobs, startSandbox } from "../sandbox/index.js";
-import { nodeEntry } from "../test/helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../test/helpers/redis.js";
+import { runBudgetClient } from "../test/helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../test/helpers/redis.js";
 import { makeTempDir } from "../test/helpers/temp-dir.js";
 import { startUpstream, type Upstream } from "../test/helpers/upstream.js";
 import {
@@ -254,18 +252,7 @@ async function twoProcesses(): Promise<Measured> {
       max_concurrency: 8,
       redis_prefix: prefix,
     });
-    const client = () =>
-      promisify(execFile)(process.execPath, nodeEntry("test/helpers/budget-client.ts"), {
-        cwd: dir.path,
-        env: {
-          PATH: process.env.PATH ?? "",
-          MUSIC_API_URL: sandbox.url,
-          MUSIC_API_KEY: sandbox.apiKey,
-          REDIS_URL,
-          LOG_LEVEL: "warn",
-          REQUESTS: String(perProcess),
-        },
-      });
+    const client = () => runBudgetClient(dir.path, sandbox, perProcess);
     await Promise.all([client(), client()]);
     const stats = sandbox.stats();
     // Whole seconds only: the first and the last are partly idle (a process still starting).

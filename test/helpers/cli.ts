@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import pLimit from "p-limit";
 import { REDIS_URL } from "./redis.js";
 
@@ -106,4 +107,26 @@ export function runCli(
 export function etlIn(cwd: string, env: () => Record<string, string>) {
   return (args: readonly string[], extra: Record<string, string> = {}): Promise<CliResult> =>
     runCli(args, { cwd, env: { ...env(), ...extra } });
+}
+
+/**
+ * test/helpers/budget-client.ts as a process of its own in `cwd` (its etl.config.json sets the
+ * budget): `requests` look-ups against `upstream` through the shared budget, as fast as it lets.
+ */
+export function runBudgetClient(
+  cwd: string,
+  upstream: { readonly url: string; readonly apiKey: string },
+  requests: number,
+): Promise<{ stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, nodeEntry("test/helpers/budget-client.ts"), {
+    cwd,
+    env: {
+      PATH: process.env.PATH ?? "",
+      MUSIC_API_URL: upstream.url,
+      MUSIC_API_KEY: upstream.apiKey,
+      REDIS_URL,
+      LOG_LEVEL: "warn",
+      REQUESTS: String(requests),
+    },
+  });
 }

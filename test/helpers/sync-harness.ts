@@ -12,6 +12,19 @@ import { type SandboxSize, startSandbox } from "../../sandbox/index.js";
 import { startUpstream, type Upstream, type UpstreamOptions } from "./upstream.js";
 import { createTestWarehouse, type TestWarehouse } from "./warehouse.js";
 
+/**
+ * An account smaller than the sandbox's default whose lists still take several pages: three
+ * tracked artists instead of seven, fewer artists, playlists, trend items and chart rows. For
+ * tests that sync, replay or plan every stream and need each paged, not the default's volume.
+ */
+export const SMALL_ACCOUNT: Partial<SandboxSize> = {
+  socialArtists: 3,
+  artists: 20,
+  playlistsPerArtist: 40,
+  trendItemsCap: 250,
+  chartRows: 60,
+};
+
 export interface SyncHarness {
   readonly upstream: Upstream;
   readonly warehouse: TestWarehouse;

@@ -1,12 +1,9 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
-import { nodeEntry } from "../helpers/cli.js";
-import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
+import { runBudgetClient } from "../helpers/cli.js";
+import { deleteKeysWithPrefix, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
-const run = promisify(execFile);
 const prefix = uniquePrefix("budget-processes");
 const dir = makeTempDir("budget-processes");
 const RATE = 20;
@@ -30,19 +27,7 @@ afterAll(async () => {
   dir.remove();
 });
 
-function clientProcess() {
-  return run(process.execPath, nodeEntry("test/helpers/budget-client.ts"), {
-    cwd: dir.path,
-    env: {
-      PATH: process.env.PATH ?? "",
-      MUSIC_API_URL: sandbox.url,
-      MUSIC_API_KEY: sandbox.apiKey,
-      REDIS_URL,
-      LOG_LEVEL: "warn",
-      REQUESTS: String(PER_PROCESS),
-    },
-  });
-}
+const clientProcess = () => runBudgetClient(dir.path, sandbox, PER_PROCESS);
 
 describe("request budget shared by two processes", () => {
   it(`keeps both together within ${RATE} requests a second`, async () => {

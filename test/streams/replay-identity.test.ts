@@ -10,21 +10,11 @@ import {
   type SyncHarness,
   startSyncHarness,
   failures,
+  SMALL_ACCOUNT,
 } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const RANGE = { from: "2026-01-01", to: "2026-01-03" };
-/**
- * Smaller than the sandbox's default, its lists still of several pages: three tracked artists
- * instead of seven. Every stream is synced and replayed as before.
- */
-const SIZE = {
-  socialArtists: 3,
-  artists: 20,
-  playlistsPerArtist: 40,
-  trendItemsCap: 250,
-  chartRows: 60,
-};
 const SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
 /** Differing rows shown per table: enough to see what went wrong, short enough to read. */
 const SHOWN = 5;
@@ -84,7 +74,7 @@ function multisetMinus(from: readonly string[], take: readonly string[]): string
  * asks the statistics API for no name when it tracks that one alone.
  */
 async function catalogueNamedArtist(artistNames: readonly string[]): Promise<number> {
-  const probe = await startSandbox({ today: TODAY, size: SIZE });
+  const probe = await startSandbox({ today: TODAY, size: SMALL_ACCOUNT });
   try {
     const named = probe.data
       .socialArtists()
@@ -113,7 +103,7 @@ describe.each([
   let harness: SyncHarness;
 
   beforeAll(async () => {
-    const tracking = await demoTracking(TODAY, SIZE);
+    const tracking = await demoTracking(TODAY, SMALL_ACCOUNT);
     const socialIdsOnly = {
       ...tracking,
       social_artist_ids: [await catalogueNamedArtist(tracking.artist_names)],
@@ -121,7 +111,7 @@ describe.each([
     };
     harness = await startSyncHarness(`replay_identity_${label}`, {
       today: TODAY,
-      sandbox: { size: SIZE },
+      sandbox: { size: SMALL_ACCOUNT },
       etl: streamingIds ? tracking : socialIdsOnly,
     });
     expect(failures(await harness.sync(RANGE))).toEqual([]);

@@ -8,21 +8,15 @@ import type { Partition } from "../../src/streams/partition.js";
 import { trendItems } from "../../src/streams/trends/trend-items.js";
 import { urls } from "../../src/streams/artist-stats/urls.js";
 import { differences, fingerprints } from "../faults/table-fingerprints.js";
-import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
+import {
+  type SyncHarness,
+  startSyncHarness,
+  failures,
+  SMALL_ACCOUNT,
+} from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";
 const RANGE = { from: "2026-01-01", to: "2026-01-03" };
-/**
- * Smaller than the sandbox's default, its lists still of several pages: three tracked artists
- * instead of seven. Every stream is synced, stored and replayed as before.
- */
-const SIZE = {
-  socialArtists: 3,
-  artists: 20,
-  playlistsPerArtist: 40,
-  trendItemsCap: 250,
-  chartRows: 60,
-};
 let harness: SyncHarness;
 let tracking: ReturnType<typeof sandboxTracking>;
 
@@ -58,12 +52,12 @@ const written = (summaries: readonly StreamSummary[]) =>
   summaries.reduce((n, s) => n + s.rowsWritten, 0);
 
 beforeAll(async () => {
-  const probe = await startSandbox({ today: TODAY, size: SIZE });
+  const probe = await startSandbox({ today: TODAY, size: SMALL_ACCOUNT });
   tracking = sandboxTracking(probe.data);
   await probe.close();
   harness = await startSyncHarness("replay", {
     today: TODAY,
-    sandbox: { size: SIZE },
+    sandbox: { size: SMALL_ACCOUNT },
     etl: tracking,
   });
   expect(failures(await harness.sync(RANGE))).toEqual([]);
@@ -150,7 +144,7 @@ describe("replay", () => {
 
     const fresh = await startSyncHarness("replay_fresh", {
       today: TODAY,
-      sandbox: { size: SIZE },
+      sandbox: { size: SMALL_ACCOUNT },
       etl: tracking,
     });
     try {

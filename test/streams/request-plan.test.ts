@@ -13,22 +13,11 @@ import {
   type SyncHarness,
   startSyncHarness,
   failures,
+  SMALL_ACCOUNT,
 } from "../helpers/sync-harness.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const TODAY = "2026-01-31";
-/**
- * Smaller than the sandbox's default, the paged lists still several pages: three tracked artists
- * (the configured one, the streaming id's and one the catalogue links) instead of seven. Every
- * stream is estimated and run as before, at under half the partitions the default size costs.
- */
-const SIZE = {
-  socialArtists: 3,
-  artists: 20,
-  playlistsPerArtist: 40,
-  trendItemsCap: 250,
-  chartRows: 60,
-};
 /** Fewer per-artist breakdowns than every one the spec lists: each stream still has several. */
 const ARTIST_STATS_PLAN = {
   stat_sources: ["music_streaming_1", "social_1", "video_channel"],
@@ -52,11 +41,11 @@ const cliEnv = () =>
 const planDeps = () => ({ db: harness.warehouse.db, config: harness.config, today: TODAY });
 
 beforeAll(async () => {
-  const tracking = await demoTracking(TODAY, SIZE);
+  const tracking = await demoTracking(TODAY, SMALL_ACCOUNT);
   // Four days synced first: the history the estimates of paged streams are made from.
   harness = await startSyncHarness("request_plan", {
     today: TODAY,
-    sandbox: { size: SIZE },
+    sandbox: { size: SMALL_ACCOUNT },
     etl: {
       ...tracking,
       start_date: "2026-01-27",
