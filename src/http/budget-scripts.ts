@@ -34,8 +34,8 @@ end
 const KEEP_MS = 60_000;
 
 /**
- * Lua run atomically by Redis, on one clock (NOW_TEXT), so every process sharing the budget agrees on
- * time and no two can take the same slot.
+ * Lua run atomically by Redis, on one clock (NOW_TEXT), so every process sharing the budget
+ * agrees on time and no two can take the same slot.
  *
  * KEYS: 1 = send log (sorted set: token -> send time), 2 = leases (sorted set: token -> expiry),
  * 3 = pause (epoch ms before which nobody sends), 4 = learned rate (hash, see LEARNED_TEXT),
@@ -44,7 +44,7 @@ const KEEP_MS = 60_000;
  * note the demand), 3 = window margin ms, 4 = max concurrent, 5 = lease ms, 6 = token,
  * 7 = ceiling of the learned rate (0: none), 8 = now (NOW_TEXT).
  * Sends are spaced at least 1/R apart, so a window's requests do not leave in one burst.
- * Returns {1, now} when granted (now: the grant time on Redis's clock), {0, ms} to wait before
+ * Returns {1, now} when granted (now: the grant time on the scripts' clock), {0, ms} to wait before
  * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms.
  */
 const ACQUIRE_TEXT = `${NOW_TEXT}local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
@@ -101,10 +101,10 @@ return untilMs
  * The learned rate (KEYS[1] of the scripts below) is a hash: `rate` (requests per second),
  * `source` ("limit", "probe", "backoff" or "ceiling"; see CurrentRate), `good` (the rate before
  * the last raise, which held), `refused` (the lowest rate that earned a 429 since probing last
- * moved past one), `changed_at`, `lowered_at` and `last_429` (Redis ms). Rates of 1 req/s and
+ * moved past one), `changed_at`, `lowered_at` and `last_429` (the scripts' ms). Rates of 1 req/s and
  * more move in whole requests: the window takes floor(rate) a second, so a fraction changes
- * nothing. The last ARGV of each is now (NOW_TEXT). Every script returns {from, to} as strings (Redis would truncate Lua numbers), or nil
- * when the rate is unchanged.
+ * nothing. The last ARGV of each is now (NOW_TEXT). Every script returns {from, to} as strings
+ * (Redis would truncate Lua numbers), or nil when the rate is unchanged.
  */
 const LEARNED_TEXT = `${NOW_TEXT}local function field(name, default)
   return tonumber(redis.call('HGET', KEYS[1], name) or default)
@@ -145,7 +145,7 @@ return {tostring(previous), tostring(rate)}
  * its sends line up with the upstream's seconds, long after the rate held, and a limit that moved
  * down earns a second 429 at once.
  * ARGV: 1 = rate when none is learned, 2 = least rate, 3 = factor, 4 = when the refused request
- * was granted (Redis ms), 5 = TTL ms.
+ * was granted (the scripts' ms), 5 = TTL ms.
  */
 const SLOW_DOWN_TEXT = `${LEARNED_TEXT}
 -- A stated limit stands: its 429s come from a spent window, which the pause already handles.
@@ -185,7 +185,7 @@ return {tostring(current), tostring(lower)}
  * longer (but at most ARGV 8 ms), before trying that rate again (a raised limit is found this
  * way: the refused rate holds, and seeking resumes).
  * KEYS: 1 = learned rate, 2 = demand. ARGV: 1 = rate when none is learned, 2 = ceiling (0: none),
- * 3 = when the request that succeeded was granted (Redis ms), 4 = step ms, 5 = hold ms,
+ * 3 = when the request that succeeded was granted (the scripts' ms), 4 = step ms, 5 = hold ms,
  * 6 = TTL ms, 7 = hold requests, 8 = longest hold ms.
  */
 const RAISE_TEXT = `${LEARNED_TEXT}

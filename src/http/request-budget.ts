@@ -58,7 +58,7 @@ export interface Wait {
 }
 
 export interface Lease {
-  /** When the slot was granted, in epoch ms on Redis's clock. */
+  /** When the slot was granted, in epoch ms on the budget's clock (Redis's, unless a clock is given). */
   readonly grantedAt: number;
   release(): Promise<void>;
 }
