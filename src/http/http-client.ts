@@ -16,13 +16,7 @@ import {
 import type { Logger } from "../logging/logger.js";
 import { type Redact, secretRedactor } from "../logging/redact-secrets.js";
 import type { ResponseHeaders } from "./rate-limit-headers.js";
-import {
-  adjustRate,
-  ProbeAsks,
-  rateLimitedWaitMs,
-  type RateNote,
-  spentWindowWaitMs,
-} from "./rate-feedback.js";
+import { heedAnswer, ProbeAsks, type RateNote } from "./rate-feedback.js";
 import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import { requestTarget } from "./request-target.js";
@@ -249,10 +243,13 @@ export class HttpClient {
     try {
       const raw = await this.#send(request, identity);
       outcome = raw.status;
-      this.#noteRate(
-        await adjustRate(this.#options.budget, lease, raw, () => this.#probeAsks.due()),
-      );
-      return { ...(await this.#interpret(request, identity, raw)), attempts: attempt };
+      const heeded = await heedAnswer(this.#options.budget, lease, raw, Date.now(), {
+        fallbackPauseMs: this.#options.defaultRateLimitWaitMs ?? 1000,
+        maxPauseMs: this.#options.maxRateLimitWaitMs,
+        mayProbe: () => this.#probeAsks.due(),
+      });
+      this.#noteRate(heeded.note);
+      return { ...this.#interpret(request, identity, raw, heeded.pauseMs), attempts: attempt };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
       if (error instanceof FailureBodyError) failureBody = error.body;
@@ -329,17 +326,17 @@ export class HttpClient {
     else this.#options.logger.info(fields, message);
   }
 
-  async #interpret(
+  #interpret(
     request: HttpRequest,
     identity: RequestIdentity,
     raw: RawResponse,
-  ): Promise<Omit<HttpResponse, "attempts">> {
+    askedPauseMs: number | null,
+  ): Omit<HttpResponse, "attempts"> {
     const { status, headers, bytes } = raw;
     if (status >= 200 && status < 300) {
       // Parsed from the bytes: a large answer is never held whole as text (see parseJsonBytes).
       const body = parseJson(() => parseJsonBytes(bytes));
       if (body === INVALID) throw new InvalidJsonError(identity, status, bytes.length);
-      await this.#respectExhaustedWindow(headers);
       // Data is the upstream's and is landed as received (etl.responses), whatever it holds:
       // only what the program says of a failure is its own to keep clean.
       if (!declaresFailure(body)) return { status, body, bytes, headers };
@@ -356,15 +353,10 @@ export class HttpClient {
       throw refused;
     }
     if (status === 429) {
-      const waitMs = rateLimitedWaitMs(
-        headers,
-        Date.now(),
-        this.#options.defaultRateLimitWaitMs ?? 1000,
-      );
+      const waitMs = askedPauseMs ?? 0;
       if (waitMs > this.#options.maxRateLimitWaitMs) {
         throw new RateLimitWaitTooLongError(identity, waitMs, this.#options.maxRateLimitWaitMs);
       }
-      await this.#options.budget.pause(waitMs);
       throw new RateLimitedError(identity, waitMs);
     }
     if (request.acceptStatus?.(status, failure.body)) {
@@ -386,14 +378,6 @@ export class HttpClient {
     const parsed = parseJson(() => parseJsonBody(redacted));
     const body = parsed === INVALID ? undefined : parsed;
     return { text: redacted, body, message: upstreamMessage(body, redacted) };
-  }
-
-  /** The upstream says the window is spent: everyone waits for its reset instead of earning a 429. */
-  async #respectExhaustedWindow(headers: ResponseHeaders): Promise<void> {
-    const waitMs = spentWindowWaitMs(headers, Date.now());
-    if (waitMs !== null && waitMs <= this.#options.maxRateLimitWaitMs) {
-      await this.#options.budget.pause(waitMs);
-    }
   }
 }
 

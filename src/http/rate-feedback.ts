@@ -8,9 +8,9 @@ import {
 } from "./rate-limit-headers.js";
 import type { Lease, RequestBudget } from "./request-budget.js";
 
-// What an answer tells the shared request budget. HttpClient heeds every answer through these;
-// the budget's tests drive them with answers of their own on a clock they step, so the rules
-// tested are the ones the client follows.
+// What an answer tells the shared request budget. HttpClient heeds every answer through
+// heedAnswer; the budget's tests drive it with answers of their own on a clock they step, so the
+// rules tested are the ones the client follows.
 
 /** An answer as the budget sees it. */
 export interface RateAnswer {
@@ -29,7 +29,7 @@ export interface RateNote {
  * requests_per_second "auto"); a 429 that does not lowers it, and a success raises it once it has
  * held (probing, see RequestBudget.speedUp), when `mayProbe` says this one asks.
  */
-export async function adjustRate(
+async function adjustRate(
   budget: RequestBudget,
   lease: Lease,
   answer: RateAnswer,
@@ -58,24 +58,51 @@ function note(change: RateChange | null, message: string): RateNote | null {
   return change ? { change, message } : null;
 }
 
-/**
- * How long a 429 asks every process to wait: its Retry-After, else its X-RateLimit-Reset, else
- * `fallbackMs`.
- */
-export function rateLimitedWaitMs(
-  headers: ResponseHeaders,
-  nowMs: number,
-  fallbackMs: number,
-): number {
-  return retryAfterMs(headers, nowMs) ?? rateLimitResetMs(headers, nowMs) ?? fallbackMs;
+/** What the client makes of an answer's rate headers: the shared rate's change, and the pause. */
+export interface Heeded {
+  readonly note: RateNote | null;
+  /** The wait the answer asked of every process, or null; paused only when within the limit. */
+  readonly pauseMs: number | null;
+}
+
+/** How the client heeds answers: the limits of what it waits, and which successes probe. */
+export interface HeedOptions {
+  /** When a 429 names no wait. */
+  readonly fallbackPauseMs: number;
+  /** Longer waits are not paused: the caller fails the request instead (429) or goes on (2xx). */
+  readonly maxPauseMs: number;
+  readonly mayProbe: () => boolean;
 }
 
 /**
- * A success that says its window is spent (X-RateLimit-Remaining 0): the wait until the window's
- * reset, so that everyone waits instead of earning a 429; null when there is none to wait.
+ * Every answer's word on the rate, heeded in one place: the shared rate adjusted (adjustRate),
+ * and the pause it asks of every process taken on the shared budget, before the lease is freed,
+ * so that no process sends into a window the upstream said is spent.
  */
-export function spentWindowWaitMs(headers: ResponseHeaders, nowMs: number): number | null {
-  if (rateLimitRemaining(headers) !== 0) return null;
+export async function heedAnswer(
+  budget: RequestBudget,
+  lease: Lease,
+  answer: RateAnswer,
+  nowMs: number,
+  options: HeedOptions,
+): Promise<Heeded> {
+  const note = await adjustRate(budget, lease, answer, options.mayProbe);
+  const pauseMs = requestedPauseMs(answer, nowMs, options.fallbackPauseMs);
+  if (pauseMs !== null && pauseMs <= options.maxPauseMs) await budget.pause(pauseMs);
+  return { note, pauseMs };
+}
+
+/**
+ * The wait an answer asks for: a 429's Retry-After, else its X-RateLimit-Reset, else
+ * `fallbackMs`; a success that says its window is spent (X-RateLimit-Remaining 0), the time to
+ * the window's reset, so that everyone waits instead of earning a 429; else null.
+ */
+function requestedPauseMs(answer: RateAnswer, nowMs: number, fallbackMs: number): number | null {
+  const { status, headers } = answer;
+  if (status === 429) {
+    return retryAfterMs(headers, nowMs) ?? rateLimitResetMs(headers, nowMs) ?? fallbackMs;
+  }
+  if (status < 200 || status >= 300 || rateLimitRemaining(headers) !== 0) return null;
   const waitMs = rateLimitResetMs(headers, nowMs);
   return waitMs !== null && waitMs > 0 ? waitMs : null;
 }

@@ -1,11 +1,6 @@
 import { Redis } from "ioredis";
 import type { CurrentRate, ProbePace, RateChange, RequestRate } from "../../src/http/auto-rate.js";
-import {
-  adjustRate,
-  ProbeAsks,
-  rateLimitedWaitMs,
-  spentWindowWaitMs,
-} from "../../src/http/rate-feedback.js";
+import { heedAnswer, ProbeAsks } from "../../src/http/rate-feedback.js";
 import type { ResponseHeaders } from "../../src/http/rate-limit-headers.js";
 import { type Lease, RequestBudget } from "../../src/http/request-budget.js";
 import type { SandboxKnobs } from "../../sandbox/interfaces.js";
@@ -148,14 +143,12 @@ export function startRateSimulation(options: SimulationOptions): RateSimulation 
 
   async function heed(answer: Answer, changes: TimedChange[]): Promise<void> {
     const { budget, asks } = processes[answer.caller.process] as (typeof processes)[number];
-    const noted = await adjustRate(budget, answer.lease, answer, () => asks.due());
-    if (noted)
-      changes.push({ ...noted.change, at: now - START_MS, process: answer.caller.process });
-    const pauseMs =
-      answer.status === 429
-        ? rateLimitedWaitMs(answer.headers, now, 1000)
-        : spentWindowWaitMs(answer.headers, now);
-    if (pauseMs !== null) await budget.pause(pauseMs);
+    const { note } = await heedAnswer(budget, answer.lease, answer, now, {
+      fallbackPauseMs: 1000,
+      maxPauseMs: Number.POSITIVE_INFINITY,
+      mayProbe: () => asks.due(),
+    });
+    if (note) changes.push({ ...note.change, at: now - START_MS, process: answer.caller.process });
     await answer.lease.release();
     answer.caller.askAt = now;
   }
