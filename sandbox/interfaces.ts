@@ -93,6 +93,12 @@ export interface ShapeKnobs {
    * no key, an audience domain with no data, and only one pending payout (none from revision 1).
    */
   emptyCases: boolean;
+  /**
+   * The charset successes are served in: UTF-8, ISO-8859-1 declared as such (an older PHP stack's
+   * habit; characters beyond it as \u escapes), or "mislabelled": ISO-8859-1 bytes declared as
+   * UTF-8, which a client must refuse rather than store garbled.
+   */
+  charset: "utf-8" | "iso-8859-1" | "mislabelled";
 }
 
 export interface SandboxKnobs {

@@ -42,6 +42,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     listSnapshots: false,
     phpEmpty: false,
     emptyCases: false,
+    charset: "utf-8",
   },
   dropFirstPayoutResponse: false,
   chunkedBodies: false,
@@ -118,6 +119,7 @@ const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {
   listSnapshots: isBoolean,
   phpEmpty: isBoolean,
   emptyCases: isBoolean,
+  charset: isOneOf("utf-8", "iso-8859-1", "mislabelled"),
 };
 
 const DRIFT_KEYS = Object.keys(DEFAULT_KNOBS.drift) as (keyof DriftKnobs)[];

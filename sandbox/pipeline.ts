@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { bearerToken, credentialEcho } from "./credential-echo.js";
 import { applyDrift, driftedText } from "./drift.js";
+import { inCharset } from "./charsets.js";
 import { encodeBody } from "./encodings.js";
 import { drawFailureEnvelope } from "./failure-envelopes.js";
 import { drawFault, HTML_503_BODY, truncate } from "./faults.js";
@@ -116,7 +117,8 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     reply.status < 300 ? applyDrift(encodeBody(reply.body, knobs.shapes), knobs.drift) : reply.body;
   const text = driftedText(body);
   if (fault === "truncated") return send(to, 200, truncate(text), headers);
-  return send(to, reply.status, text, headers);
+  const served = reply.status < 300 ? inCharset(text, knobs.shapes.charset) : { body: text };
+  return send(to, reply.status, served.body, headers, served.contentType);
 }
 
 async function route(
@@ -162,7 +164,7 @@ interface Outgoing {
 async function send(
   { state, response, knobs, arrivedAt }: Outgoing,
   status: number,
-  text: string,
+  text: string | Buffer,
   headers: Record<string, number> = {},
   contentType?: string,
 ): Promise<void> {

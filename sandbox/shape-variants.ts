@@ -15,6 +15,7 @@ const HABITS = {
   "named-objects": { shapes: { namedObjects: true } },
   "list-snapshots": { shapes: { listSnapshots: true } },
   "php-empty": { shapes: { phpEmpty: true, emptyCases: true } },
+  latin1: { shapes: { charset: "iso-8859-1" } },
 } satisfies Record<string, KnobsPatch>;
 
 /** Name -> the knobs that select that variant. */

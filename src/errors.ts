@@ -257,6 +257,31 @@ export class InvalidJsonError extends UpstreamError {
   }
 }
 
+/**
+ * A success whose body is not valid text in the charset its Content-Type declares (UTF-8 when it
+ * declares none), or declares a charset no decoder knows. Retried (a body cut or garbled on the
+ * way comes right again), then failed: stored, its replaced characters would be changed names.
+ */
+export class BodyCharsetError extends UpstreamError {
+  readonly charset: string;
+
+  constructor(
+    request: RequestContext,
+    status: number,
+    charset: string,
+    problem: "invalid" | "unknown",
+  ) {
+    super(
+      problem === "invalid"
+        ? `HTTP ${status} with a body that is not valid ${charset} (the charset its Content-Type declares, UTF-8 when none)`
+        : `HTTP ${status} with a body in charset "${charset}", which no decoder here knows`,
+      request,
+      { status, retryable: true },
+    );
+    this.charset = charset;
+  }
+}
+
 /** A size in bytes as an operator reads it: "16777216 bytes, 16 MiB". */
 function sizeText(bytes: number): string {
   const mib = bytes / 2 ** 20;

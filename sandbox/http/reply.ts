@@ -24,7 +24,7 @@ const CHUNK_BYTES = 16 * 1024;
 export function writeResponse(
   response: ServerResponse,
   status: number,
-  text: string,
+  text: string | Buffer,
   headers: Record<string, string | number> = {},
   contentType = "application/json; charset=utf-8",
   chunked = false,
@@ -39,7 +39,7 @@ export function writeResponse(
     return;
   }
   response.writeHead(status, { "Content-Type": contentType, ...headers });
-  const bytes = Buffer.from(text);
+  const bytes = typeof text === "string" ? Buffer.from(text) : text;
   for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
     response.write(bytes.subarray(at, at + CHUNK_BYTES));
   }

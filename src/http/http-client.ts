@@ -2,6 +2,7 @@ import pRetry from "p-retry";
 import { Agent } from "undici";
 import {
   AuthError,
+  BodyCharsetError,
   FailureBodyError,
   InvalidJsonError,
   isUpstreamAnswer,
@@ -27,6 +28,7 @@ import { parseJsonBody } from "../json/json-body.js";
 import { parseJsonBytes } from "../json/json-bytes.js";
 import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
+import { declaredCharset, decodeBody, decodeLeniently } from "./body-charset.js";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -332,8 +334,14 @@ export class HttpClient {
     raw: RawResponse,
     askedPauseMs: number | null,
   ): Omit<HttpResponse, "attempts"> {
-    const { status, headers, bytes } = raw;
+    const { status, headers } = raw;
+    const charset = declaredCharset(headers);
     if (status >= 200 && status < 300) {
+      const decoded = decodeBody(raw.bytes, charset);
+      if (!("bytes" in decoded)) {
+        throw new BodyCharsetError(identity, status, decoded.charset, decoded.problem);
+      }
+      const { bytes } = decoded;
       // Parsed from the bytes: a large answer is never held whole as text (see parseJsonBytes).
       const body = parseJson(() => parseJsonBytes(bytes));
       if (body === INVALID) throw new InvalidJsonError(identity, status, bytes.length);
@@ -346,7 +354,7 @@ export class HttpClient {
       }
       throw new FailureBodyError(identity, status, failure.message, failure.text);
     }
-    const failure = this.#failureAnswer(bytes.toString());
+    const failure = this.#failureAnswer(decodeLeniently(raw.bytes, charset).toString());
     if (status === 401) {
       const refused = new AuthError(identity, failure.message);
       this.#refused = refused;

@@ -1,10 +1,9 @@
-import { isUtf8 } from "node:buffer";
 import type { Readable } from "node:stream";
 import { header, type ResponseHeaders } from "./rate-limit-headers.js";
 
 /**
- * A body read within its limit (its UTF-8 bytes), or refused once past it (the bytes that had
- * arrived).
+ * A body read within its limit (its bytes as received), or refused once past it (the bytes that
+ * had arrived).
  */
 export type BodyRead = { readonly bytes: Buffer } | { readonly tooLarge: number };
 
@@ -19,9 +18,7 @@ export function declaredLength(headers: ResponseHeaders): number | null {
  * have arrived the body is destroyed (its connection closed, the rest never read) and what had
  * arrived is returned instead. With a declared length within the limit, one buffer of that size
  * is filled as the chunks arrive, so the body is held once as bytes (not as chunks and again as
- * their concatenation), and never as a whole text. What it holds is what undici's `text()` would
- * decode: a byte-order mark skipped, an invalid UTF-8 sequence replaced (only then is the body
- * decoded and encoded again).
+ * their concatenation), and never as a whole text. Decoding is decodeBody's, by the charset.
  */
 export async function readBody(
   body: Readable,
@@ -47,13 +44,12 @@ export async function readBody(
     }
     received += chunk.length;
   }
-  const bytes =
-    filled !== null
-      ? filled.subarray(0, received)
-      : chunks.length === 1
-        ? (chunks[0] as Buffer)
-        : Buffer.concat(chunks, received);
-  const bom = bytes.length > 2 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
-  const utf8 = bom ? bytes.subarray(3) : bytes;
-  return { bytes: isUtf8(utf8) ? utf8 : Buffer.from(utf8.toString("utf8")) };
+  return {
+    bytes:
+      filled !== null
+        ? filled.subarray(0, received)
+        : chunks.length === 1
+          ? (chunks[0] as Buffer)
+          : Buffer.concat(chunks, received),
+  };
 }

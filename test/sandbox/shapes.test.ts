@@ -45,6 +45,7 @@ const HABITS = [
   "named-objects",
   "list-snapshots",
   "php-empty",
+  "latin1",
 ];
 
 /** (domain, url) pairs as sorted text, whatever the shape they came in. */
@@ -116,6 +117,7 @@ describe("sandbox shape knobs", () => {
       listSnapshots: false,
       phpEmpty: false,
       emptyCases: false,
+      charset: "utf-8",
     } satisfies ShapeKnobs);
     const post = (body: unknown) =>
       call(sandbox, "/__sandbox/knobs", { method: "POST", body, authorization: null });
