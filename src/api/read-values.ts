@@ -104,11 +104,10 @@ export function field(record: unknown, ...path: string[]): unknown {
 export function firstField(record: unknown, ...names: string[]): unknown {
   const fields = asRecord(record);
   if (!fields) return undefined;
-  for (const name of names) {
-    const value = fields[name];
-    if (value !== null && value !== undefined) return value;
-  }
-  return undefined;
+  // Every name is read, found or not: the fields a declaration holds are known by what it reads
+  // (src/schema/fields-read.ts), and each of these is one of them.
+  const values = names.map((name) => fields[name]);
+  return values.find((value) => value !== null && value !== undefined);
 }
 
 /**

@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+
+/** Postgres keeps the first 63 bytes of a name. */
+const MAX_NAME_BYTES = 63;
+/** Joins a field of an object to its parent's name: `photo__mime_type`. */
+export const NESTING = "__";
+
+/** Latin letters that decompose into no base letter, as they are usually written in ASCII. */
+const LETTERS: Readonly<Record<string, string>> = {
+  ø: "o",
+  Ø: "O",
+  ß: "ss",
+  æ: "ae",
+  Æ: "AE",
+  œ: "oe",
+  Œ: "OE",
+  ł: "l",
+  Ł: "L",
+  đ: "d",
+  Đ: "D",
+};
+
+/**
+ * A field's name as a column's, the way dlt's snake_case convention writes it: letters
+ * decomposed and their marks dropped (`Zoë` → `zoe`, `ø` → `o`), camelCase broken (`mimeType` →
+ * `mime_type`), lower case, every run of other characters one `_` (so `__` stays the nesting
+ * mark), no `_` at either end, and `_` before a leading digit. Nothing left: `field`.
+ */
+export function snakeCase(name: string): string {
+  const snake = name
+    .replace(/[øØßæÆœŒłŁđĐ]/g, (letter) => LETTERS[letter] ?? letter)
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  if (snake === "") return "field";
+  return /^\d/.test(snake) ? `_${snake}` : snake;
+}
+
+/** A short, stable mark of a field's path, to tell apart names that would be the same. */
+export function pathMark(path: readonly string[], length: number): string {
+  return createHash("sha1").update(path.join("\u0000")).digest("hex").slice(0, length);
+}
+
+/**
+ * The column of a field at `path` (one name, or an object's name and its field's): its names in
+ * snake case joined by `__`, cut to Postgres's 63 bytes with a mark of the path where longer.
+ */
+export function columnNameOf(path: readonly string[]): string {
+  const name = path.map(snakeCase).join(NESTING);
+  if (Buffer.byteLength(name) <= MAX_NAME_BYTES) return name;
+  return `${name.slice(0, MAX_NAME_BYTES - 9)}_${pathMark(path, 8)}`;
+}
+
+/**
+ * The name a field takes when its own is taken (by a column the table declares, or by another
+ * field's): its name and a mark of its path, the same whichever field came first.
+ */
+export function markedColumnName(path: readonly string[]): string {
+  return `${columnNameOf(path).slice(0, MAX_NAME_BYTES - 7)}_${pathMark(path, 6)}`;
+}
