@@ -126,8 +126,13 @@ export function storedValue(kind: ColumnKind, value: unknown): unknown {
   if (kind === "boolean") return value;
   if (kind === "jsonb") {
     if (typeof value === "object" && !(value instanceof JsonDecimal)) return value;
-    return typeof value === "string" ? JSON.stringify(value) : (numberText(value) ?? String(value));
+    return typeof value === "string" ? JSON.stringify(value) : scalarText(value);
   }
-  if (typeof value === "string") return value;
-  return numberText(value) ?? String(value);
+  return typeof value === "string" ? value : scalarText(value);
+}
+
+/** A number's exact text, a boolean's; JSON text for anything else (a column widens first). */
+function scalarText(value: unknown): string {
+  if (typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return numberText(value) ?? JSON.stringify(value);
 }
