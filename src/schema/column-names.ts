@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 /** Postgres keeps the first 63 bytes of a name. */
 const MAX_NAME_BYTES = 63;
 /** Joins a field of an object to its parent's name: `photo__mime_type`. */
-export const NESTING = "__";
+const NESTING = "__";
 
 /** Latin letters that decompose into no base letter, as they are usually written in ASCII. */
 const LETTERS: Readonly<Record<string, string>> = {
@@ -41,7 +41,7 @@ export function snakeCase(name: string): string {
 }
 
 /** A short, stable mark of a field's path, to tell apart names that would be the same. */
-export function pathMark(path: readonly string[], length: number): string {
+function pathMark(path: readonly string[], length: number): string {
   return createHash("sha1").update(path.join("\u0000")).digest("hex").slice(0, length);
 }
 

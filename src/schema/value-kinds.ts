@@ -9,38 +9,6 @@ import { isCalendarDate } from "../time/calendar.js";
 export type ColumnKind =
   "boolean" | "bigint" | "numeric" | "date" | "timestamp" | "timestamptz" | "text" | "jsonb";
 
-export const COLUMN_KINDS: readonly ColumnKind[] = [
-  "boolean",
-  "bigint",
-  "numeric",
-  "date",
-  "timestamp",
-  "timestamptz",
-  "text",
-  "jsonb",
-];
-
-/** Postgres's name of each kind in information_schema (`udt_name`). */
-export const UDT_NAMES: Readonly<Record<ColumnKind, string>> = {
-  boolean: "bool",
-  bigint: "int8",
-  numeric: "numeric",
-  date: "date",
-  timestamp: "timestamp",
-  timestamptz: "timestamptz",
-  text: "text",
-  jsonb: "jsonb",
-};
-
-/** The kind of a column Postgres declares as `udt`, or null for one discovery does not make. */
-export function kindOfUdt(udt: string): ColumnKind | null {
-  const found = COLUMN_KINDS.find((kind) => UDT_NAMES[kind] === udt);
-  if (found) return found;
-  if (udt === "int2" || udt === "int4") return "bigint";
-  if (udt === "varchar" || udt === "bpchar") return "text";
-  return null;
-}
-
 const INTEGER_TEXT = /^-?(?:0|[1-9]\d*)$/;
 /** A decimal with a fraction, as money is sent ("12.50"): inferred numeric from a string. */
 const FRACTION_TEXT = /^-?(?:0|[1-9]\d*)\.\d+$/;
@@ -95,7 +63,8 @@ export function kindOfValue(value: unknown): ColumnKind | null {
 export function holds(kind: ColumnKind, value: unknown): boolean {
   if (value === null || value === undefined || kind === "jsonb") return true;
   const valueKind = kindOfValue(value);
-  if (valueKind === kind || valueKind === "jsonb") return valueKind === kind;
+  if (valueKind === kind) return true;
+  if (valueKind === "jsonb") return false;
   switch (kind) {
     case "text":
       return true;
