@@ -67,6 +67,8 @@ export class DependencyGate {
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
   #probing: Promise<boolean> | null = null;
+  /** The probe the callers that came while one was under way share, begun once it ends. */
+  #queued: Promise<boolean> | null = null;
 
   constructor(options: DependencyGateOptions) {
     this.#options = options;
@@ -87,11 +89,23 @@ export class DependencyGate {
   }
 
   /**
-   * Probes both now (probes already under way are shared); true when both answer. A dependency
-   * found away closes the gate, which then probes again with backoff until both answer.
+   * Probes both, begun after the call; true when both answer. A probe already under way may have
+   * looked before the caller's reason to ask (a job that failed just now as Postgres went away):
+   * the callers that come meanwhile share one probe begun once it ends. A dependency found away
+   * closes the gate, which then probes again with backoff until both answer.
    */
   probe(): Promise<boolean> {
-    this.#probing ??= this.#probeAll().finally(() => {
+    if (!this.#probing) return this.#startProbe();
+    const next = () => {
+      this.#queued = null;
+      return this.#probing ?? this.#startProbe();
+    };
+    this.#queued ??= this.#probing.then(next, next);
+    return this.#queued;
+  }
+
+  #startProbe(): Promise<boolean> {
+    this.#probing = this.#probeAll().finally(() => {
       this.#probing = null;
     });
     return this.#probing;
