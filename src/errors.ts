@@ -282,6 +282,20 @@ export class BodyCharsetError extends UpstreamError {
   }
 }
 
+/**
+ * A column could not be added or widened: readers held the table through every wait. Retried as
+ * the partition's job is (the rows wait with it); never a reason to store a value narrowed.
+ */
+export class SchemaChangeBusyError extends EtlError {
+  constructor(table: string, attempts: number, cause: unknown) {
+    super(
+      `${table}: a column could not be added or widened: the table stayed locked by other sessions through ${attempts} waits (long queries?); the partition is tried again`,
+      { table, attempts },
+      { cause },
+    );
+  }
+}
+
 /** A size in bytes as an operator reads it: "16777216 bytes, 16 MiB". */
 function sizeText(bytes: number): string {
   const mib = bytes / 2 ** 20;

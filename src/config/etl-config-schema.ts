@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { schemaContractSchema } from "./schema-contract.js";
 import { partitionsInFlight } from "./partitions-in-flight.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
 import {
@@ -260,6 +261,7 @@ export const etlConfigSchema = z
       .int("must be a whole number")
       .min(1_000, "must be at least 1000")
       .default(180_000),
+    schema_contract: schemaContractSchema,
     redis_prefix: z
       .string()
       .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")

@@ -4,6 +4,8 @@ import { pathKey } from "./record-fields.js";
 /** Names a reader may ask of any object without reading a field: left to the object itself. */
 const OWN_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype));
 
+const toPrimitive = (hint: string): number | string => (hint === "string" ? "" : 0);
+
 /**
  * The fields a declaration's columns read of a record, found by reading a record that answers
  * every field with another such record and notes the path asked. `read` returns what the row's
@@ -20,6 +22,8 @@ export function fieldsRead(read: (record: unknown) => unknown): ReadonlySet<stri
       {},
       {
         get(target, property, receiver) {
+          // Arithmetic on a field (a day plus a point's step) reads as 0, text as "".
+          if (property === Symbol.toPrimitive) return toPrimitive;
           if (typeof property !== "string" || OWN_NAMES.has(property)) {
             return Reflect.get(target, property, receiver) as unknown;
           }

@@ -86,6 +86,14 @@ export function widen(kind: ColumnKind, value: unknown): ColumnKind {
   return "text";
 }
 
+/** The narrowest kind that holds what either kind holds. */
+export function joinKinds(a: ColumnKind, b: ColumnKind): ColumnKind {
+  if (a === b) return a;
+  if (a === "jsonb" || b === "jsonb") return "jsonb";
+  const pair = new Set([a, b]);
+  return pair.has("bigint") && pair.has("numeric") ? "numeric" : "text";
+}
+
 /**
  * A value as the parameter its column of `kind` takes: a number's exact text, a scalar's text; for
  * jsonb, a container as it is (sent as JSON) and a scalar as its JSON text.

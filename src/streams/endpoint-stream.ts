@@ -8,6 +8,7 @@ import { type AnyPaging, NO_PAGING, type ParamsOf } from "./paging.js";
 import type { Partition, ReadContext } from "./partition.js";
 import { NO_SCOPE, type PartitionSet } from "./partition-set.js";
 import { listRecords, objectRecords } from "./record-selectors.js";
+import { fieldsRead } from "../schema/fields-read.js";
 import {
   defineStream,
   type TableOutput,
@@ -85,6 +86,11 @@ export interface EndpointDeclaration<
   readonly records: RecordSelector<T, R>;
   /** What `raw` keeps of a record that the selector made (default: the record itself). */
   readonly raw?: (record: R) => unknown;
+  /**
+   * Fields of `raw` the selector makes the records of, each row holding one of its elements (a
+   * chart series' `totals`): held by the rows, so no column of their own.
+   */
+  readonly madeFrom?: readonly string[];
   readonly table: string;
   readonly key: readonly string[];
   /**
@@ -123,12 +129,39 @@ function nestedOutput<P extends Partition, R>(
   return {
     target: { table: nested.table, key: nested.key },
     mode: "upsert",
+    fieldsRead: () =>
+      fieldsRead((child) => {
+        nested.columns(child as JsonRecord, {} as R);
+        return child;
+      }),
     rows: (record, partition) =>
       nested.records(record).map((child) => ({
         ...scope(partition),
         ...nested.columns(child, record),
         raw: child,
       })),
+  };
+}
+
+/**
+ * The fields of a record the stream's columns hold: its own columns', the lists its nested
+ * tables take (a product's assets are a table, not a column of the product) and those its
+ * records are made from.
+ */
+function mainFieldsRead<P extends Partition, R>(
+  declared: Pick<
+    EndpointDeclaration<P, z.ZodType, unknown, R, AnyPaging>,
+    "columns" | "nested" | "madeFrom"
+  >,
+  raw: (record: R) => unknown,
+): (partition: P, today: string) => ReadonlySet<string> | null {
+  return (partition, today) => {
+    const read = fieldsRead((record) => {
+      declared.columns(record as R, { partition, position: 0, today });
+      for (const nested of declared.nested ?? []) nested.records(record as R);
+      return raw(record as R);
+    });
+    return read && new Set([...read, ...(declared.madeFrom ?? [])]);
   };
 }
 
@@ -177,7 +210,7 @@ export function endpointStream<
       return select(operationOf(partition).parse(exchange.body), context);
     },
     outputs: [
-      mainOutput(declared, scope, rows),
+      { ...mainOutput(declared, scope, rows), fieldsRead: mainFieldsRead(declared, raw) },
       ...(declared.nested ?? []).map((nested) => nestedOutput<P, R>(nested, scope)),
     ],
     ...(declared.requests

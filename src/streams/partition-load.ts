@@ -1,6 +1,7 @@
 import type { Kysely, RawBuilder } from "kysely";
+import { jsonText } from "../json/json-body.js";
 import type { Exchange } from "../api/api-client.js";
-import { notingNothing, untyped, type UntypedValue } from "../api/untyped-values.js";
+import { untyped, type UntypedValue } from "../api/untyped-values.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { PagingError } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
@@ -32,6 +33,16 @@ import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
 import type { TableOutput, Stream } from "./stream.js";
 import type { Cursor, PageWarning, Partition } from "./partition.js";
 import { type Claims, UntypedReport } from "./untyped-report.js";
+import { ColumnDiscovery } from "./column-discovery.js";
+import { fieldsRead } from "../schema/fields-read.js";
+import {
+  type DiscoveredColumns,
+  discoveredColumns,
+  evolveTable,
+  rememberDiscovered,
+  type SchemaChange,
+} from "../warehouse/discovered-columns.js";
+import { schemaContractOf } from "../config/schema-contract.js";
 
 /** A page read but not yet written: its responses are landed with its rows. */
 export interface PendingPage {
@@ -80,6 +91,8 @@ interface OutputState {
   readonly targets: Map<string, TableTarget>;
   /** The target table's columns as Postgres declares them, known from the first page on. */
   types: ColumnTypes;
+  /** The columns of the fields no declared column holds, known from the first page on. */
+  discovery: ColumnDiscovery | null;
 }
 
 /** A rejection whose response is known only once its page is landed. */
@@ -116,53 +129,6 @@ function keyProblem(row: Row, key: readonly string[]): string | null {
   return missing.length === 0 ? null : `no value for key column ${missing.join(", ")}`;
 }
 
-/** Whether a value holds something: not absent, null or "". */
-const holds = (value: unknown): boolean => value !== null && value !== undefined && value !== "";
-
-/**
- * Whether rows have columns derived from their record (neither the key, nor the record kept
- * whole, nor the day) and every one of them came out null. One pass, ended by the first value.
- */
-function derivedAllNull(rows: readonly Row[], key: readonly string[]): boolean {
-  let derived = false;
-  for (const row of rows) {
-    for (const column in row) {
-      if (column === "raw" || column === "snapshot_date" || key.includes(column)) continue;
-      if (holds(row[column])) return false;
-      derived = true;
-    }
-  }
-  return derived;
-}
-
-/**
- * Whether a record holds values its reader never asked for, read again (`read`, given a proxy
- * that sees which fields it asks for): asked only of records whose derived columns all came out
- * null, where it tells that the fields the reader looks for are not where it looks (renamed,
- * wrapped another way). A sparse record whose fields are all asked for (a point with no value)
- * is no such record.
- */
-function matchedNothing(record: unknown, read: (proxy: unknown) => unknown): boolean {
-  if (record === null || typeof record !== "object") return false;
-  const asked = new Set<string>();
-  notingNothing(() => read(askingProxy(record, asked)));
-  return Object.entries(record).some(([field, value]) => holds(value) && !asked.has(field));
-}
-
-/** A proxy of `record` that adds to `asked` every field read of it. */
-function askingProxy(record: object, asked: Set<string>): object {
-  return new Proxy(record, {
-    get(target, property, receiver) {
-      if (typeof property === "string") asked.add(property);
-      return Reflect.get(target, property, receiver) as unknown;
-    },
-    has(target, property) {
-      if (typeof property === "string") asked.add(property);
-      return Reflect.has(target, property);
-    },
-  });
-}
-
 /**
  * The load stage of one partition: reads records from its pages' responses, turns them into
  * rows, writes them in batches, and closes the partition. Used by a sync (pages as they are
@@ -171,16 +137,20 @@ function askingProxy(record: object, asked: Set<string>): object {
 export class PartitionLoad {
   rowsWritten = 0;
   rowsRejected = 0;
-  /** Records whose rows found none of the fields their reader looks for. */
-  unmatched = 0;
   /** Answers whose body declared failure (each retried; none loaded). */
   failureBodies = 0;
   /** The last of them as received, kept with the attempt for diagnosis. */
   #lastFailureBody: string | null = null;
-  readonly #unmatchedTables = new Set<string>();
   readonly warnings: PageWarning[] = [];
   readonly untyped = new UntypedReport();
+  /** Columns this load added or widened (events, not warnings: nothing was lost). */
+  readonly schemaChanges: SchemaChange[] = [];
+  /** Tables the write under way changed: the process learns them once it commits. */
+  readonly #evolved = new Map<string, DiscoveredColumns>();
+
   readonly #options: PartitionLoadOptions;
+  /** Whether the stream's tables take new columns (schema_contract "evolve") or stay as they are. */
+  readonly #evolves: boolean;
   readonly #states: OutputState[];
   #pendingPages: PendingPage[] = [];
   #pendingRejections: PendingRejection[] = [];
@@ -202,6 +172,8 @@ export class PartitionLoad {
 
   constructor(options: PartitionLoadOptions) {
     this.#options = options;
+    this.#evolves =
+      schemaContractOf(options.config.schema_contract, options.stream.name) === "evolve";
     this.#states = options.stream.outputs.map((output) => ({
       output,
       pending: [],
@@ -210,6 +182,7 @@ export class PartitionLoad {
       expectNew: options.expectNew,
       targets: new Map(),
       types: new Map(),
+      discovery: null,
     }));
   }
 
@@ -286,13 +259,12 @@ export class PartitionLoad {
 
   /** Writes what is pending and closes the partition. */
   async finish(run: { requests: number }): Promise<void> {
-    this.#warnUnread();
     await this.#write(run);
   }
 
   /**
-   * What the readers could not read, as warnings like truncation: values they could not type,
-   * records in which they found none of their fields. A replay with a fixed reader clears them.
+   * What the readers could not type, as a warning like truncation (a replay with a fixed reader
+   * clears it). Fields a frozen table has no column for are warned of as they are met.
    */
   #warnUnread(): void {
     const untyped = this.untyped.fields();
@@ -300,12 +272,6 @@ export class PartitionLoad {
       const count = untyped.reduce((sum, field) => sum + field.count, 0);
       const fields = untyped.map((field) => `${field.field} (${field.expected})`).join(", ");
       this.warn({ kind: "untyped", message: `${count} values could not be typed: ${fields}` });
-    }
-    if (this.unmatched > 0) {
-      this.warn({
-        kind: "unmatched",
-        message: `${this.unmatched} records matched none of the expected fields of ${[...this.#unmatchedTables].join(", ")} (kept in raw)`,
-      });
     }
   }
 
@@ -340,6 +306,9 @@ export class PartitionLoad {
       log.warn({ rowsRejected: this.rowsRejected }, "records quarantined in etl.rejected_records");
     }
     for (const warning of this.warnings) log.warn({ kind: warning.kind }, warning.message);
+    for (const { table, column, change, from, to } of this.schemaChanges) {
+      log.info({ table, column, from, to }, `column ${change} (etl.schema_changes)`);
+    }
     if (this.untyped.size > 0) {
       log.warn({ untyped: this.untyped.fields() }, "values could not be typed (kept in raw)");
     }
@@ -373,9 +342,56 @@ export class PartitionLoad {
   }
 
   async #learnColumnTypes(): Promise<void> {
+    const { db, partition, today } = this.#options;
     for (const state of this.#states) {
-      state.types = await columnTypes(this.#options.db, state.output.target.table);
+      const { output } = state;
+      state.types = await columnTypes(db, output.target.table);
+      const covered = output.fieldsRead
+        ? output.fieldsRead(partition, today)
+        : fieldsRead((record) => output.rows(record, partition, 0, today)[0]?.raw);
+      state.discovery = new ColumnDiscovery(
+        covered,
+        await discoveredColumns(db, output.target.table),
+      );
     }
+  }
+
+  /**
+   * The pending rows with their discovered columns, the table first given the columns they need
+   * (in the write's transaction); under "freeze", what has no column stays in raw, reported.
+   */
+  async #discovered(tx: Kysely<unknown>, state: OutputState): Promise<readonly Row[]> {
+    const { discovery } = state;
+    if (!discovery) return state.pending;
+    const { table } = state.output.target;
+    const wanted = discovery.wanted((source) =>
+      source === null ? null : (this.#firstIdOfPage.get(source as PendingPage) ?? null),
+    );
+    if (wanted.length > 0 && this.#evolves) {
+      const { stream, partition, runId } = this.#options;
+      const evolved = await evolveTable(tx, table, wanted, {
+        stream: stream.name,
+        partition: partition.key,
+        runId,
+      });
+      discovery.learn(evolved.columns);
+      this.#evolved.set(table, evolved.columns);
+      state.targets.clear();
+      this.schemaChanges.push(...evolved.changes);
+    } else {
+      // A known column's value that does not fit is told as untyped, by `complete`.
+      for (const { field } of wanted.filter((w) => !discovery.hasColumn(w.field))) {
+        this.warn({
+          kind: "unmatched",
+          message: `${table}: new field ${field.join(".")} kept in raw (schema_contract "freeze")`,
+        });
+      }
+    }
+    return state.pending.map((row) =>
+      discovery.complete(row, (field, expected, value) =>
+        this.untyped.add(field, expected, 1, [jsonText(value)]),
+      ),
+    );
   }
 
   /** Quarantines a record of the page being read, with that page's first response. */
@@ -388,34 +404,9 @@ export class PartitionLoad {
   /** The rows of one record in every table of the stream, kept for their batches. */
   #readRecord(record: unknown, position: number): void {
     const { partition, today } = this.#options;
-    const made = this.#states.map((state) => ({
-      state,
-      rows: state.output.rows(record, partition, position, today),
-    }));
-    this.#noteUnmatched(record, position, made);
-    for (const { state, rows } of made) this.#keepRows(state, record, rows);
-  }
-
-  /**
-   * Counts a record none of whose tables got a derived value while some had columns to derive,
-   * when it holds fields that no table's reader asked for: one table may read what another does
-   * not (a product's assets go to a table of their own).
-   */
-  #noteUnmatched(
-    record: unknown,
-    position: number,
-    made: readonly { readonly state: OutputState; readonly rows: readonly Row[] }[],
-  ): void {
-    const allNull = made.filter(({ state, rows }) => derivedAllNull(rows, state.output.target.key));
-    const derivedSome = made.some((entry) => entry.rows.length > 0 && !allNull.includes(entry));
-    if (allNull.length === 0 || derivedSome) return;
-    const { partition, today } = this.#options;
-    const readAll = (proxy: unknown) => {
-      for (const { state } of made) state.output.rows(proxy, partition, position, today);
-    };
-    if (!matchedNothing(record, readAll)) return;
-    this.unmatched += 1;
-    for (const { state } of allNull) this.#unmatchedTables.add(state.output.target.table);
+    for (const state of this.#states) {
+      this.#keepRows(state, record, state.output.rows(record, partition, position, today));
+    }
   }
 
   #keepRows(state: OutputState, record: unknown, rows: readonly Row[]): void {
@@ -436,6 +427,7 @@ export class PartitionLoad {
       for (const expanded of expandKeyArrays(stamped, key)) {
         const row = this.#storable(state, expanded, record);
         if (row === null) continue;
+        state.discovery?.note(row, this.#reading ?? (record as object));
         state.pending.push(row);
         if (output.mode === "upsert") continue;
         state.seen.add(row);
@@ -469,7 +461,9 @@ export class PartitionLoad {
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
     let written = 0;
-    for (const { target, rows } of rowsByShape(state.output.target, state.pending, state.targets)) {
+    const pending = await this.#discovered(db, state);
+    const table = { ...state.output.target, version: state.discovery?.version() };
+    for (const { target, rows } of rowsByShape(table, pending, state.targets)) {
       if (state.expectNew) {
         const copied = await insertNewRows(db, target, rows);
         if (copied !== null) {
@@ -486,52 +480,70 @@ export class PartitionLoad {
   /** Writes the pending pages and rows; with `closing`, the write also closes the partition. */
   #write(closing: { requests: number } | null): Promise<void> {
     const { db, stream, partition, runId, timer } = this.#options;
-    return timer.time("write", () =>
-      db.transaction().execute(async (trx) => {
-        const tx = trx as unknown as Kysely<unknown>;
-        const ids = await this.#options.land(trx, this.#pendingPages);
-        this.#noteFirstIds(ids);
-        this.#responseIds.push(...ids);
-        for (const state of this.#states) {
-          this.rowsWritten += await this.#writeRows(tx, state);
-          state.pending = [];
-        }
-        const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
-          ...rejection,
-          responseId: this.#firstIdOfPage.get(page) ?? null,
-        }));
-        for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
-        await quarantine(trx, stream.name, partition.key, rejections);
-        this.#pendingPages = [];
-        this.#pendingRejections = [];
-        this.#pendingBytes = 0;
-        if (closing === null) return;
-        const deletes = await this.#close(trx);
-        const end = {
-          ...this.attemptEnd("succeeded", closing.requests),
-          responseIds: this.#responseIds,
-          pages: this.#pages,
-        };
-        // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
-        const success = this.#options.checkpoint
-          ? {
-              stream: stream.name,
-              partition: partition.key,
-              checkpoint:
-                stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
-              warnings: this.warnings,
-            }
-          : undefined;
-        const rederived = success
-          ? undefined
-          : { stream: stream.name, partition: partition.key, warnings: this.warnings };
-        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
-          success,
-          rederived,
-          deletes,
-        });
-      }),
-    );
+    return timer
+      .time("write", () =>
+        db.transaction().execute(async (trx) => {
+          const tx = trx as unknown as Kysely<unknown>;
+          const ids = await this.#options.land(trx, this.#pendingPages);
+          this.#noteFirstIds(ids);
+          this.#responseIds.push(...ids);
+          for (const state of this.#states) {
+            this.rowsWritten += await this.#writeRows(tx, state);
+            state.pending = [];
+          }
+          // Once the last rows are written: a discovered value may be found untyped there.
+          if (closing !== null) this.#warnUnread();
+          const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
+            ...rejection,
+            responseId: this.#firstIdOfPage.get(page) ?? null,
+          }));
+          for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
+          await quarantine(trx, stream.name, partition.key, rejections);
+          this.#pendingPages = [];
+          this.#pendingRejections = [];
+          this.#pendingBytes = 0;
+          if (closing === null) return;
+          const deletes = await this.#close(trx);
+          const end = {
+            ...this.attemptEnd("succeeded", closing.requests),
+            responseIds: this.#responseIds,
+            pages: this.#pages,
+          };
+          // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
+          const success = this.#options.checkpoint
+            ? {
+                stream: stream.name,
+                partition: partition.key,
+                checkpoint:
+                  stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
+                warnings: this.warnings,
+              }
+            : undefined;
+          const rederived = success
+            ? undefined
+            : { stream: stream.name, partition: partition.key, warnings: this.warnings };
+          this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
+            success,
+            rederived,
+            deletes,
+          });
+        }),
+      )
+      .then(
+        () => this.#rememberEvolved(),
+        (error: unknown) => {
+          this.#evolved.clear();
+          throw error;
+        },
+      );
+  }
+
+  /** The columns the committed write added or widened, for the process's next partitions. */
+  #rememberEvolved(): void {
+    for (const [table, columns] of this.#evolved) {
+      rememberDiscovered(this.#options.db, table, columns);
+    }
+    this.#evolved.clear();
   }
 
   /** Notes the first response id of each pending page, landed as `ids` (in page order). */

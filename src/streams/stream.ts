@@ -122,6 +122,13 @@ interface OutputRows<P extends Partition, R> {
    * columns are declared.
    */
   readonly rows: (record: R, partition: P, position: number, today: string) => readonly Row[];
+  /**
+   * The fields of a row's `raw` that its declared columns hold (pathKeys) in a partition: no
+   * discovered column is made of them. Absent: found by reading `rows` with a recording record
+   * (fieldsRead), which cannot tell what other outputs take (a product's assets) nor read the
+   * records of a nested table.
+   */
+  readonly fieldsRead?: (partition: P, today: string) => ReadonlySet<string> | null;
 }
 
 /**

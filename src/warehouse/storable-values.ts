@@ -2,6 +2,7 @@ import { type Kysely, sql } from "kysely";
 import { DeepJson, JsonDecimal, jsonText } from "../json/json-body.js";
 import type { Expected } from "../api/untyped-values.js";
 import type { Row } from "./row.js";
+import { perTableCache } from "./per-table-cache.js";
 
 /** A column as Postgres declares it: its type (`udt_name`: int4, numeric, _text…) and length. */
 export interface ColumnType {
@@ -12,35 +13,23 @@ export interface ColumnType {
 
 export type ColumnTypes = ReadonlyMap<string, ColumnType>;
 
-const tables = new WeakMap<object, Map<string, Promise<ColumnTypes>>>();
-
 /**
  * The columns of `table` (schema-qualified) as Postgres declares them, asked once per warehouse
- * and table: the types change only by a migration, and a release that changes one restarts its
- * workers (see docs/operations.md).
+ * and table: the declared types change only by a migration, and a release that changes one
+ * restarts its workers (see docs/operations.md). Discovered columns are not read by type here.
  */
+const declaredTypes = perTableCache(async (db, table) => {
+  const [schema = "public", name = table] = table.includes(".") ? table.split(".") : [];
+  const { rows } = await sql<{ column_name: string; udt_name: string; max_length: number | null }>`
+    select column_name, udt_name, character_maximum_length as max_length
+      from information_schema.columns where table_schema = ${schema} and table_name = ${name}`.execute(
+    db,
+  );
+  return new Map(rows.map((r) => [r.column_name, { type: r.udt_name, maxLength: r.max_length }]));
+});
+
 export function columnTypes<DB>(db: Kysely<DB>, table: string): Promise<ColumnTypes> {
-  let known = tables.get(db);
-  if (!known) {
-    known = new Map();
-    tables.set(db, known);
-  }
-  let types = known.get(table);
-  if (!types) {
-    const [schema = "public", name = table] = table.includes(".") ? table.split(".") : [];
-    types = sql<{ column_name: string; udt_name: string; max_length: number | null }>`
-      select column_name, udt_name, character_maximum_length as max_length
-        from information_schema.columns where table_schema = ${schema} and table_name = ${name}`
-      .execute(db)
-      .then(
-        ({ rows }) =>
-          new Map(rows.map((r) => [r.column_name, { type: r.udt_name, maxLength: r.max_length }])),
-      );
-    // A failed look-up (Postgres away) is asked again by the next partition, not cached.
-    types.catch(() => known?.delete(table));
-    known.set(table, types);
-  }
-  return types;
+  return declaredTypes.get(db as Kysely<unknown>, table);
 }
 
 /** A value a column could not hold, and what its reader would have called the column's type. */

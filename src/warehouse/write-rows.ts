@@ -5,9 +5,17 @@ import type { KeptKeys } from "./kept-keys.js";
 import type { Row, TableKey } from "./row.js";
 
 /** A warehouse table as the row writer sees it. */
-export interface TableTarget extends TableKey {
+export interface TableTarget extends VersionedTable {
   /** The other columns written (and compared: a row whose values did not change is not written). */
   readonly columns: readonly string[];
+}
+
+/**
+ * A table, and the version of its columns' types when some may change while the process runs
+ * (discovered columns widen): a staging table made for one version is never used for another.
+ */
+export interface VersionedTable extends TableKey {
+  readonly version?: string;
 }
 
 /** Rows of one shape and the target that writes exactly their columns. */
@@ -23,7 +31,7 @@ export interface ShapedRows {
  * keeps the targets of earlier batches by shape, so each shape's statements are built once.
  */
 export function rowsByShape(
-  table: TableKey,
+  table: VersionedTable,
   rows: readonly Row[],
   known: Map<string, TableTarget>,
 ): ShapedRows[] {
@@ -34,7 +42,7 @@ export function rowsByShape(
 }
 
 function groupByShape(
-  table: TableKey,
+  table: VersionedTable,
   rows: readonly Row[],
   known: Map<string, TableTarget>,
 ): ShapedRows[] {
@@ -234,7 +242,7 @@ async function mergeThroughStaging(
 ): Promise<number> {
   const all = [...target.key, ...target.columns];
   const columns = sql.join(all.map((c) => sql.ref(c)));
-  const staging = sql.table(`pg_temp.${stagingName(target.table, all)}`);
+  const staging = sql.table(`pg_temp.${stagingName(target, all)}`);
   // Same column types as the target, no constraints: COPY only parses. Emptied before each use
   // (TRUNCATE: temporary tables are never vacuumed, deleted rows would pile up).
   await sql`create temp table if not exists ${staging} as
@@ -248,10 +256,10 @@ async function mergeThroughStaging(
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** One staging table per target and column list, in the session's temporary schema. */
-function stagingName(table: string, columns: readonly string[]): string {
+/** One staging table per target, column list and version, in the session's temporary schema. */
+function stagingName(target: TableTarget, columns: readonly string[]): string {
   const digest = createHash("sha1")
-    .update(`${table}|${columns.join(",")}`)
+    .update(`${target.table}|${columns.join(",")}|${target.version ?? ""}`)
     .digest("hex");
   return `etl_staging_${digest.slice(0, 16)}`;
 }
@@ -273,7 +281,7 @@ function copyField(value: unknown): string {
 }
 
 /** A value as Postgres reads it, the way node-postgres would have sent it as a parameter. */
-function copyText(value: unknown): string {
+export function copyText(value: unknown): string {
   switch (typeof value) {
     case "string":
       return value;

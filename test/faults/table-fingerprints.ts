@@ -10,16 +10,20 @@ export interface TableFingerprint {
   readonly digest: string;
 }
 
-/** Every data table's row count and content digest: two warehouses with equal prints hold the same data. */
-export async function fingerprints(
+/**
+ * Every data table's columns that hold what a row says (bookkeeping left out), by name: columns
+ * discovered from the data are added in the order their fields first arrived, which two correct
+ * runs need not share.
+ */
+export async function dataColumns(
   warehouse: Pick<TestWarehouse, "query">,
-): Promise<Map<string, TableFingerprint>> {
+): Promise<Map<string, string[]>> {
   const columns = await warehouse.query<{ table: string; column: string }>(
     `select table_schema || '.' || table_name as table, column_name as column
        from information_schema.columns c
        join information_schema.tables t using (table_schema, table_name)
       where table_schema = any($1) and t.table_type = 'BASE TABLE'
-      order by 1, ordinal_position`,
+      order by 1, column_name`,
     [DATA_SCHEMAS],
   );
   const byTable = new Map<string, string[]>();
@@ -27,6 +31,18 @@ export async function fingerprints(
     if (BOOKKEEPING.has(column)) continue;
     byTable.set(table, [...(byTable.get(table) ?? []), column]);
   }
+  return byTable;
+}
+
+/**
+ * Every data table's row count and content digest: two warehouses with equal prints hold the same
+ * data. `columns`: the tables and columns to print (default: every data column of every table).
+ */
+export async function fingerprints(
+  warehouse: Pick<TestWarehouse, "query">,
+  columns?: Map<string, string[]>,
+): Promise<Map<string, TableFingerprint>> {
+  const byTable = columns ?? (await dataColumns(warehouse));
   const result = new Map<string, TableFingerprint>();
   for (const [table, cols] of byTable) {
     const projection = cols.map((c) => `t.${JSON.stringify(c)}`).join(", ");

@@ -33,8 +33,15 @@ export interface SyncHarness {
   sync(
     options?: DayRange & { only?: string[]; streams?: readonly Stream[] },
   ): Promise<StreamSummary[]>;
-  /** Replays `streams` (default: the registry's) from the stored responses, with no request. */
-  replay(streams?: readonly Stream[], range?: DayRange): Promise<StreamSummary[]>;
+  /**
+   * Replays `streams` (default: the registry's) from the stored responses, with no request;
+   * `settings` change the config for the replay (as a new release's, or an operator's, would).
+   */
+  replay(
+    streams?: readonly Stream[],
+    range?: DayRange,
+    settings?: Partial<EtlConfig>,
+  ): Promise<StreamSummary[]>;
   close(): Promise<void>;
 }
 
@@ -80,8 +87,12 @@ export async function startSyncHarness(
       };
       return (await recordedSync(deps, streams, range, () => false)).result;
     },
-    replay: (streams = STREAMS, range = {}) =>
-      runReplay({ ...deps, ownsLink: () => true }, streams, range),
+    replay: (streams = STREAMS, range = {}, settings = {}) =>
+      runReplay(
+        { ...deps, config: { ...config, ...settings }, ownsLink: () => true },
+        streams,
+        range,
+      ),
     async close() {
       await warehouse.drop();
       await upstream.close();

@@ -29,6 +29,16 @@ describe("the fields a declaration reads", () => {
     expect(fieldsRead(read)).toEqual(keys(["period"]));
   });
 
+  it("are found through arithmetic and text made of a field", () => {
+    const read = (record: unknown) => {
+      const r = record as { raw: Record<string, unknown>; step: number };
+      void new Date(Date.UTC(2026, 0, 5 + r.step)).toISOString();
+      void `${String(r.raw.name)}!`;
+      return r.raw;
+    };
+    expect(fieldsRead(read)).toEqual(keys(["name"]));
+  });
+
   it("are unknown when the reader throws or returns nothing of the record", () => {
     expect(
       fieldsRead((record) => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_DEPTH, HUGE_INTEGER } from "../../sandbox/drift.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
-import { differences, fingerprints } from "../faults/table-fingerprints.js";
+import { dataColumns, differences, fingerprints } from "../faults/table-fingerprints.js";
 import {
   demoTracking,
   type SyncHarness,
@@ -145,8 +145,24 @@ describe("hostile values from the upstream", () => {
     const again = await hostile.sync(DAY);
     expect(failures(again)).toEqual([]);
     expect(again.flatMap((s) => s.untyped)).toEqual([]);
+    const cleanColumns = await dataColumns(clean.warehouse);
     expect(
-      differences(await fingerprints(clean.warehouse), await fingerprints(hostile.warehouse)),
+      differences(
+        await fingerprints(clean.warehouse, cleanColumns),
+        await fingerprints(hostile.warehouse, cleanColumns),
+      ),
     ).toEqual([]);
+    // The columns the hostile values made stay, and hold nothing now: their fields are gone.
+    const extra: string[] = [];
+    for (const [table, columns] of await dataColumns(hostile.warehouse)) {
+      for (const column of columns.filter((c) => !cleanColumns.get(table)?.includes(c))) {
+        extra.push(`${table}.${column}`);
+        const held = await hostile.warehouse.query(
+          `select 1 from ${table} where ${JSON.stringify(column)} is not null limit 1`,
+        );
+        expect([table, column, held]).toEqual([table, column, []]);
+      }
+    }
+    expect(extra.length).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Exchange } from "../../src/api/api-client.js";
 import { collectUntyped, type UntypedValue } from "../../src/api/untyped-values.js";
-import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { PagingError } from "../../src/errors.js";
 import { radio } from "../../src/streams/artist-stats/radio.js";
 import { products } from "../../src/streams/catalogue/products.js";
@@ -52,6 +52,7 @@ function answer(body: unknown): Exchange {
 async function load(
   stream: Stream = radio,
   of: Partition = partition,
+  settings: EtlConfig = config,
 ): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
   const { runId, firstAttempt } = await startSyncRun(warehouse.db, stream.name, of.key);
   const noted: UntypedValue[] = [];
@@ -60,7 +61,7 @@ async function load(
     stream,
     partition: of,
     runId,
-    config,
+    config: settings,
     today: TODAY,
     ownsLink: () => true,
     pageSizes: new PageSizes(),
@@ -131,42 +132,84 @@ describe("a partition's load", () => {
     );
     expect(rejected).toEqual([{ reason: "list item is not an object", has_response: true }]);
     expect(partitionLoad.rowsRejected).toBe(1);
-    expect(partitionLoad.unmatched).toBe(1);
     expect(partitionLoad.warnings.map((warning) => warning.kind).sort()).toEqual([
       "truncated",
-      "unmatched",
       "untyped",
     ]);
-    // The value that could not be typed is null in its column and kept in raw.
+    // The value that could not be typed is null in its column and kept in raw; the field no
+    // column held became one.
     expect(
-      await warehouse.query("select spins, raw->>'spins' as raw_spins from artist_stats.radio"),
+      await warehouse.query(
+        "select spins, raw->>'spins' as raw_spins, unknown_field from artist_stats.radio",
+      ),
     ).toEqual([
-      { spins: null, raw_spins: "many" },
-      { spins: null, raw_spins: null },
+      { spins: null, raw_spins: "many", unknown_field: null },
+      { spins: null, raw_spins: null, unknown_field: "1" },
     ]);
   });
 
-  it("counts a record unmatched only when no table of the stream read a field of it", async () => {
+  it("under a frozen contract, keeps a field no column holds in raw and warns of it by name", async () => {
     const upc: LookupPartition = { key: "upc:1", value: "1" };
-    const { load: partitionLoad } = await load(products, upc);
+    const frozen = etlConfigSchema.parse({
+      start_date: "2026-01-01",
+      schema_contract: { products: "freeze" },
+    });
+    const { load: partitionLoad } = await load(products, upc, frozen);
     await partitionLoad.page(null, [
       answer({
         product: [
-          // Read by the assets' table alone: matched.
+          // Read by the assets' table alone: nothing new.
           { id: 1, assets: [{ id: 10, isrc: "X1" }] },
-          // Fields no table reads: unmatched, kept in raw.
           { id: 2, renamed_title: "T", renamed_label: "L" },
         ],
       }),
     ]);
     await partitionLoad.finish({ requests: 1 });
-    expect(partitionLoad.unmatched).toBe(1);
     expect(partitionLoad.warnings.map((warning) => warning.message)).toEqual([
-      "1 records matched none of the expected fields of catalogue.products (kept in raw)",
+      'catalogue.products: new field renamed_title kept in raw (schema_contract "freeze")',
+      'catalogue.products: new field renamed_label kept in raw (schema_contract "freeze")',
     ]);
     expect(
       await warehouse.query("select product_id::int from catalogue.products order by 1"),
     ).toEqual([{ product_id: 1 }, { product_id: 2 }]);
+    expect(
+      await warehouse.query(
+        "select 1 from information_schema.columns where column_name like 'renamed%'",
+      ),
+    ).toEqual([]);
+  });
+
+  it("under a frozen contract, leaves a column as it is: a value it cannot hold is null, warned of", async () => {
+    const product = (id: number, rankHint: unknown) =>
+      answer({ product: [{ id, rank_hint: rankHint }] });
+    const upc: LookupPartition = { key: "upc:3", value: "3" };
+    const evolving = await load(products, upc);
+    await evolving.load.page(null, [product(3, 7)]);
+    await evolving.load.finish({ requests: 1 });
+    const frozen = etlConfigSchema.parse({
+      start_date: "2026-01-01",
+      schema_contract: { default: "freeze" },
+    });
+    const { load: partitionLoad } = await load(products, upc, frozen);
+    await partitionLoad.page(null, [product(4, "high")]);
+    await partitionLoad.finish({ requests: 1 });
+    expect(partitionLoad.warnings.map((warning) => warning.message)).toEqual([
+      "1 values could not be typed: rank_hint (integer)",
+    ]);
+    expect(
+      await warehouse.query(
+        `select product_id::int, rank_hint, raw->>'rank_hint' as raw_hint
+           from catalogue.products where product_id >= 3 order by 1`,
+      ),
+    ).toEqual([
+      { product_id: 3, rank_hint: "7", raw_hint: "7" },
+      { product_id: 4, rank_hint: null, raw_hint: "high" },
+    ]);
+    expect(
+      await warehouse.query(
+        "select data_type from information_schema.columns where column_name = 'rank_hint'",
+      ),
+    ).toEqual([{ data_type: "bigint" }]);
   });
 
   it("fails a page the upstream serves again instead of paging forever", async () => {

@@ -39,9 +39,9 @@ describe("the statements of one partition", () => {
     expect(first.filter((s) => s.includes('"rejected_records"'))).toEqual([]);
     // Six round trips each: the attempt's row, then begin, the responses, the rows, one statement
     // that deletes the rows no longer served, records the partition's state and ends the
-    // attempt, then commit. Once per process, the page sizes learned and the table's column
-    // types (what its columns can hold); once per sync, the streams' settings and the run's
-    // start and end.
+    // attempt, then commit. Once per process, the page sizes learned, the table's column
+    // types (what its columns can hold) and its discovered columns; once per sync, the streams'
+    // settings and the run's start and end.
     const counts: Record<string, number> = {};
     for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
@@ -50,6 +50,7 @@ describe("the statements of one partition", () => {
       'update "etl"."runs" set': 1,
       'select "operation", "cap",': 1,
       "select column_name, udt_name,": 1,
+      "select column_name, field,": 1,
       "with earlier as": 10,
       begin: 10,
       'insert into "etl"."responses"': 10,

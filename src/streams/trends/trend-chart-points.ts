@@ -34,6 +34,7 @@ export const trendChartPoints = endpointStream({
     warnings: chart.found ? [] : [{ kind: "no_list", message: "no series found in the response" }],
   }),
   raw: (point) => point.raw,
+  madeFrom: ["totals"],
   table: "sales.trend_chart_points",
   key: ["day", "selection_type", "sale_type", "series_position"],
   mode: "replace",

@@ -1,0 +1,149 @@
+import type { Expected } from "../api/untyped-values.js";
+import { JsonDecimal } from "../json/json-body.js";
+import { columnNameOf } from "../schema/column-names.js";
+import { pathKey, recordFields } from "../schema/record-fields.js";
+import {
+  type ColumnKind,
+  holds,
+  joinKinds,
+  kindOfValue,
+  storedValue,
+  widen,
+} from "../schema/value-kinds.js";
+import type { DiscoveredColumns, WantedColumn } from "../warehouse/discovered-columns.js";
+import type { Row } from "../warehouse/row.js";
+import { copyText } from "../warehouse/write-rows.js";
+
+/** What the untyped report calls each kind. */
+const EXPECTED: Readonly<Record<ColumnKind, Expected>> = {
+  boolean: "boolean",
+  bigint: "integer",
+  numeric: "number",
+  date: "day",
+  timestamp: "instant",
+  timestamptz: "instant",
+  text: "text",
+  jsonb: "json",
+};
+
+/** A field of the table's records that no declared column holds, as the load has seen it. */
+interface SeenField {
+  readonly field: readonly string[];
+  /** The kind its column must have for every value seen; null while only nulls came. */
+  needed: ColumnKind | null;
+  /** Where the value that last asked for a wider kind came from. */
+  source: object | null;
+}
+
+/** Whether a declared column and a field hold the same value (an id as a number or its text). */
+function sameValue(declared: unknown, field: unknown): boolean {
+  if (field === null || field === undefined) return declared === null || declared === undefined;
+  if (declared === null || declared === undefined) return false;
+  if (typeof field === "object" && !(field instanceof JsonDecimal)) return false;
+  return copyText(declared) === copyText(field);
+}
+
+/**
+ * The discovered columns of one table while a partition loads: each row's `raw` read for the
+ * fields no declared column holds (`covered`, or a same-named column holding the same value), the
+ * kind each needs, and, at the write, every row given every discovered column of the table (null
+ * where its record has no such field: the columns are a function of `raw`).
+ */
+export class ColumnDiscovery {
+  readonly #covered: ReadonlySet<string> | null;
+  #known: DiscoveredColumns;
+  readonly #seen = new Map<string, SeenField>();
+  readonly #values = new WeakMap<Row, Map<string, unknown>>();
+  readonly #names = new Map<string, string>();
+
+  constructor(covered: ReadonlySet<string> | null, known: DiscoveredColumns) {
+    this.#covered = covered;
+    this.#known = known;
+  }
+
+  /** Reads a row's record; `source` is the page it came from, for the schema change's record. */
+  note(row: Row, source: object): void {
+    const values = new Map<string, unknown>();
+    for (const { path, value } of recordFields(row.raw)) {
+      const key = pathKey(path);
+      if (this.#covered?.has(key)) continue;
+      const name = this.#nameOf(key, path);
+      if (Object.hasOwn(row, name) && sameValue(row[name], value)) continue;
+      values.set(key, value);
+      let seen = this.#seen.get(key);
+      if (!seen) {
+        const kind = this.#known.get(key)?.kind ?? null;
+        seen = { field: path, needed: kind, source: null };
+        this.#seen.set(key, seen);
+      }
+      if (value === null || value === undefined) continue;
+      if (seen.needed === null) {
+        seen.needed = kindOfValue(value);
+        seen.source = source;
+      } else if (!holds(seen.needed, value)) {
+        seen.needed = widen(seen.needed, value);
+        seen.source = source;
+      }
+    }
+    if (values.size > 0) this.#values.set(row, values);
+  }
+
+  #nameOf(key: string, path: readonly string[]): string {
+    let name = this.#names.get(key);
+    if (name === undefined) {
+      name = columnNameOf(path);
+      this.#names.set(key, name);
+    }
+    return name;
+  }
+
+  /** The columns the table must gain or widen for the rows noted; `responseOf` names a source. */
+  wanted(responseOf: (source: object | null) => string | null): WantedColumn[] {
+    const wanted: WantedColumn[] = [];
+    for (const [key, seen] of this.#seen) {
+      const known = this.#known.get(key)?.kind;
+      if (seen.needed === null || (known && joinKinds(known, seen.needed) === known)) continue;
+      wanted.push({ field: seen.field, kind: seen.needed, responseId: responseOf(seen.source) });
+    }
+    return wanted;
+  }
+
+  /** Whether the table has a column of the field at `path`. */
+  hasColumn(path: readonly string[]): boolean {
+    return this.#known.has(pathKey(path));
+  }
+
+  /** The table's discovered columns as they now are (after a change, or another worker's). */
+  learn(known: DiscoveredColumns): void {
+    this.#known = known;
+  }
+
+  /**
+   * The version of the discovered columns' types, for the writer's statements: one made before
+   * a column widened is not used after.
+   */
+  version(): string {
+    return [...this.#known.values()].map(({ column, kind }) => `${column}:${kind}`).join(",");
+  }
+
+  /**
+   * The row with every discovered column of its table, each value as its column takes it. A
+   * value its column cannot hold (the table did not evolve: schema_contract "freeze") is null
+   * there, and told to `misfit`: it stays in raw.
+   */
+  complete(row: Row, misfit: (field: string, expected: Expected, value: unknown) => void): Row {
+    if (this.#known.size === 0) return row;
+    const values = this.#values.get(row);
+    const completed: Record<string, unknown> = { ...row };
+    for (const [key, { column, field, kind }] of this.#known) {
+      const value = values?.get(key);
+      if (holds(kind, value)) {
+        completed[column] = storedValue(kind, value);
+      } else {
+        completed[column] = null;
+        misfit(field.join("."), EXPECTED[kind], value);
+      }
+    }
+    return completed;
+  }
+}

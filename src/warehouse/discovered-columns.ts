@@ -1,0 +1,211 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Kysely, type RawBuilder, sql } from "kysely";
+import { SchemaChangeBusyError } from "../errors.js";
+import { perTableCache } from "./per-table-cache.js";
+import { columnNameOf, markedColumnName } from "../schema/column-names.js";
+import { pathKey } from "../schema/record-fields.js";
+import { type ColumnKind, joinKinds } from "../schema/value-kinds.js";
+
+/** A column made from a field the upstream sends: what it holds, and its type now. */
+export interface DiscoveredColumn {
+  readonly column: string;
+  readonly field: readonly string[];
+  readonly kind: ColumnKind;
+}
+
+/** A table's discovered columns by their field's path (pathKey). */
+export type DiscoveredColumns = ReadonlyMap<string, DiscoveredColumn>;
+
+/** A field a table needs a column of, at least as wide as `kind`. */
+export interface WantedColumn {
+  readonly field: readonly string[];
+  readonly kind: ColumnKind;
+  /** The stored response whose records carried the value that asked for it. */
+  readonly responseId: string | null;
+}
+
+/** Who asked for a change, for etl.schema_changes. */
+export interface ChangeOrigin {
+  readonly stream: string;
+  readonly partition: string;
+  readonly runId: string;
+}
+
+/** A change made to a table, as etl.schema_changes records it. */
+export interface SchemaChange {
+  readonly table: string;
+  readonly column: string;
+  readonly field: readonly string[];
+  readonly change: "added" | "widened";
+  readonly from: ColumnKind | null;
+  readonly to: ColumnKind;
+}
+
+/** How long a change waits for readers to let go of the table, and how often it tries. */
+export interface SchemaLockWait {
+  readonly lockTimeoutMs: number;
+  readonly attempts: number;
+}
+
+export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 2_000, attempts: 8 };
+
+/** Postgres's SQLSTATEs of a lock not granted in time, and of a deadlock it broke. */
+const LOCK_NOT_AVAILABLE = "55P03";
+const DEADLOCK_DETECTED = "40P01";
+
+async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
+  const { rows } = await sql<{ column_name: string; field: string[]; data_type: ColumnKind }>`
+    select column_name, field, data_type from etl.discovered_columns
+     where table_name = ${table}`.execute(db);
+  return new Map(
+    rows.map((row) => [
+      pathKey(row.field),
+      { column: row.column_name, field: row.field, kind: row.data_type },
+    ]),
+  );
+}
+
+/**
+ * A table's discovered columns, read once per process and table: a field this process has not
+ * met yet is met under the table's lock, where they are read again (evolveTable).
+ */
+const cached = perTableCache(readDiscovered);
+
+export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<DiscoveredColumns> {
+  return cached.get(db as Kysely<unknown>, table);
+}
+
+/** What evolveTable left a table as, once its transaction committed: the process's next look. */
+export function rememberDiscovered<DB>(
+  db: Kysely<DB>,
+  table: string,
+  columns: DiscoveredColumns,
+): void {
+  cached.set(db as Kysely<unknown>, table, columns);
+}
+
+/** A text[] literal: DDL takes no parameters. */
+function pathLiteral(path: readonly string[]): RawBuilder<unknown> {
+  return sql`array[${sql.join(path.map((name) => sql.lit(name)))}]::text[]`;
+}
+
+/**
+ * What a widened column holds, taken again from each row's `raw` where the table keeps one: text
+ * as the upstream wrote it (a number's digits, not Postgres's rendering of a timestamp), JSON as
+ * received. bigint to numeric is exact by a cast.
+ */
+function widening(column: DiscoveredColumn, to: ColumnKind, hasRaw: boolean): RawBuilder<unknown> {
+  const ref = sql.ref(column.column);
+  if (to === "numeric") return sql`${ref}::numeric`;
+  if (!hasRaw) return to === "jsonb" ? sql`to_jsonb(${ref})` : sql`${ref}::text`;
+  const path = pathLiteral(column.field);
+  return to === "jsonb" ? sql`raw #> ${path}` : sql`raw #>> ${path}`;
+}
+
+function comment(field: readonly string[], stream: string): string {
+  const name = field.map((part) => JSON.stringify(part)).join(".");
+  return `The upstream's field ${name}, as ${stream} received it (a discovered column: typed from its values, widened when a later value needed it; etl.schema_changes has its history). The record as received is in raw.`;
+}
+
+/** A table's columns now, under its lock: every name taken, and whether it keeps `raw`. */
+async function tableColumns(db: Kysely<unknown>, table: string): Promise<Set<string>> {
+  const [schema = "public", name = table] = table.split(".");
+  const { rows } = await sql<{ column_name: string }>`
+    select column_name from information_schema.columns
+     where table_schema = ${schema} and table_name = ${name}`.execute(db);
+  return new Set(rows.map((row) => row.column_name));
+}
+
+/** Adds or widens the columns `wanted` asks for, under the table's lock; the changes made. */
+async function changeUnderLock(
+  db: Kysely<unknown>,
+  table: string,
+  wanted: readonly WantedColumn[],
+  origin: ChangeOrigin,
+): Promise<TableEvolved> {
+  await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(db);
+  // Read again under the lock: another worker may have made the same change, or a wider one.
+  const known = new Map(await readDiscovered(db, table));
+  const taken = await tableColumns(db, table);
+  const changes: SchemaChange[] = [];
+  for (const { field, kind, responseId } of wanted) {
+    const column = known.get(pathKey(field));
+    const to = column ? joinKinds(column.kind, kind) : kind;
+    if (column && to === column.kind) continue;
+    let name = column?.column ?? columnNameOf(field);
+    if (!column && taken.has(name)) name = markedColumnName(field);
+    if (column) {
+      await sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
+        type ${sql.raw(to)} using ${widening(column, to, taken.has("raw"))}`.execute(db);
+      await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
+        where table_name = ${table} and column_name = ${name}`.execute(db);
+    } else {
+      if (taken.has(name)) throw new Error(`${table}: no free column name for ${field.join(".")}`);
+      await sql`alter table ${sql.table(table)} add column ${sql.ref(name)} ${sql.raw(to)}`.execute(
+        db,
+      );
+      await sql`comment on column ${sql.table(table)}.${sql.ref(name)}
+        is ${sql.lit(comment(field, origin.stream))}`.execute(db);
+      await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
+        values (${table}, ${name}, ${field}, ${to})`.execute(db);
+      taken.add(name);
+    }
+    const change: SchemaChange = {
+      table,
+      column: name,
+      field,
+      change: column ? "widened" : "added",
+      from: column?.kind ?? null,
+      to,
+    };
+    await sql`insert into etl.schema_changes
+        (table_name, column_name, field, change, from_type, to_type, stream, partition, run_id,
+         response_id)
+      values (${table}, ${name}, ${field}, ${change.change}, ${change.from}, ${to},
+              ${origin.stream}, ${origin.partition}, ${origin.runId}, ${responseId})`.execute(db);
+    known.set(pathKey(field), { column: name, field, kind: to });
+    changes.push(change);
+  }
+  return { changes, columns: known };
+}
+
+/** What a table became: the changes made, and its discovered columns now. */
+export interface TableEvolved {
+  readonly changes: readonly SchemaChange[];
+  readonly columns: DiscoveredColumns;
+}
+
+/**
+ * Makes `table` hold what `wanted` asks, in the caller's transaction (the rows that need the
+ * change are written in it too): one change of a table at a time, behind its lock. A reader
+ * holding the table (a long BI query) is waited for `lockTimeoutMs` at a time; the change then
+ * steps back (to a savepoint: the transaction's other work stays), waits and tries again, so it
+ * never holds other work behind it for longer than that.
+ */
+export async function evolveTable(
+  trx: Kysely<unknown>,
+  table: string,
+  wanted: readonly WantedColumn[],
+  origin: ChangeOrigin,
+  wait: SchemaLockWait = SCHEMA_LOCK_WAIT,
+): Promise<TableEvolved> {
+  const { rows } = await sql<{ timeout: string }>`
+    select current_setting('lock_timeout') as timeout`.execute(trx);
+  const before = rows[0]?.timeout ?? "0";
+  for (let attempt = 1; ; attempt += 1) {
+    await sql`savepoint etl_schema_change`.execute(trx);
+    await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(trx);
+    try {
+      const evolved = await changeUnderLock(trx, table, wanted, origin);
+      await sql`release savepoint etl_schema_change`.execute(trx);
+      await sql`select set_config('lock_timeout', ${before}, true)`.execute(trx);
+      return evolved;
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code !== LOCK_NOT_AVAILABLE && code !== DEADLOCK_DETECTED) throw error;
+      await sql`rollback to savepoint etl_schema_change`.execute(trx);
+      if (attempt >= wait.attempts) throw new SchemaChangeBusyError(table, attempt, error);
+      await sleep(Math.min(wait.lockTimeoutMs * attempt, 10_000));
+    }
+  }
+}

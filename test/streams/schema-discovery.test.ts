@@ -1,0 +1,112 @@
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { selectStreams } from "../../src/streams/registry.js";
+import { failures, startSyncHarness, type SyncHarness } from "../helpers/sync-harness.js";
+
+// A field the declaration does not name becomes a typed column of its table the first time it
+// arrives, named as the upstream names it, and every row's value is in it as received.
+
+let harness: SyncHarness;
+
+beforeAll(async () => {
+  harness = await startSyncHarness("schema_discovery", {
+    today: "2026-01-31",
+    etl: { dsp_keys: ["all"], territory_keys: ["all"] },
+  });
+});
+
+afterAll(() => harness.close());
+
+const db = () => harness.warehouse.db;
+
+async function columns(table: string) {
+  const { rows } = await sql<{ column_name: string; field: string[]; data_type: string }>`
+    select column_name, field, data_type from etl.discovered_columns
+     where table_name = ${table} order by column_name`.execute(db());
+  return rows;
+}
+
+async function changes() {
+  const { rows } = await sql<{ column_name: string; change: string; to_type: string }>`
+    select column_name, change, from_type, to_type from etl.schema_changes
+     where table_name = 'catalogue.dsps' order by change_id`.execute(db());
+  return rows;
+}
+
+describe("a field no column holds", () => {
+  it("becomes a column the first time it arrives, with every row's value", async () => {
+    const before = await harness.sync({ only: ["dsps"] });
+    expect(failures(before)).toEqual([]);
+    expect(await columns("catalogue.dsps")).toEqual([]);
+
+    harness.upstream.sandbox.setKnobs({ drift: { extraFields: true } });
+    const summaries = await harness.sync({ only: ["dsps"] });
+    expect(failures(summaries)).toEqual([]);
+    expect(summaries.flatMap((s) => s.warned)).toEqual([]);
+    expect(summaries.flatMap((s) => s.untyped)).toEqual([]);
+    expect(await columns("catalogue.dsps")).toEqual([
+      { column_name: "x_flags__beta", field: ["x_flags", "beta"], data_type: "boolean" },
+      { column_name: "x_unexpected", field: ["x_unexpected"], data_type: "text" },
+    ]);
+    const { rows } = await sql<{ n: string; typed: string }>`
+      select count(*) as n,
+             count(*) filter (where x_unexpected = raw ->> 'x_unexpected'
+                                and x_flags__beta = (raw #>> '{x_flags,beta}')::boolean) as typed
+        from catalogue.dsps`.execute(db());
+    expect(Number(rows[0]?.n)).toBeGreaterThan(0);
+    expect(rows[0]?.typed).toBe(rows[0]?.n);
+    // In the order the fields arrived.
+    expect(await changes()).toEqual([
+      expect.objectContaining({ column_name: "x_unexpected", change: "added", to_type: "text" }),
+      expect.objectContaining({
+        column_name: "x_flags__beta",
+        change: "added",
+        to_type: "boolean",
+      }),
+    ]);
+  });
+
+  it("changes nothing when synced again with no upstream change", async () => {
+    const changed = (await changes()).length;
+    const summaries = await harness.sync({ only: ["dsps"] });
+    expect(summaries.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
+    expect((await changes()).length).toBe(changed);
+  });
+});
+
+describe("a warehouse synced before its fields had columns", () => {
+  let earlier: SyncHarness;
+
+  beforeAll(async () => {
+    // A frozen contract types what the release before discovery typed: the declared columns.
+    earlier = await startSyncHarness("schema_discovery_replay", {
+      today: "2026-01-31",
+      etl: { dsp_keys: ["all"], schema_contract: { default: "freeze" } },
+      sandbox: { knobs: { drift: { extraFields: true } } },
+    });
+  });
+
+  afterAll(() => earlier.close());
+
+  it("gets every discovered column, filled, from a replay with no request; a second changes nothing", async () => {
+    expect(failures(await earlier.sync({ only: ["dsps"] }))).toEqual([]);
+    const query = (text: string) => earlier.warehouse.query(text);
+    expect(await query("select 1 from etl.discovered_columns")).toEqual([]);
+    earlier.upstream.sandbox.resetStats();
+    const replayed = await earlier.replay(selectStreams(["dsps"]), {}, { schema_contract: {} });
+    expect(failures(replayed)).toEqual([]);
+    expect(earlier.upstream.sandbox.stats().requests).toBe(0);
+    expect(await query("select column_name from etl.discovered_columns order by 1")).toEqual([
+      { column_name: "x_flags__beta" },
+      { column_name: "x_unexpected" },
+    ]);
+    expect(
+      await query(
+        `select count(*)::int as untyped from catalogue.dsps
+          where x_unexpected is distinct from raw ->> 'x_unexpected'`,
+      ),
+    ).toEqual([{ untyped: 0 }]);
+    const again = await earlier.replay(selectStreams(["dsps"]), {}, { schema_contract: {} });
+    expect(again.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
+  });
+});

@@ -1,0 +1,110 @@
+import { type Kysely, sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SchemaChangeBusyError } from "../../src/errors.js";
+import { evolveTable, type WantedColumn } from "../../src/warehouse/discovered-columns.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+// The table changes a discovered field asks for: made once whoever asks, widened from each row's
+// raw so the text is the upstream's, and waiting (never failing for good) behind a reader.
+
+let warehouse: TestWarehouse;
+const TABLE = "public.discovered";
+const ORIGIN = { stream: "test_stream", partition: "p", runId: "run-1" };
+
+beforeAll(async () => {
+  warehouse = await createTestWarehouse("discovered_columns");
+  await warehouse.query(`create table ${TABLE} (k integer primary key, raw jsonb)`);
+  await warehouse.query(
+    `insert into ${TABLE} values (1, '{"n": 7}'), (2, '{"n": 12.50}'), (3, '{"n": "n/a"}')`,
+  );
+});
+
+afterAll(() => warehouse.drop());
+
+const db = () => warehouse.db as unknown as Kysely<unknown>;
+const want = (kind: WantedColumn["kind"]): WantedColumn[] => [
+  { field: ["n"], kind, responseId: null },
+];
+const evolve = (kind: WantedColumn["kind"], wait?: Parameters<typeof evolveTable>[4]) =>
+  db()
+    .transaction()
+    .execute((trx) => evolveTable(trx, TABLE, want(kind), ORIGIN, wait));
+
+async function typeOfN(): Promise<string | undefined> {
+  const rows = await warehouse.query<{ data_type: string }>(
+    `select data_type from information_schema.columns
+      where table_name = 'discovered' and column_name = 'n'`,
+  );
+  return rows[0]?.data_type;
+}
+
+describe("a discovered column", () => {
+  it("is added once when two workers ask at once, and recorded once", async () => {
+    const [a, b] = await Promise.all([evolve("bigint"), evolve("bigint")]);
+    expect([...a.changes, ...b.changes].map((c) => c.change)).toEqual(["added"]);
+    expect(await typeOfN()).toBe("bigint");
+    await warehouse.query(`update ${TABLE} set n = 7 where k = 1`);
+    const comment = await warehouse.query<{ comment: string }>(
+      `select col_description('${TABLE}'::regclass, 3) as comment`,
+    );
+    expect(comment[0]?.comment).toContain(`The upstream's field "n", as test_stream received it`);
+  });
+
+  it("widens, never narrows, and takes widened text from each row's raw", async () => {
+    expect((await evolve("numeric")).changes).toEqual([
+      expect.objectContaining({ change: "widened", from: "bigint", to: "numeric" }),
+    ]);
+    expect((await evolve("bigint")).changes).toEqual([]);
+    expect(await typeOfN()).toBe("numeric");
+    expect((await evolve("text")).changes).toEqual([
+      expect.objectContaining({ change: "widened", from: "numeric", to: "text" }),
+    ]);
+    const rows = await warehouse.query<{ k: number; n: string | null }>(
+      `select k, n from ${TABLE} order by k`,
+    );
+    expect(rows).toEqual([
+      { k: 1, n: "7" },
+      { k: 2, n: "12.50" },
+      { k: 3, n: "n/a" },
+    ]);
+    const recorded = await warehouse.query<{ change: string; to_type: string }>(
+      `select change, to_type from etl.schema_changes where table_name = $1 order by change_id`,
+      [TABLE],
+    );
+    expect(recorded).toEqual([
+      { change: "added", to_type: "bigint" },
+      { change: "widened", to_type: "numeric" },
+      { change: "widened", to_type: "text" },
+    ]);
+  });
+
+  it("waits for a reader holding the table, and gives up only as a retryable error", async () => {
+    let holding = () => {};
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reader = db()
+      .transaction()
+      .execute(async (trx) => {
+        await sql`select count(*) from ${sql.table(TABLE)}`.execute(trx);
+        holding();
+        await released;
+      });
+    try {
+      await held;
+      const error = await evolve("jsonb", { lockTimeoutMs: 100, attempts: 2 }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(SchemaChangeBusyError);
+      expect(await typeOfN()).toBe("text");
+      // Let go during the waits: the change is made.
+      const made = evolve("jsonb", { lockTimeoutMs: 100, attempts: 50 });
+      release();
+      expect((await made).changes).toEqual([expect.objectContaining({ to: "jsonb" })]);
+      expect(await typeOfN()).toBe("jsonb");
+    } finally {
+      release();
+      await reader;
+    }
+  });
+});
