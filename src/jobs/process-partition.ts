@@ -68,7 +68,13 @@ async function runLocked(
   deps.onPartition?.(outcome);
   if (outcome.status === "failed") await handBackDuringOutage(job, token, deps.dependencies);
   const learned = deps.runner.pageSizes?.takeChanged() ?? [];
-  if (learned.length > 0) await savePageSizes(deps.runner.db, learned);
+  if (learned.length > 0) {
+    // The partition's rows are committed: page sizes that could not be saved (Postgres went
+    // away just now) are written with the other deferred records, never a reason to spend an
+    // attempt and run the partition again.
+    const save = () => savePageSizes(deps.runner.db, learned);
+    await save().catch(() => deps.dependencies.defer(save));
+  }
   if (outcome.status === "succeeded") {
     return { rowsWritten: outcome.rowsWritten, requests: outcome.requests };
   }
