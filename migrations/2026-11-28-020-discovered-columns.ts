@@ -4,7 +4,8 @@ import { commentOn } from "./support/comment-on.js";
 /**
  * The columns made from what the upstream sends rather than declared by a migration, and every
  * change of them: a field's column added the first time it arrives, its type widened when a later
- * value needs it. Only adds two tables; the worker writes them in the transaction of the change.
+ * value needs it. Only adds two tables; the worker writes them in the transaction of the change,
+ * committed on its own before the rows that needed it.
  */
 
 const DISCOVERED_COLUMNS = {
@@ -30,7 +31,7 @@ const SCHEMA_CHANGES = {
   partition: "The partition being synced (or replayed) when it arrived.",
   run_id: "The attempt that made the change (etl.sync_runs.run_id).",
   response_id:
-    "The stored response (etl.responses) whose records first carried the field or the value; null when it could not be told.",
+    "The stored response (etl.responses) whose records first carried the field or the value; null when it could not be told, or when the write that needed the change failed (the column stays: a later sync fills it).",
 };
 
 export async function up(db: Kysely<unknown>): Promise<void> {

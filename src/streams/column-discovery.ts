@@ -97,13 +97,16 @@ export class ColumnDiscovery {
     return name;
   }
 
-  /** The columns the table must gain or widen for the rows noted; `responseOf` names a source. */
-  wanted(responseOf: (source: object | null) => string | null): WantedColumn[] {
-    const wanted: WantedColumn[] = [];
+  /**
+   * The columns the table must gain or widen for the rows noted, each with the source (the page)
+   * of the value that asked for it.
+   */
+  wanted(): (WantedColumn & { readonly source: object | null })[] {
+    const wanted: (WantedColumn & { source: object | null })[] = [];
     for (const [key, seen] of this.#seen) {
       const known = this.#known.get(key)?.kind;
       if (seen.needed === null || (known && joinKinds(known, seen.needed) === known)) continue;
-      wanted.push({ field: seen.field, kind: seen.needed, responseId: responseOf(seen.source) });
+      wanted.push({ field: seen.field, kind: seen.needed, source: seen.source });
     }
     return wanted;
   }

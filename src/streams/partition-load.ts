@@ -35,11 +35,11 @@ import type { Cursor, PageWarning, Partition } from "./partition.js";
 import { type Claims, UntypedReport } from "./untyped-report.js";
 import { ColumnDiscovery } from "./column-discovery.js";
 import { fieldsRead } from "../schema/fields-read.js";
+import { pathKey } from "../schema/record-fields.js";
 import {
-  type DiscoveredColumns,
   discoveredColumns,
   evolveTable,
-  rememberDiscovered,
+  linkSchemaChanges,
   type SchemaChange,
 } from "../warehouse/discovered-columns.js";
 import { schemaContractOf } from "../config/schema-contract.js";
@@ -145,8 +145,8 @@ export class PartitionLoad {
   readonly untyped = new UntypedReport();
   /** Columns this load added or widened (events, not warnings: nothing was lost). */
   readonly schemaChanges: SchemaChange[] = [];
-  /** Tables the write under way changed: the process learns them once it commits. */
-  readonly #evolved = new Map<string, DiscoveredColumns>();
+  /** Changes made for pages not landed yet: each names its page's response once it is. */
+  #unlinked: { readonly changeId: string; readonly page: PendingPage | null }[] = [];
 
   readonly #options: PartitionLoadOptions;
   /** Whether the stream's tables take new columns (schema_contract "evolve") or stay as they are. */
@@ -357,41 +357,60 @@ export class PartitionLoad {
   }
 
   /**
-   * The pending rows with their discovered columns, the table first given the columns they need
-   * (in the write's transaction); under "freeze", what has no column stays in raw, reported.
+   * Gives each table the columns its pending rows need, each change committed on its own before
+   * the write (evolveTable); under "freeze", what has no column stays in raw, reported.
    */
-  async #discovered(tx: Kysely<unknown>, state: OutputState): Promise<readonly Row[]> {
-    const { discovery } = state;
-    if (!discovery) return state.pending;
-    const { table } = state.output.target;
-    const wanted = discovery.wanted((source) =>
-      source === null ? null : (this.#firstIdOfPage.get(source as PendingPage) ?? null),
-    );
-    if (wanted.length > 0 && this.#evolves) {
-      const { stream, partition, runId } = this.#options;
-      const evolved = await evolveTable(tx, table, wanted, {
+  async #evolveTables(): Promise<void> {
+    const { db, stream, partition, runId } = this.#options;
+    for (const state of this.#states) {
+      const { discovery } = state;
+      if (!discovery) continue;
+      const { table } = state.output.target;
+      const wanted = discovery.wanted();
+      if (wanted.length === 0) continue;
+      if (!this.#evolves) {
+        for (const { field } of wanted.filter((w) => !discovery.hasColumn(w.field))) {
+          this.warn({
+            kind: "unmatched",
+            message: `${table}: new field ${field.join(".")} kept in raw (schema_contract "freeze")`,
+          });
+        }
+        continue;
+      }
+      const evolved = await evolveTable(db as Kysely<unknown>, table, wanted, {
         stream: stream.name,
         partition: partition.key,
         runId,
       });
       discovery.learn(evolved.columns);
-      this.#evolved.set(table, evolved.columns);
       state.targets.clear();
       this.schemaChanges.push(...evolved.changes);
-    } else {
-      // A known column's value that does not fit is told as untyped, by `complete`.
-      for (const { field } of wanted.filter((w) => !discovery.hasColumn(w.field))) {
-        this.warn({
-          kind: "unmatched",
-          message: `${table}: new field ${field.join(".")} kept in raw (schema_contract "freeze")`,
-        });
+      for (const change of evolved.changes) {
+        const source = wanted.find((w) => pathKey(w.field) === pathKey(change.field))?.source;
+        this.#unlinked.push({ changeId: change.changeId, page: (source as PendingPage) ?? null });
       }
     }
+  }
+
+  /** The pending rows with every discovered column of their table (a misfit told as untyped). */
+  #completed(state: OutputState): readonly Row[] {
+    const { discovery } = state;
+    if (!discovery) return state.pending;
+    // A known column's value that does not fit is told as untyped.
     return state.pending.map((row) =>
       discovery.complete(row, (field, expected, value) =>
         this.untyped.add(field, expected, 1, [jsonText(value)]),
       ),
     );
+  }
+
+  /** Names the response of the page that asked for each change made, now that it has landed. */
+  async #linkChanges(trx: Kysely<Database>): Promise<void> {
+    const links = this.#unlinked.flatMap(({ changeId, page }) => {
+      const responseId = page === null ? undefined : this.#firstIdOfPage.get(page);
+      return responseId === undefined ? [] : [{ changeId, responseId }];
+    });
+    await linkSchemaChanges(trx, links);
   }
 
   /** Quarantines a record of the page being read, with that page's first response. */
@@ -461,7 +480,7 @@ export class PartitionLoad {
 
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
     let written = 0;
-    const pending = await this.#discovered(db, state);
+    const pending = this.#completed(state);
     const table = { ...state.output.target, version: state.discovery?.version() };
     for (const { target, rows } of rowsByShape(table, pending, state.targets)) {
       if (state.expectNew) {
@@ -478,72 +497,59 @@ export class PartitionLoad {
   }
 
   /** Writes the pending pages and rows; with `closing`, the write also closes the partition. */
-  #write(closing: { requests: number } | null): Promise<void> {
+  async #write(closing: { requests: number } | null): Promise<void> {
     const { db, stream, partition, runId, timer } = this.#options;
-    return timer
-      .time("write", () =>
-        db.transaction().execute(async (trx) => {
-          const tx = trx as unknown as Kysely<unknown>;
-          const ids = await this.#options.land(trx, this.#pendingPages);
-          this.#noteFirstIds(ids);
-          this.#responseIds.push(...ids);
-          for (const state of this.#states) {
-            this.rowsWritten += await this.#writeRows(tx, state);
-            state.pending = [];
-          }
-          // Once the last rows are written: a discovered value may be found untyped there.
-          if (closing !== null) this.#warnUnread();
-          const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
-            ...rejection,
-            responseId: this.#firstIdOfPage.get(page) ?? null,
-          }));
-          for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
-          await quarantine(trx, stream.name, partition.key, rejections);
-          this.#pendingPages = [];
-          this.#pendingRejections = [];
-          this.#pendingBytes = 0;
-          if (closing === null) return;
-          const deletes = await this.#close(trx);
-          const end = {
-            ...this.attemptEnd("succeeded", closing.requests),
-            responseIds: this.#responseIds,
-            pages: this.#pages,
-          };
-          // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
-          const success = this.#options.checkpoint
-            ? {
-                stream: stream.name,
-                partition: partition.key,
-                checkpoint:
-                  stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
-                warnings: this.warnings,
-              }
-            : undefined;
-          const rederived = success
-            ? undefined
-            : { stream: stream.name, partition: partition.key, warnings: this.warnings };
-          this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
-            success,
-            rederived,
-            deletes,
-          });
-        }),
-      )
-      .then(
-        () => this.#rememberEvolved(),
-        (error: unknown) => {
-          this.#evolved.clear();
-          throw error;
-        },
-      );
-  }
-
-  /** The columns the committed write added or widened, for the process's next partitions. */
-  #rememberEvolved(): void {
-    for (const [table, columns] of this.#evolved) {
-      rememberDiscovered(this.#options.db, table, columns);
-    }
-    this.#evolved.clear();
+    await this.#evolveTables();
+    await timer.time("write", () =>
+      db.transaction().execute(async (trx) => {
+        const tx = trx as unknown as Kysely<unknown>;
+        const ids = await this.#options.land(trx, this.#pendingPages);
+        this.#noteFirstIds(ids);
+        this.#responseIds.push(...ids);
+        await this.#linkChanges(trx);
+        for (const state of this.#states) {
+          this.rowsWritten += await this.#writeRows(tx, state);
+          state.pending = [];
+        }
+        // Once the last rows are written: a discovered value may be found untyped there.
+        if (closing !== null) this.#warnUnread();
+        const rejections = this.#pendingRejections.map(({ page, ...rejection }) => ({
+          ...rejection,
+          responseId: this.#firstIdOfPage.get(page) ?? null,
+        }));
+        for (const rejection of rejections) this.#rejectedHashes.push(rejectionHash(rejection));
+        await quarantine(trx, stream.name, partition.key, rejections);
+        this.#pendingPages = [];
+        this.#pendingRejections = [];
+        this.#pendingBytes = 0;
+        if (closing === null) return;
+        const deletes = await this.#close(trx);
+        const end = {
+          ...this.attemptEnd("succeeded", closing.requests),
+          responseIds: this.#responseIds,
+          pages: this.#pages,
+        };
+        // A replay leaves the checkpoint as the sync set it: its attempt alone is closed.
+        const success = this.#options.checkpoint
+          ? {
+              stream: stream.name,
+              partition: partition.key,
+              checkpoint:
+                stream.checkpoint?.(partition) ?? (partition.day ? { day: partition.day } : {}),
+              warnings: this.warnings,
+            }
+          : undefined;
+        const rederived = success
+          ? undefined
+          : { stream: stream.name, partition: partition.key, warnings: this.warnings };
+        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
+          success,
+          rederived,
+          deletes,
+        });
+      }),
+    );
+    this.#unlinked = [];
   }
 
   /** Notes the first response id of each pending page, landed as `ids` (in page order). */

@@ -20,8 +20,6 @@ export type DiscoveredColumns = ReadonlyMap<string, DiscoveredColumn>;
 export interface WantedColumn {
   readonly field: readonly string[];
   readonly kind: ColumnKind;
-  /** The stored response whose records carried the value that asked for it. */
-  readonly responseId: string | null;
 }
 
 /** Who asked for a change, for etl.schema_changes. */
@@ -33,6 +31,8 @@ export interface ChangeOrigin {
 
 /** A change made to a table, as etl.schema_changes records it. */
 export interface SchemaChange {
+  /** Its etl.schema_changes row, for the response that asked for it (linkSchemaChanges). */
+  readonly changeId: string;
   readonly table: string;
   readonly column: string;
   readonly field: readonly string[];
@@ -47,7 +47,7 @@ export interface SchemaLockWait {
   readonly attempts: number;
 }
 
-export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 2_000, attempts: 8 };
+export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 1_000, attempts: 20 };
 
 /** Postgres's SQLSTATEs of a lock not granted in time, and of a deadlock it broke. */
 const LOCK_NOT_AVAILABLE = "55P03";
@@ -73,15 +73,6 @@ const cached = perTableCache(readDiscovered);
 
 export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<DiscoveredColumns> {
   return cached.get(db as Kysely<unknown>, table);
-}
-
-/** What evolveTable left a table as, once its transaction committed: the process's next look. */
-export function rememberDiscovered<DB>(
-  db: Kysely<DB>,
-  table: string,
-  columns: DiscoveredColumns,
-): void {
-  cached.set(db as Kysely<unknown>, table, columns);
 }
 
 /** A text[] literal: DDL takes no parameters. */
@@ -128,7 +119,7 @@ async function changeUnderLock(
   const known = new Map(await readDiscovered(db, table));
   const taken = await tableColumns(db, table);
   const changes: SchemaChange[] = [];
-  for (const { field, kind, responseId } of wanted) {
+  for (const { field, kind } of wanted) {
     const column = known.get(pathKey(field));
     const to = column ? joinKinds(column.kind, kind) : kind;
     if (column && to === column.kind) continue;
@@ -150,21 +141,16 @@ async function changeUnderLock(
         values (${table}, ${name}, ${field}, ${to})`.execute(db);
       taken.add(name);
     }
-    const change: SchemaChange = {
-      table,
-      column: name,
-      field,
-      change: column ? "widened" : "added",
-      from: column?.kind ?? null,
-      to,
-    };
-    await sql`insert into etl.schema_changes
-        (table_name, column_name, field, change, from_type, to_type, stream, partition, run_id,
-         response_id)
-      values (${table}, ${name}, ${field}, ${change.change}, ${change.from}, ${to},
-              ${origin.stream}, ${origin.partition}, ${origin.runId}, ${responseId})`.execute(db);
+    const made = column ? "widened" : "added";
+    const from = column?.kind ?? null;
+    const { rows } = await sql<{ change_id: string }>`insert into etl.schema_changes
+        (table_name, column_name, field, change, from_type, to_type, stream, partition, run_id)
+      values (${table}, ${name}, ${field}, ${made}, ${from}, ${to},
+              ${origin.stream}, ${origin.partition}, ${origin.runId})
+      returning change_id`.execute(db);
+    const changeId = String(rows[0]?.change_id);
     known.set(pathKey(field), { column: name, field, kind: to });
-    changes.push(change);
+    changes.push({ changeId, table, column: name, field, change: made, from, to });
   }
   return { changes, columns: known };
 }
@@ -176,36 +162,46 @@ export interface TableEvolved {
 }
 
 /**
- * Makes `table` hold what `wanted` asks, in the caller's transaction (the rows that need the
- * change are written in it too): one change of a table at a time, behind its lock. A reader
- * holding the table (a long BI query) is waited for `lockTimeoutMs` at a time; the change then
- * steps back (to a savepoint: the transaction's other work stays), waits and tries again, so it
- * never holds other work behind it for longer than that.
+ * Makes `table` hold what `wanted` asks, in a transaction of its own that commits before the rows
+ * that need the change are written: the table's exclusive lock is held for the change alone,
+ * never behind a write (two writes each holding a table the other's change waits for would stall
+ * both). A reader or writer holding the table is waited for `lockTimeoutMs` at a time, so that
+ * the work queued behind the change never waits longer than that; it then tries again.
  */
 export async function evolveTable(
-  trx: Kysely<unknown>,
+  db: Kysely<unknown>,
   table: string,
   wanted: readonly WantedColumn[],
   origin: ChangeOrigin,
   wait: SchemaLockWait = SCHEMA_LOCK_WAIT,
 ): Promise<TableEvolved> {
-  const { rows } = await sql<{ timeout: string }>`
-    select current_setting('lock_timeout') as timeout`.execute(trx);
-  const before = rows[0]?.timeout ?? "0";
   for (let attempt = 1; ; attempt += 1) {
-    await sql`savepoint etl_schema_change`.execute(trx);
-    await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(trx);
     try {
-      const evolved = await changeUnderLock(trx, table, wanted, origin);
-      await sql`release savepoint etl_schema_change`.execute(trx);
-      await sql`select set_config('lock_timeout', ${before}, true)`.execute(trx);
+      const evolved = await db.transaction().execute(async (trx) => {
+        await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(
+          trx,
+        );
+        return changeUnderLock(trx, table, wanted, origin);
+      });
+      // Committed: what this process's next partitions start from.
+      cached.set(db, table, evolved.columns);
       return evolved;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code !== LOCK_NOT_AVAILABLE && code !== DEADLOCK_DETECTED) throw error;
-      await sql`rollback to savepoint etl_schema_change`.execute(trx);
       if (attempt >= wait.attempts) throw new SchemaChangeBusyError(table, attempt, error);
-      await sleep(Math.min(wait.lockTimeoutMs * attempt, 10_000));
+      await sleep(Math.min((wait.lockTimeoutMs / 2) * attempt, 5_000));
     }
+  }
+}
+
+/** Names the stored response whose records asked for each change, once that response landed. */
+export async function linkSchemaChanges<DB>(
+  trx: Kysely<DB>,
+  links: readonly { readonly changeId: string; readonly responseId: string }[],
+): Promise<void> {
+  for (const { changeId, responseId } of links) {
+    await sql`update etl.schema_changes set response_id = ${responseId}
+      where change_id = ${changeId}`.execute(trx);
   }
 }

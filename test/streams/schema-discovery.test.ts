@@ -66,6 +66,17 @@ describe("a field no column holds", () => {
     ]);
   });
 
+  it("names the landed response that carried the field", async () => {
+    const { rows } = await sql<{ column_name: string; carried: boolean }>`
+      select c.column_name, r.body::text like '%' || c.field[1] || '%' as carried
+        from etl.schema_changes c join etl.responses r using (response_id)
+       where c.table_name = 'catalogue.dsps' order by c.change_id`.execute(db());
+    expect(rows).toEqual([
+      { column_name: "x_unexpected", carried: true },
+      { column_name: "x_flags__beta", carried: true },
+    ]);
+  });
+
   it("changes nothing when synced again with no upstream change", async () => {
     const changed = (await changes()).length;
     const summaries = await harness.sync({ only: ["dsps"] });
@@ -108,5 +119,46 @@ describe("a warehouse synced before its fields had columns", () => {
     ).toEqual([{ untyped: 0 }]);
     const again = await earlier.replay(selectStreams(["dsps"]), {}, { schema_contract: {} });
     expect(again.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
+  });
+});
+
+describe("a change whose write then fails", () => {
+  let failing: SyncHarness;
+
+  beforeAll(async () => {
+    failing = await startSyncHarness("schema_discovery_failed_write", {
+      today: "2026-01-31",
+      etl: { dsp_keys: ["all"] },
+      sandbox: { knobs: { drift: { extraFields: true } } },
+    });
+  });
+
+  afterAll(() => failing.close());
+
+  it("is kept, committed before the write (never holding the table's lock behind one); the next sync fills it", async () => {
+    const query = (text: string) => failing.warehouse.query(text);
+    await query(`create function pg_temp_refuse() returns trigger language plpgsql as
+      $$ begin raise exception 'write refused'; end $$`);
+    await query(`create trigger refuse before insert on catalogue.dsps
+      for each statement execute function pg_temp_refuse()`);
+    const refused = await failing.sync({ only: ["dsps"] });
+    expect(failures(refused).length).toBeGreaterThan(0);
+    expect(await query("select count(*)::int as n from catalogue.dsps")).toEqual([{ n: 0 }]);
+    expect(
+      await query("select column_name, response_id from etl.schema_changes order by change_id"),
+    ).toEqual([
+      { column_name: "x_unexpected", response_id: null },
+      { column_name: "x_flags__beta", response_id: null },
+    ]);
+
+    await query("drop trigger refuse on catalogue.dsps");
+    expect(failures(await failing.sync({ only: ["dsps"] }))).toEqual([]);
+    expect(
+      await query(
+        `select count(*) filter (where x_unexpected is distinct from raw ->> 'x_unexpected')::int
+                as untyped, count(*)::int > 0 as some from catalogue.dsps`,
+      ),
+    ).toEqual([{ untyped: 0, some: true }]);
+    expect(await query("select count(*)::int as n from etl.schema_changes")).toEqual([{ n: 2 }]);
   });
 });

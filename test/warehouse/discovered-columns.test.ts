@@ -22,13 +22,9 @@ beforeAll(async () => {
 afterAll(() => warehouse.drop());
 
 const db = () => warehouse.db as unknown as Kysely<unknown>;
-const want = (kind: WantedColumn["kind"]): WantedColumn[] => [
-  { field: ["n"], kind, responseId: null },
-];
+const want = (kind: WantedColumn["kind"]): WantedColumn[] => [{ field: ["n"], kind }];
 const evolve = (kind: WantedColumn["kind"], wait?: Parameters<typeof evolveTable>[4]) =>
-  db()
-    .transaction()
-    .execute((trx) => evolveTable(trx, TABLE, want(kind), ORIGIN, wait));
+  evolveTable(db(), TABLE, want(kind), ORIGIN, wait);
 
 async function typeOfN(): Promise<string | undefined> {
   const rows = await warehouse.query<{ data_type: string }>(
