@@ -5,6 +5,7 @@ import { perTableCache } from "./per-table-cache.js";
 import { columnNameOf, markedColumnName } from "../schema/column-names.js";
 import { pathKey } from "../schema/record-fields.js";
 import { type ColumnKind, joinKinds } from "../schema/value-kinds.js";
+import { pathLiteral, storedFieldKind, valueFromRaw } from "./stored-field-values.js";
 
 /** A column made from a field the upstream sends: what it holds, and its type now. */
 export interface DiscoveredColumn {
@@ -75,22 +76,16 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
   return cached.get(db as Kysely<unknown>, table);
 }
 
-/** A text[] literal: DDL takes no parameters. */
-function pathLiteral(path: readonly string[]): RawBuilder<unknown> {
-  return sql`array[${sql.join(path.map((name) => sql.lit(name)))}]::text[]`;
-}
-
 /**
- * What a widened column holds, taken again from each row's `raw` where the table keeps one: text
- * as the upstream wrote it (a number's digits, not Postgres's rendering of a timestamp), JSON as
- * received. bigint to numeric is exact by a cast.
+ * What a widened column holds: each row's value taken again from its `raw` where the table keeps
+ * one (text as the upstream wrote it, not Postgres's rendering of a timestamp; rows of earlier
+ * eras filled too), else cast from the column (bigint to numeric is exact).
  */
 function widening(column: DiscoveredColumn, to: ColumnKind, hasRaw: boolean): RawBuilder<unknown> {
+  if (hasRaw) return valueFromRaw(column.field, to);
   const ref = sql.ref(column.column);
   if (to === "numeric") return sql`${ref}::numeric`;
-  if (!hasRaw) return to === "jsonb" ? sql`to_jsonb(${ref})` : sql`${ref}::text`;
-  const path = pathLiteral(column.field);
-  return to === "jsonb" ? sql`raw #> ${path}` : sql`raw #>> ${path}`;
+  return to === "jsonb" ? sql`to_jsonb(${ref})` : sql`${ref}::text`;
 }
 
 function comment(field: readonly string[], stream: string): string {
@@ -119,15 +114,19 @@ async function changeUnderLock(
   const known = new Map(await readDiscovered(db, table));
   const taken = await tableColumns(db, table);
   const changes: SchemaChange[] = [];
+  const hasRaw = taken.has("raw");
   for (const { field, kind } of wanted) {
     const column = known.get(pathKey(field));
-    const to = column ? joinKinds(column.kind, kind) : kind;
+    // Rows written before (another era, a frozen contract) are filled too: the type holds theirs.
+    const stored = hasRaw ? await storedFieldKind(db, table, field) : null;
+    const asked = column ? joinKinds(column.kind, kind) : kind;
+    const to = stored === null ? asked : joinKinds(asked, stored);
     if (column && to === column.kind) continue;
     let name = column?.column ?? columnNameOf(field);
     if (!column && taken.has(name)) name = markedColumnName(field);
     if (column) {
       await sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
-        type ${sql.raw(to)} using ${widening(column, to, taken.has("raw"))}`.execute(db);
+        type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db);
       await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
         where table_name = ${table} and column_name = ${name}`.execute(db);
     } else {
@@ -139,6 +138,10 @@ async function changeUnderLock(
         is ${sql.lit(comment(field, origin.stream))}`.execute(db);
       await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
         values (${table}, ${name}, ${field}, ${to})`.execute(db);
+      if (stored !== null) {
+        await sql`update ${sql.table(table)} set ${sql.ref(name)} = ${valueFromRaw(field, to)}
+          where raw #> ${pathLiteral(field)} is not null`.execute(db);
+      }
       taken.add(name);
     }
     const made = column ? "widened" : "added";

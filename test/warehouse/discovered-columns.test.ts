@@ -5,7 +5,8 @@ import { evolveTable, type WantedColumn } from "../../src/warehouse/discovered-c
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 // The table changes a discovered field asks for: made once whoever asks, widened from each row's
-// raw so the text is the upstream's, and waiting (never failing for good) behind a reader.
+// raw so the text is the upstream's, filled for the rows written before, and waiting (never
+// failing for good) behind a reader.
 
 let warehouse: TestWarehouse;
 const TABLE = "public.discovered";
@@ -14,9 +15,6 @@ const ORIGIN = { stream: "test_stream", partition: "p", runId: "run-1" };
 beforeAll(async () => {
   warehouse = await createTestWarehouse("discovered_columns");
   await warehouse.query(`create table ${TABLE} (k integer primary key, raw jsonb)`);
-  await warehouse.query(
-    `insert into ${TABLE} values (1, '{"n": 7}'), (2, '{"n": 12.50}'), (3, '{"n": "n/a"}')`,
-  );
 });
 
 afterAll(() => warehouse.drop());
@@ -39,7 +37,6 @@ describe("a discovered column", () => {
     const [a, b] = await Promise.all([evolve("bigint"), evolve("bigint")]);
     expect([...a.changes, ...b.changes].map((c) => c.change)).toEqual(["added"]);
     expect(await typeOfN()).toBe("bigint");
-    await warehouse.query(`update ${TABLE} set n = 7 where k = 1`);
     const comment = await warehouse.query<{ comment: string }>(
       `select col_description('${TABLE}'::regclass, 3) as comment`,
     );
@@ -47,11 +44,15 @@ describe("a discovered column", () => {
   });
 
   it("widens, never narrows, and takes widened text from each row's raw", async () => {
+    await warehouse.query(`insert into ${TABLE} (k, raw, n) values (1, '{"n": 7}', 7)`);
     expect((await evolve("numeric")).changes).toEqual([
       expect.objectContaining({ change: "widened", from: "bigint", to: "numeric" }),
     ]);
     expect((await evolve("bigint")).changes).toEqual([]);
     expect(await typeOfN()).toBe("numeric");
+    await warehouse.query(`insert into ${TABLE} (k, raw, n) values (2, '{"n": 12.50}', 12.50)`);
+    // Written under a frozen contract: the value stayed in raw alone.
+    await warehouse.query(`insert into ${TABLE} (k, raw) values (3, '{"n": "n/a"}')`);
     expect((await evolve("text")).changes).toEqual([
       expect.objectContaining({ change: "widened", from: "numeric", to: "text" }),
     ]);
@@ -71,6 +72,35 @@ describe("a discovered column", () => {
       { change: "added", to_type: "bigint" },
       { change: "widened", to_type: "numeric" },
       { change: "widened", to_type: "text" },
+    ]);
+  });
+
+  it("is filled for the rows written before it whose raw has the field, typed to hold them all", async () => {
+    await warehouse.query(
+      `insert into ${TABLE} (k, raw) values
+         (10, '{"m": 3, "o": [1]}'), (11, '{"m": 4.250}'), (12, '{"m": null}'), (13, '{}')`,
+    );
+    const { changes } = await evolveTable(
+      db(),
+      TABLE,
+      [
+        { field: ["m"], kind: "bigint" },
+        { field: ["o"], kind: "bigint" },
+      ],
+      ORIGIN,
+    );
+    expect(changes.map(({ column, to }) => [column, to])).toEqual([
+      ["m", "numeric"],
+      ["o", "jsonb"],
+    ]);
+    const rows = await warehouse.query<{ k: number; m: string | null; o: unknown }>(
+      `select k, m::text, o from ${TABLE} where k >= 10 order by k`,
+    );
+    expect(rows).toEqual([
+      { k: 10, m: "3", o: [1] },
+      { k: 11, m: "4.250", o: null },
+      { k: 12, m: null, o: null },
+      { k: 13, m: null, o: null },
     ]);
   });
 
