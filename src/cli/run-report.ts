@@ -1,9 +1,11 @@
 import { utcMinuteOf } from "../time/calendar.js";
 import type { Warehouse } from "../warehouse/database.js";
 import { runHistoryOf, runStreamsOf, type RunHistoryEntry } from "../warehouse/run-history.js";
+import { runSchemaChanges } from "../warehouse/schema-changes.js";
 import { table } from "./output.js";
 import { runDays, runStreams } from "./run-lines.js";
 import { streamTable } from "./run-summary.js";
+import { runSchemaChangeLines } from "./schema-change-lines.js";
 
 function clock(seconds: number | null): string {
   if (seconds === null) return "-";
@@ -40,12 +42,14 @@ function range(run: RunHistoryEntry) {
 
 /**
  * `etl runs show <run>`: what the run was asked for, when it ran, and its table per stream as a
- * sync prints it, added up from its attempts in etl.sync_runs. Null when no run has that id.
+ * sync prints it, added up from its attempts in etl.sync_runs, then the columns they added or
+ * widened (etl.schema_changes). Null when no run has that id.
  */
 export async function runReportLines(db: Warehouse, runId: string): Promise<string[] | null> {
   const run = await runHistoryOf(db, runId);
   if (!run) return null;
   const streams = await runStreamsOf(db, runId);
+  const changes = await runSchemaChanges(db, runId);
   const rows = streams.map((s) => ({
     ...s,
     seconds:
@@ -65,6 +69,7 @@ export async function runReportLines(db: Warehouse, runId: string): Promise<stri
     ...(rows.length === 0
       ? ["no partition attempted yet"]
       : streamTable(rows, run.wallSeconds ?? 0)),
+    ...runSchemaChangeLines(changes),
     ...(retried > 0 ? ["", `${retried} attempts were retries of a partition within the run`] : []),
     ...(run.unfinished > 0
       ? [`${run.unfinished} partitions did not end (interrupted, abandoned or still running)`]

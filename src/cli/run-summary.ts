@@ -2,6 +2,7 @@ import type { StreamSummary } from "../streams/run-sync.js";
 import { ExitCode } from "./exit-codes.js";
 import { type Output, table } from "./output.js";
 import { errorMessage } from "../errors.js";
+import { runSchemaChangeLines } from "./schema-change-lines.js";
 
 /** One stream's line of a run's table, as a sync prints it and `etl runs show` prints it again. */
 export interface StreamRow {
@@ -96,10 +97,12 @@ function reportFailureBodies(summaries: readonly StreamSummary[], out: Output): 
 }
 
 /**
- * The summary of a sync or a replay: a row per stream, what could not be typed, what was
- * quarantined or may be incomplete, what was interrupted and what failed. A run stopped by a
- * signal exits 130 (it did not end); failed partitions exit 1; a run that stored everything it
- * could but quarantined records or suspects a truncated list exits 4 (attention), never 0.
+ * The summary of a sync or a replay: a row per stream, the columns it added or widened, what
+ * could not be typed, what was quarantined or may be incomplete, what was interrupted and what
+ * failed. A run stopped by a signal exits 130 (it did not end); failed partitions exit 1; a run
+ * that stored everything it could but quarantined records or suspects a truncated list exits 4
+ * (attention), never 0. A column added or widened is news, not attention: it never changes the
+ * exit code.
  */
 export function printSummaries(
   summaries: readonly StreamSummary[],
@@ -115,6 +118,11 @@ export function printSummaries(
     seconds: s.durationMs / 1000,
   }));
   for (const line of streamTable(rows, durationMs / 1000)) out.line(line);
+  // In the order they were made, across streams, as `etl runs show` lists them.
+  const changes = summaries
+    .flatMap((s) => s.schemaChanges)
+    .sort((a, b) => Number(a.changeId) - Number(b.changeId));
+  for (const line of runSchemaChangeLines(changes)) out.line(line);
   reportUntyped(summaries, out);
   reportFailureBodies(summaries, out);
   const attention = reportAttention(summaries, out);

@@ -3,6 +3,7 @@ import type { DailyAttempts } from "../warehouse/sync-runs.js";
 import { utcMinuteOf } from "../time/calendar.js";
 import { type ColourName, COLOURS, HEALTH_MARKS, OUTCOME_MARKS, OUTCOMES } from "./status-marks.js";
 import { STREAM_HEALTHS, type StreamHealth, streamHealth } from "./stream-health.js";
+import { RECENT_SCHEMA_CHANGE_DAYS } from "./schema-change-lines.js";
 
 /** One stream's line of the report, as `etl status` prints it. */
 export interface StreamLine {
@@ -27,6 +28,8 @@ export interface StatusReport {
   readonly days: readonly string[];
   readonly streams: readonly StreamLine[];
   readonly attempts: readonly DailyAttempts[];
+  /** The columns added or widened lately as `etl status` prints them; empty when none. */
+  readonly schemaChanges: readonly string[];
   /** The queue as `etl status` prints it, or why it could not be read. */
   readonly queue: readonly string[];
 }
@@ -147,6 +150,14 @@ pre { background: #f6f8fa; padding: 1em; }
 ${MARK_STYLE}
 `;
 
+/** The columns added or widened lately: news, uncoloured (no state of a stream depends on it). */
+function schemaChanges(lines: readonly string[]): string {
+  if (lines.length === 0) {
+    return `<p>No column added or widened in the last ${RECENT_SCHEMA_CHANGE_DAYS} days.</p>`;
+  }
+  return `<pre id="schema-changes">${escape(lines.join("\n"))}</pre>`;
+}
+
 /** `etl status` as one self-contained page: no script, no external resource. */
 export function statusHtml(report: StatusReport): string {
   const generated = utcMinuteOf(report.generatedAt);
@@ -194,6 +205,8 @@ ${report.streams
 </table>
 <h2>Legend</h2>
 ${legend()}
+<h2>Schema changes</h2>
+${schemaChanges(report.schemaChanges)}
 <h2>Queue</h2>
 <pre>${escape(report.queue.join("\n"))}</pre>
 </body>

@@ -6,9 +6,10 @@ import { followRun, type ProgressOutput } from "./follow-run.js";
 import { runReportLines } from "./run-report.js";
 
 /**
- * Follows a queued run to its end, then prints its table per stream (as `etl runs show` does):
- * 1 if any partition failed, 4 (attention) when its partitions
- * quarantined records or may be incomplete, 0 otherwise.
+ * Follows a queued run to its end, then prints its table per stream and the columns it added or
+ * widened (as `etl runs show` does, from the warehouse): 1 if any partition failed, 4 (attention)
+ * when its partitions quarantined records or may be incomplete, 0 otherwise (a column added or
+ * widened is news, never attention).
  */
 export async function waitForRun(
   queue: Queue,

@@ -50,6 +50,15 @@ export interface DependencySample {
 
 export type DependenciesSource = () => readonly DependencySample[];
 
+/** How many columns of a table were added, or widened, from the first (etl.schema_changes). */
+export interface SchemaChangeSample {
+  readonly table: string;
+  readonly change: "added" | "widened";
+  readonly count: number;
+}
+
+export type SchemaChangesSource = () => Promise<readonly SchemaChangeSample[]>;
+
 export interface MetricSources {
   /** Read from Redis: while it is away, etl_queue_jobs keeps the counts last read. */
   readonly queueCounts?: QueueCountsSource;
@@ -57,6 +66,8 @@ export interface MetricSources {
   readonly workers?: () => Promise<number>;
   /** Read from Postgres: while it is away, the etl_stream_ gauges keep the values last read. */
   readonly streams?: StreamsSource;
+  /** Read from Postgres: while it is away, etl_schema_changes_total keeps the counts last read. */
+  readonly schemaChanges?: SchemaChangesSource;
   readonly requestRate?: RequestRateSource;
   readonly credentialRefused?: CredentialSource;
   readonly dependencies?: DependenciesSource;
@@ -322,9 +333,11 @@ function registerScrapeGauges(
   const queueReading = new KeptReading("queue", () => sources().queueCounts, kept);
   const streamsReading = new KeptReading("streams", () => sources().streams, kept);
   const workersReading = new KeptReading("workers", () => sources().workers, kept);
+  const changesReading = new KeptReading("schema_changes", () => sources().schemaChanges, kept);
 
   registerQueueGauges(registry, queueReading, workersReading);
-  registerSourceStale(registry, [queueReading, streamsReading, workersReading]);
+  registerSourceStale(registry, [queueReading, streamsReading, workersReading, changesReading]);
+  registerSchemaChanges(registry, changesReading);
   registerScheduleGauges(registry, options.schedules ?? []);
   for (const gauge of STREAM_GAUGES) registerStreamGauge(registry, streamsReading, gauge);
   registerRequestRateGauges(registry, rateReader(sources, kept));
@@ -374,7 +387,7 @@ function registerQueueGauges(
 function registerSourceStale(registry: Registry, readings: readonly KeptReading<unknown>[]): void {
   const sourceStale: Gauge<"source"> = new Gauge({
     name: "etl_metrics_source_stale",
-    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), workers (etl_workers, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres). No series for a source the process does not read.",
+    help: "1 while the last read of a scrape-time source failed (its dependency does not answer, or answered too slowly) and its metrics show the values of the last read that succeeded, or none if none has since the process started; 0 while it reads. By source: queue (etl_queue_jobs, from Redis), workers (etl_workers, from Redis), streams (the etl_stream_ gauges read from etl.stream_state and etl.rejected_records, from Postgres), schema_changes (etl_schema_changes_total, from Postgres). No series for a source the process does not read.",
     labelNames: ["source"] as const,
     registers: [registry],
     collect: async () => {
@@ -383,6 +396,31 @@ function registerSourceStale(registry: Registry, readings: readonly KeptReading<
       for (const reading of readings) {
         if (reading.stale !== null)
           sourceStale.set({ source: reading.name }, reading.stale ? 1 : 0);
+      }
+    },
+  });
+}
+
+/**
+ * etl_schema_changes_total: a counter, but counted by Postgres rather than by this process, so it
+ * is the same in every worker and never restarts from 0 (a change made by another worker, or
+ * before a restart, is in it). Not an alert's: a column added or widened is news, not a failure.
+ */
+function registerSchemaChanges(
+  registry: Registry,
+  changesReading: KeptReading<readonly SchemaChangeSample[]>,
+): void {
+  const changes: Counter<"table" | "change"> = new Counter({
+    name: "etl_schema_changes_total",
+    help: "Columns added to a table for a new upstream field, or widened for a value that needed a wider type, by table and change (added, widened), counted in etl.schema_changes at scrape time: the same in every worker, across restarts. Events, not failures: nothing was lost.",
+    labelNames: ["table", "change"] as const,
+    registers: [registry],
+    collect: async () => {
+      await changesReading.read();
+      // Reset first, then the counts as Postgres has them: every worker exports the same totals.
+      changes.reset();
+      for (const { table, change, count } of changesReading.value ?? []) {
+        changes.inc({ table: label(table), change: label(change) }, count);
       }
     },
   });

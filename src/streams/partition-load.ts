@@ -292,6 +292,7 @@ export class PartitionLoad {
       failureBodies: this.failureBodies,
       warnings: [...this.warnings],
       untyped: this.untyped.fields(),
+      schemaChanges: [...this.schemaChanges],
       timings: timer.timings(),
       durationMs,
       ...(error === undefined ? {} : { error }),

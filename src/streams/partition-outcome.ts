@@ -1,4 +1,5 @@
 import type { UntypedField } from "../api/untyped-values.js";
+import type { SchemaChange } from "../warehouse/discovered-columns.js";
 import type { PageWarning } from "./partition.js";
 import type { PhaseTimings } from "./phase-timer.js";
 
@@ -23,6 +24,12 @@ export interface PartitionOutcome {
   readonly warnings: readonly PageWarning[];
   /** Values that typed columns could not hold (kept in raw), by field. */
   readonly untyped: readonly UntypedField[];
+  /**
+   * Columns the partition added or widened (etl.schema_changes), whatever its status: a change
+   * commits before the write that needs it. Events, never warnings: nothing was lost. Absent from
+   * the outcome of an attempt that could not even be recorded, which read nothing.
+   */
+  readonly schemaChanges?: readonly SchemaChange[];
   /** Where the time went: fetching pages, turning records into rows, writing them. */
   readonly timings: PhaseTimings;
   readonly durationMs: number;

@@ -1,4 +1,5 @@
 import type { UntypedField } from "../api/untyped-values.js";
+import type { SchemaChange } from "../warehouse/discovered-columns.js";
 import type { PartitionOutcome } from "./partition-outcome.js";
 import { mergeUntyped } from "./untyped-report.js";
 
@@ -18,6 +19,8 @@ export interface StreamSummary {
   readonly warned: readonly PartitionOutcome[];
   /** Values typed columns could not hold (kept in raw), by field, over the stream's partitions. */
   readonly untyped: readonly UntypedField[];
+  /** Columns its partitions added or widened, in the order made: events, not warnings. */
+  readonly schemaChanges: readonly SchemaChange[];
   readonly durationMs: number;
 }
 
@@ -37,6 +40,8 @@ export class StreamTally {
   readonly #failed: PartitionOutcome[] = [];
   readonly #warned: PartitionOutcome[] = [];
   #untyped: UntypedField[] = [];
+  /** Few: a column is added once and widened a few times at most (types only widen). */
+  readonly #schemaChanges: SchemaChange[] = [];
 
   constructor(stream: string) {
     this.#stream = stream;
@@ -49,6 +54,7 @@ export class StreamTally {
       this.#rowsWritten += outcome.rowsWritten;
       this.#rowsRejected += outcome.rowsRejected;
       this.#failureBodies += outcome.failureBodies;
+      this.#schemaChanges.push(...(outcome.schemaChanges ?? []));
       if (outcome.status === "failed") this.#failed.push(outcome);
       else if (outcome.status === "interrupted") this.#interrupted += 1;
       else if (outcome.warnings.length > 0) this.#warned.push(outcome);
@@ -68,6 +74,7 @@ export class StreamTally {
       failureBodies: this.#failureBodies,
       warned: [...this.#warned],
       untyped: this.#untyped,
+      schemaChanges: [...this.#schemaChanges],
       durationMs: performance.now() - this.#started,
     };
   }

@@ -35,6 +35,7 @@ const METRIC_NAMES = [
   "etl_dependency_up",
   "etl_dependency_last_change_timestamp_seconds",
   "etl_metrics_source_stale",
+  "etl_schema_changes_total",
 ];
 
 const OPERATION = "catalogue.getTerritories";
@@ -130,6 +131,12 @@ function observedMetrics(): EtlMetrics {
           uncertainPartitions: 0,
           unreadPartitions: 1,
         },
+      ]),
+    schemaChanges: () =>
+      Promise.resolve([
+        { table: "catalogue.dsps", change: "added", count: 2 },
+        { table: "catalogue.dsps", change: "widened", count: 1 },
+        { table: "sales.trend_totals", change: "added", count: 3 },
       ]),
     credentialRefused: () => true,
     dependencies: () => [
@@ -231,6 +238,11 @@ describe("/metrics", () => {
         `etl_dependency_last_change_timestamp_seconds{dependency="redis"} 1767435600.25`,
         `etl_metrics_source_stale{source="queue"} 0`,
         `etl_metrics_source_stale{source="streams"} 0`,
+        `etl_metrics_source_stale{source="schema_changes"} 0`,
+        `# TYPE etl_schema_changes_total counter`,
+        `etl_schema_changes_total{table="catalogue.dsps",change="added"} 2`,
+        `etl_schema_changes_total{table="catalogue.dsps",change="widened"} 1`,
+        `etl_schema_changes_total{table="sales.trend_totals",change="added"} 3`,
       ]),
     );
     expect(text).toMatch(

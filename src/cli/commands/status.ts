@@ -18,6 +18,7 @@ import { addDays, daysBetween, utcMinuteOf, utcToday } from "../../time/calendar
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { lostRuns } from "../../warehouse/runs.js";
+import { recentSchemaChanges } from "../../warehouse/schema-changes.js";
 import {
   daysBehind,
   type StreamOverview,
@@ -29,6 +30,7 @@ import { ExitCode } from "../exit-codes.js";
 import { queueStatus } from "../queue-status.js";
 import { learnedRate, rateReason } from "../learned-rate.js";
 import { lostRunLines } from "../run-lines.js";
+import { RECENT_SCHEMA_CHANGE_DAYS, recentSchemaChangeLines } from "../schema-change-lines.js";
 import { type Output, table } from "../output.js";
 import { type StatusReport, type StreamLine, statusHtml } from "../status-html.js";
 import { errorMessage } from "../../errors.js";
@@ -62,6 +64,15 @@ async function queueSection(
 
 /** Days of attempts the page shows, today included. */
 const HISTORY_DAYS = 7;
+
+/** How many of the columns added or widened lately are listed, the latest first. */
+const SCHEMA_CHANGES_LISTED = 5;
+
+/** The columns added or widened lately: news to read, never attention (nothing was lost). */
+async function schemaChangeSection(db: Warehouse): Promise<string[]> {
+  const since = new Date(Date.now() - RECENT_SCHEMA_CHANGE_DAYS * 86_400_000);
+  return recentSchemaChangeLines(await recentSchemaChanges(db, since, SCHEMA_CHANGES_LISTED));
+}
 
 /**
  * What a stream that synced still needs looked at: partitions whose job will try again,
@@ -115,9 +126,10 @@ function streamLine(
  * Per stream: the last success, how many days behind it is (daily streams: since the last day
  * synced, which is yesterday when current; others: since the last success), the partitions that
  * failed for good (what `etl retry-failed` queues), and under attention those whose last attempt
- * failed while their job has attempts left ("retrying"); then the queue, and the runs it lost
- * (recorded in etl.runs as queued or running, their job gone). With --html, the same as a page,
- * with each stream's attempts of the last days.
+ * failed while their job has attempts left ("retrying"); then the columns added or widened in
+ * the last 7 days, if any; then the queue, and the runs it lost (recorded in etl.runs as queued
+ * or running, their job gone). With --html, the same as a page, with each stream's attempts of
+ * the last days.
  */
 export async function statusCommand(options: StatusOptions, out: Output): Promise<ExitCode> {
   const { env, etl } = loadConfig({ upstream: false });
@@ -137,10 +149,13 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     const lines = await streamLines(db, today);
     for (const line of streamTable(lines)) out.line(line);
     out.line("");
+    const changes = await schemaChangeSection(db);
+    for (const line of changes.length === 0 ? [] : [...changes, ""]) out.line(line);
     const queueReport = await queueLines(db, queue, ready, env, etl);
     for (const line of queueReport.lines) out.line(line);
     if (options.html !== undefined) {
-      await writeStatusPage(db, options.html, today, lines, queueReport.lines);
+      const sections = { streams: lines, schemaChanges: changes, queue: queueReport.lines };
+      await writeStatusPage(db, options.html, today, sections);
       out.line("");
       out.line(`wrote ${options.html}`);
     }
@@ -212,16 +227,14 @@ async function writeStatusPage(
   db: Warehouse,
   file: string,
   today: string,
-  streams: readonly StreamLine[],
-  queue: readonly string[],
+  sections: Pick<StatusReport, "streams" | "schemaChanges" | "queue">,
 ): Promise<void> {
   const days = daysBetween(addDays(today, 1 - HISTORY_DAYS), today);
   const report: StatusReport = {
     generatedAt: new Date(),
     days,
-    streams,
+    ...sections,
     attempts: await attemptsByDay(db, days[0] ?? today),
-    queue,
   };
   await writeFile(file, statusHtml(report));
 }

@@ -26,6 +26,7 @@ import { recordStreamSettings } from "../../warehouse/stream-settings.js";
 import { streamSettings } from "../../streams/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamOverviews } from "../../warehouse/stream-overview.js";
+import { schemaChangeCounts } from "../../warehouse/schema-changes.js";
 import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -151,6 +152,7 @@ function metricSources({
         uncertainPartitions: s.warned.length,
         unreadPartitions: s.unread.length,
       })),
+    schemaChanges: () => schemaChangeCounts(db),
     credentialRefused: () => credential.refused,
     dependencies: () => dependencies.standings(),
   };
