@@ -98,19 +98,6 @@ export function field(record: unknown, ...path: string[]): unknown {
 }
 
 /**
- * The first of `names` a record holds a value under: for a field whose name the spec does not
- * show and upstreams spell their own way ("code", "country_code"). Undefined when none is there.
- */
-export function firstField(record: unknown, ...names: string[]): unknown {
-  const fields = asRecord(record);
-  if (!fields) return undefined;
-  // Every name is read, found or not: the fields a declaration holds are known by what it reads
-  // (src/schema/fields-read.ts), and each of these is one of them.
-  const values = names.map((name) => fields[name]);
-  return values.find((value) => value !== null && value !== undefined);
-}
-
-/**
  * The text of a key value, or of each element when the upstream sends a list where one value was
  * expected (the load then stores one row per element: a record listing several links).
  */

@@ -44,8 +44,23 @@ function sameValue(declared: unknown, field: unknown): boolean {
 }
 
 /**
+ * Whether a declared column of the row holds the value as it is (`product_id` the record's `id`).
+ * A field the declaration reads only to make a value of its own (a key made of two ids) is held
+ * by no column: it gets one of its own.
+ */
+function holdsAnywhere(row: Row, value: unknown): boolean {
+  return Object.entries(row).some(([column, held]) => column !== "raw" && sameValue(held, value));
+}
+
+/** A list or object: what a declaration reads of one it makes rows or values of (chart totals). */
+function isContainer(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !(value instanceof JsonDecimal);
+}
+
+/**
  * The discovered columns of one table while a partition loads: each row's `raw` read for the
- * fields no declared column holds (`covered`, or a same-named column holding the same value), the
+ * fields no declared column holds (read by the declaration into a column of the field's name or
+ * of its value, or a same-named column holding the same value), the
  * kind each needs, and, at the write, every row given every discovered column of the table (null
  * where its record has no such field: the columns are a function of `raw`).
  */
@@ -66,8 +81,9 @@ export class ColumnDiscovery {
     const values = new Map<string, unknown>();
     for (const { path, value } of recordFields(row.raw)) {
       const key = pathKey(path);
-      if (this.#covered?.has(key)) continue;
       const name = this.#nameOf(key, path);
+      const held = Object.hasOwn(row, name) || isContainer(value) || holdsAnywhere(row, value);
+      if (held && this.#covered?.has(key)) continue;
       if (Object.hasOwn(row, name) && sameValue(row[name], value)) continue;
       values.set(key, value);
       let seen = this.#seen.get(key);

@@ -105,6 +105,47 @@ const instant = (value: unknown): string => {
 const utc = (column: string) =>
   `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/**
+ * SQL reading the discovered column of a table's field (`path`), as text; null where no column
+ * holds it (no value arrived). Discovered columns are named and typed as the upstream sends, so a
+ * reconciliation finds them by field, not by name: `.instant` writes a time as `instant` does,
+ * `.flag` a boolean sent as 1/0 or text as true/false.
+ */
+interface FieldColumns {
+  (...path: string[]): string;
+  instant(...path: string[]): string;
+  flag(...path: string[]): string;
+}
+
+async function fieldColumns(warehouse: TestWarehouse, table: string): Promise<FieldColumns> {
+  const rows = await warehouse.query<{ column_name: string; field: string[]; data_type: string }>(
+    "select column_name, field, data_type from etl.discovered_columns where table_name = $1",
+    [table],
+  );
+  const byField = new Map(rows.map((row) => [row.field.join("."), row]));
+  const column = (path: string[]) => byField.get(path.join("."));
+  const ref = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const read = (...path: string[]) => {
+    const found = column(path);
+    return found ? `${ref(found.column_name)}::text` : "null";
+  };
+  read.instant = (...path: string[]) => {
+    const found = column(path);
+    if (!found) return "null";
+    const name = ref(found.column_name);
+    if (found.data_type === "timestamptz") return utc(name);
+    if (found.data_type === "timestamp") return `to_char(${name}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    return `${name}::text`;
+  };
+  read.flag = (...path: string[]) => {
+    const found = column(path);
+    if (!found) return "null";
+    const value = `lower(${ref(found.column_name)}::text)`;
+    return `case ${value} when '1' then 'true' when '0' then 'false' else ${value} end`;
+  };
+  return read;
+}
+
 /** A served instant as `instant` writes it, or null when none was served. */
 const servedInstant = (value: string | null | undefined) =>
   value === null || value === undefined ? null : instant(value);
@@ -258,12 +299,14 @@ async function storedItems(
   sql: string,
   values: unknown[] = [],
   decimals: readonly number[] = [],
+  instants: readonly number[] = [],
 ): Promise<Item[]> {
   const rows = await warehouse.query<{ key: string; m: unknown[] }>(sql, values);
-  return rows.map(({ key, m }) => ({
-    key,
-    measure: measure(...m.map((value, i) => (decimals.includes(i) ? decimal(value) : value))),
-  }));
+  const normal = (value: unknown, i: number) => {
+    if (decimals.includes(i)) return decimal(value);
+    return instants.includes(i) && value !== null ? instant(value) : value;
+  };
+  return rows.map(({ key, m }) => ({ key, measure: measure(...m.map(normal)) }));
 }
 
 /**
@@ -581,9 +624,12 @@ async function snapshotDifferences(
 ): Promise<string[]> {
   const { warehouse, data, today } = scope;
   const atToday =
-    (sql: string, decimals: number[] = []) =>
+    (sql: string, decimals: number[] = [], instants: number[] = []) =>
     () =>
-      storedItems(warehouse, sql, [today], decimals);
+      storedItems(warehouse, sql, [today], decimals, instants);
+  const cmStats = await fieldColumns(warehouse, "artist_stats.cm_stats");
+  const audienceStats = await fieldColumns(warehouse, "artist_stats.audience_stats");
+  const videoCoverage = await fieldColumns(warehouse, "artist_stats.video_market_coverage");
   const cm: Item[] = [];
   const audience: Item[] = [];
   const coverage: Item[] = [];
@@ -640,8 +686,11 @@ async function snapshotDifferences(
       cm,
       atToday(
         `select concat_ws('|', artist_id, element) as key,
-                json_build_array(name, cm_rank, ${utc("measured_at")}) as m
+                json_build_array(${cmStats("name")}, ${cmStats("cm_rank")},
+                                 ${cmStats.instant("timestp")}) as m
            from artist_stats.cm_stats where snapshot_date = $1`,
+        [],
+        [2],
       ),
       quarantine,
     )),
@@ -650,9 +699,11 @@ async function snapshotDifferences(
       audience,
       atToday(
         `select concat_ws('|', artist_id, domain, element) as key,
-                json_build_array(followers, engagement_rate::text, ${utc("measured_at")}) as m
+                json_build_array(${audienceStats("followers")}, ${audienceStats("engagement_rate")},
+                                 ${audienceStats.instant("timestp")}) as m
            from artist_stats.audience_stats where snapshot_date = $1`,
         [1],
+        [2],
       ),
       quarantine,
     )),
@@ -661,10 +712,12 @@ async function snapshotDifferences(
       coverage,
       atToday(
         `select concat_ws('|', artist_id, element) as key,
-                json_build_array(total_views, ${utc("measured_at")}, market_code, market_name,
-                                 views, share::text) as m
+                json_build_array(${videoCoverage("total_views")}, ${videoCoverage.instant("timestp")},
+                                 ${videoCoverage("code")}, ${videoCoverage("name")},
+                                 ${videoCoverage("views")}, ${videoCoverage("percent")}) as m
            from artist_stats.video_market_coverage where snapshot_date = $1`,
         [5],
+        [1],
       ),
       quarantine,
     )),
@@ -682,7 +735,15 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
   const quarantine = await Quarantine.load(warehouse);
   const artists = expectedTrackedArtists(scope);
   const served = servedArtistStats(scope, artists);
-  const stored = (sql: string, values?: unknown[]) => storedItems(warehouse, sql, values);
+  const stored = (sql: string, values?: unknown[], instants: number[] = []) =>
+    storedItems(warehouse, sql, values, [], instants);
+  const columnsOf = (table: string) => fieldColumns(warehouse, `artist_stats.${table}`);
+  const points = await columnsOf("platform_stats");
+  const placements = await columnsOf("playlist_placements");
+  const audience = await columnsOf("social_audience_stats");
+  const entries = await columnsOf("chart_entries");
+  const radio = await columnsOf("radio");
+  const airplays = await columnsOf("radio_airplays");
   return [
     ...compareItems(
       "artist_stats.artists",
@@ -697,7 +758,7 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.points,
       await stored(
         `select concat_ws('|', artist_id, source, metric, day) as key,
-                json_build_array(value, interpolated) as m
+                json_build_array(value, ${points.flag("interpolated")}) as m
            from artist_stats.platform_stats`,
       ),
       quarantine,
@@ -716,10 +777,13 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.placements,
       await stored(
         `select concat_ws('|', artist_id, kind, platform, status, playlist_key) as key,
-                json_build_array(playlist_followers, position_in_playlist,
-                                 ${utc("added_at")}, ${utc("removed_at")}) as m
+                json_build_array(${placements("playlist", "followers")},
+                                 ${placements("playlist", "position")},
+                                 ${placements.instant("playlist", "added_at")},
+                                 ${placements.instant("playlist", "removed_at")}) as m
            from artist_stats.playlist_placements where snapshot_date = $1`,
         [today],
+        [2, 3],
       ),
       quarantine,
     ),
@@ -728,9 +792,11 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.audience,
       await stored(
         `select concat_ws('|', artist_id, domain, audience_type, stats_type, position) as key,
-                json_build_array(code, name, value, ${utc("measured_at")}) as m
+                json_build_array(${audience("code")}, ${audience("name")}, ${audience("value")},
+                                 ${audience.instant("timestp")}) as m
            from artist_stats.social_audience_stats where snapshot_date = $1`,
         [today],
+        [3],
       ),
       quarantine,
     ),
@@ -740,7 +806,7 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.entries,
       await stored(
         `select concat_ws('|', chart_date, country_code, genre, rank) as key,
-                json_build_array(artist_id, isrc) as m
+                json_build_array(${entries("artist", "cm_artist")}, ${entries("track", "isrc")}) as m
            from artist_stats.chart_entries where chart_date = any($1::date[])`,
         [days],
       ),
@@ -751,7 +817,7 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.radio,
       await stored(
         `select concat_ws('|', artist_id, snapshot_date, position) as key,
-                json_build_array(station_name, spins) as m
+                json_build_array(${radio("station_name")}, ${radio("spins")}) as m
            from artist_stats.radio where snapshot_date = any($1::date[])`,
         [days],
       ),
@@ -762,7 +828,8 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
       served.airplays,
       await stored(
         `select concat_ws('|', artist_id, snapshot_date, position) as key,
-                json_build_array(station_name, isrc, plays) as m
+                json_build_array(${airplays("station", "name")}, ${airplays("track", "isrc")},
+                                 ${airplays("plays")}) as m
            from artist_stats.radio_airplays where snapshot_date = any($1::date[])`,
         [days],
       ),

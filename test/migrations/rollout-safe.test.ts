@@ -51,6 +51,10 @@ const EXCEPTIONS: Readonly<Record<string, Exception>> = {
   // making analytics.payouts_by_status again over them; and keys the snapshot tables by element
   // too, which an older release's upsert by the old key no longer finds: it must be stopped.
   "2026-11-25-014-exact-values": { breaches: ["drop", "column type"], stopsOldWorkers: true },
+  // Drops the artist statistics columns named by guesses of unshown fields (their values are in
+  // raw and become discovered columns), and the two views that read them: an older release's
+  // writes of those tables name the dropped columns, so it must be stopped.
+  "2026-11-28-021-artist-stats-discovered": { breaches: ["drop"], stopsOldWorkers: true },
 };
 
 /** A statement's code: literals (comments, values) can say anything, and case and spacing vary. */

@@ -379,7 +379,8 @@ describe("artist statistics streams", () => {
     for (const id of ids()) {
       for (const day of daysBetween(FROM, TO)) {
         const airplays = await harness.warehouse.query(
-          `select position, station_name, isrc, plays::int, raw from artist_stats.radio_airplays
+          `select position, station__name as station_name, track__isrc as isrc, plays::int, raw
+             from artist_stats.radio_airplays
            where artist_id = $1 and snapshot_date = $2 order by position`,
           [id, day],
         );
@@ -422,7 +423,8 @@ describe("artist statistics streams", () => {
     for (const { country_code, genre } of CHARTS) {
       for (const day of daysBetween(FROM, TO)) {
         const rows = await harness.warehouse.query(
-          `select rank, pre_rank, peak_rank, time_on_chart, artist_id::int, isrc
+          `select rank, pre_rank::int, peak_rank::int, time_on_chart::int,
+                  artist__cm_artist::int as artist_id, track__isrc as isrc
            from artist_stats.chart_entries
            where chart_date = $1 and country_code = $2 and genre = $3 order by rank`,
           [day, country_code, genre],
@@ -784,7 +786,7 @@ describe("artist statistics streams against a drifting upstream", () => {
     expect(stored.some((r) => r.key.includes("|monthly_listeners|"))).toBe(true);
 
     const chart = await harness.warehouse.query(
-      "select rank, artist_id::int from artist_stats.chart_entries order by rank",
+      "select rank, artist__cm_artist::int as artist_id from artist_stats.chart_entries order by rank",
     );
     expect(chart).toEqual(
       data

@@ -1,5 +1,4 @@
 import { AUDIENCE_DOMAINS, type AudienceDomain } from "../../api/enums.js";
-import { toInteger, toDecimal, field, toInstant } from "../../api/read-values.js";
 import {
   shortVideoAudienceStats,
   social3AudienceStats,
@@ -25,12 +24,6 @@ export const audienceStats = endpointStream({
   table: "artist_stats.audience_stats",
   key: ["artist_id", "domain", "snapshot_date", "element"],
   mode: "snapshot",
-  columns: (audience, { position }) => ({
-    element: position,
-    followers: toInteger(field(audience, "followers")),
-    engagement_rate: toDecimal(field(audience, "engagement_rate")),
-    avg_likes_per_post: toDecimal(field(audience, "avg_likes_per_post")),
-    avg_comments_per_post: toDecimal(field(audience, "avg_comments_per_post")),
-    measured_at: toInstant(field(audience, "timestp")),
-  }),
+  // The spec shows none of its fields: each is a discovered column, named as the upstream names it.
+  columns: (_audience, { position }) => ({ element: position }),
 });

@@ -1,4 +1,4 @@
-import { toInteger, toText, field } from "../../api/read-values.js";
+import { toInteger } from "../../api/read-values.js";
 import { charts } from "../../api/operations/artist-stats.js";
 import { compound, product } from "../dimensions.js";
 import { endpointStream } from "../endpoint-stream.js";
@@ -46,14 +46,6 @@ export const chartEntries = endpointStream({
   key: ["chart_date", "country_code", "genre", "rank"],
   // A day's chart replaces what was stored for it: an entry no longer listed goes.
   mode: "replace",
-  columns: (entry) => ({
-    rank: toInteger(entry.rank),
-    pre_rank: toInteger(entry.pre_rank),
-    peak_rank: toInteger(entry.peak_rank),
-    time_on_chart: toInteger(entry.time_on_chart),
-    artist_id: toInteger(field(entry, "artist", "cm_artist")),
-    artist_name: toText(field(entry, "artist", "name")),
-    track_name: toText(field(entry, "track", "name")),
-    isrc: toText(field(entry, "track", "isrc")),
-  }),
+  // Its rank is its key; the spec shows no other field: each is a discovered column.
+  columns: (entry) => ({ rank: toInteger(entry.rank) }),
 });

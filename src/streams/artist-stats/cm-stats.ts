@@ -1,4 +1,3 @@
-import { toInteger, toText, field, toInstant } from "../../api/read-values.js";
 import { cmStats as cmStatsOperation } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { TRACKED_ARTISTS } from "./tracked-artists.js";
@@ -14,10 +13,6 @@ export const cmStats = endpointStream({
   table: "artist_stats.cm_stats",
   key: ["artist_id", "snapshot_date", "element"],
   mode: "snapshot",
-  columns: (stats, { position }) => ({
-    element: position,
-    name: toText(field(stats, "name")),
-    cm_rank: toInteger(field(stats, "cm_rank")),
-    measured_at: toInstant(field(stats, "timestp")),
-  }),
+  // The spec shows none of its fields: each is a discovered column, named as the upstream names it.
+  columns: (_stats, { position }) => ({ element: position }),
 });

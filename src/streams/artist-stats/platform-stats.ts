@@ -1,5 +1,5 @@
 import type { StatSource } from "../../api/enums.js";
-import { toDecimal, field, toBoolean, toDay } from "../../api/read-values.js";
+import { field, toDay } from "../../api/read-values.js";
 import { stat } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import type { PartitionSet } from "../partition-set.js";
@@ -86,7 +86,5 @@ export const platformStats = endpointStream({
     metric: point.metric,
     day: toDay(point.day),
     value: point.value,
-    daily_diff: toDecimal(field(point.raw, "daily_diff")),
-    interpolated: toBoolean(field(point.raw, "interpolated")),
   }),
 });

@@ -1,5 +1,5 @@
 import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
-import { toInteger, toText, field, toInstant } from "../../api/read-values.js";
+import { toText, field } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import type { RecordList } from "../../api/results.js";
@@ -94,18 +94,6 @@ export const playlistPlacements = endpointStream<
   table: "artist_stats.playlist_placements",
   key: ["artist_id", "kind", "platform", "status", "playlist_key", "snapshot_date"],
   mode: "snapshot",
-  columns: (entry) => ({
-    playlist_key: playlistKey(entry),
-    playlist_id: toText(field(entry, "playlist", "id")),
-    playlist_name: toText(field(entry, "playlist", "name")),
-    owner_name: toText(field(entry, "playlist", "owner_name")),
-    playlist_followers: toInteger(field(entry, "playlist", "followers")),
-    position_in_playlist: toInteger(field(entry, "playlist", "position")),
-    peak_position_in_playlist: toInteger(field(entry, "playlist", "peak_position")),
-    added_at: toInstant(field(entry, "playlist", "added_at")),
-    removed_at: toInstant(field(entry, "playlist", "removed_at")),
-    track_id: toText(field(entry, "track", "id")),
-    track_name: toText(field(entry, "track", "name")),
-    isrc: toText(field(entry, "track", "isrc")),
-  }),
+  // Its key only: the spec shows no field of an entry, each is a discovered column.
+  columns: (entry) => ({ playlist_key: playlistKey(entry) }),
 });

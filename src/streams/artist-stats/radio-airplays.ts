@@ -1,4 +1,3 @@
-import { toInteger, toText, field } from "../../api/read-values.js";
 import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { ARTIST_DAYS } from "./tracked-artists.js";
@@ -15,13 +14,6 @@ export const radioAirplays = endpointStream({
   // Rows have no id (a station and track can appear twice a day): the day's list replaces the
   // stored one, in the upstream's order.
   mode: "replace",
-  columns: (airplay, { position }) => ({
-    position,
-    station_name: toText(field(airplay, "station", "name")),
-    station_city: toText(field(airplay, "station", "city")),
-    station_country_code: toText(field(airplay, "station", "country_code")),
-    track_name: toText(field(airplay, "track", "name")),
-    isrc: toText(field(airplay, "track", "isrc")),
-    plays: toInteger(airplay.plays),
-  }),
+  // The spec shows none of its fields: each is a discovered column, named as the upstream names it.
+  columns: (_airplay, { position }) => ({ position }),
 });

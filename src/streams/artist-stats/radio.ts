@@ -1,4 +1,3 @@
-import { toInteger, toText } from "../../api/read-values.js";
 import { radio as radioOperation } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { ARTIST_DAYS } from "./tracked-artists.js";
@@ -14,12 +13,6 @@ export const radio = endpointStream({
   key: ["artist_id", "snapshot_date", "position"],
   // Rows have no id: the day's list replaces the stored one, in the upstream's order.
   mode: "replace",
-  columns: (spin, { position }) => ({
-    position,
-    station_name: toText(spin.station_name),
-    market: toText(spin.market),
-    format: toText(spin.format),
-    spins: toInteger(spin.spins),
-    audience: toInteger(spin.audience),
-  }),
+  // The spec shows none of its fields: each is a discovered column, named as the upstream names it.
+  columns: (_spin, { position }) => ({ position }),
 });

@@ -1,4 +1,3 @@
-import { toDecimal, toText, toInstant } from "../../api/read-values.js";
 import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
@@ -30,13 +29,6 @@ export const socialAudienceStats = endpointStream({
   key: ["artist_id", "domain", "audience_type", "stats_type", "snapshot_date", "position"],
   mode: "snapshot",
   // Entries have no id of their own: their place in the upstream's list (largest first) is
-  // their key.
-  columns: (entry, { position }) => ({
-    position,
-    code: toText(entry.code),
-    name: toText(entry.name),
-    value: toDecimal(entry.value),
-    percent: toDecimal(entry.percent),
-    measured_at: toInstant(entry.timestp),
-  }),
+  // their key. The spec shows none of their fields: each is a discovered column.
+  columns: (_entry, { position }) => ({ position }),
 });
