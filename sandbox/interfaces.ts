@@ -89,6 +89,12 @@ export interface ShapeKnobs {
   /** Every empty object served as `[]`, as PHP's json_encode writes an empty array. */
   phpEmpty: boolean;
   /**
+   * The fields of the artist statistics records that the spec does not show, and that no key is
+   * made of, named otherwise (camelCase or other words: `spins` is `spinCount`), as an upstream
+   * written independently names them (sandbox/renamed-fields.ts).
+   */
+  renamedFields: boolean;
+  /**
    * The dataset holds empty cases: an artist photo with no fields, a payout whose metadata has
    * no key, an audience domain with no data, and only one pending payout (none from revision 1).
    */

@@ -41,6 +41,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     namedObjects: false,
     listSnapshots: false,
     phpEmpty: false,
+    renamedFields: false,
     emptyCases: false,
     charset: "utf-8",
   },
@@ -118,6 +119,7 @@ const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {
   namedObjects: isBoolean,
   listSnapshots: isBoolean,
   phpEmpty: isBoolean,
+  renamedFields: isBoolean,
   emptyCases: isBoolean,
   charset: isOneOf("utf-8", "iso-8859-1", "mislabelled"),
 };

@@ -4,6 +4,7 @@ import { bearerToken, credentialEcho } from "./credential-echo.js";
 import { applyDrift, driftedText } from "./drift.js";
 import { inCharset } from "./charsets.js";
 import { encodeBody } from "./encodings.js";
+import { renameFields } from "./renamed-fields.js";
 import { drawFailureEnvelope } from "./failure-envelopes.js";
 import { drawFault, HTML_503_BODY, truncate } from "./faults.js";
 import { HttpError } from "./http/errors.js";
@@ -114,7 +115,12 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
     return request.socket.destroy();
   }
   const body =
-    reply.status < 300 ? applyDrift(encodeBody(reply.body, knobs.shapes), knobs.drift) : reply.body;
+    reply.status < 300
+      ? applyDrift(
+          encodeBody(renameFields(reply.body, match?.route.operation, knobs.shapes), knobs.shapes),
+          knobs.drift,
+        )
+      : reply.body;
   const text = driftedText(body);
   if (fault === "truncated") return send(to, 200, truncate(text), headers);
   const served = reply.status < 300 ? inCharset(text, knobs.shapes.charset) : { body: text };

@@ -11,6 +11,7 @@ import {
 } from "../../src/api/enums.js";
 import type { EtlConfig } from "../../src/config/etl-config-schema.js";
 import type { Payout, PlaylistEntry, SandboxDataset, ShapeKnobs } from "../../sandbox/index.js";
+import { RENAMED_FIELDS } from "../../sandbox/renamed-fields.js";
 import { addDays } from "../../src/time/calendar.js";
 import type { TestWarehouse } from "./warehouse.js";
 
@@ -117,13 +118,32 @@ interface FieldColumns {
   flag(...path: string[]): string;
 }
 
-async function fieldColumns(warehouse: TestWarehouse, table: string): Promise<FieldColumns> {
+/** The sandbox operation whose records each artist statistics table holds (renamedFields). */
+const OPERATION_OF: Readonly<Record<string, string>> = {
+  "artist_stats.cm_stats": "artistStats.cmStats",
+  "artist_stats.audience_stats": "artistStats.social3AudienceStats",
+  "artist_stats.social_audience_stats": "artistStats.socialAudienceStats",
+  "artist_stats.video_market_coverage": "artistStats.videoMarketCoverage",
+  "artist_stats.playlist_placements": "artistStats.editorialPlaylists",
+  "artist_stats.radio": "artistStats.radio",
+  "artist_stats.radio_airplays": "artistStats.radioAirplays",
+  "artist_stats.chart_entries": "artistStats.charts",
+};
+
+async function fieldColumns(
+  scope: Pick<ReconcileScope, "warehouse" | "shapes">,
+  table: string,
+): Promise<FieldColumns> {
+  const { warehouse } = scope;
+  const operation = OPERATION_OF[table];
+  const renamed = scope.shapes?.renamedFields && operation ? RENAMED_FIELDS[operation] : {};
+  const served = (name: string) => renamed?.[name] ?? name;
   const rows = await warehouse.query<{ column_name: string; field: string[]; data_type: string }>(
     "select column_name, field, data_type from etl.discovered_columns where table_name = $1",
     [table],
   );
   const byField = new Map(rows.map((row) => [row.field.join("."), row]));
-  const column = (path: string[]) => byField.get(path.join("."));
+  const column = (path: string[]) => byField.get(path.map(served).join("."));
   const ref = (name: string) => `"${name.replaceAll('"', '""')}"`;
   const read = (...path: string[]) => {
     const found = column(path);
@@ -627,9 +647,9 @@ async function snapshotDifferences(
     (sql: string, decimals: number[] = [], instants: number[] = []) =>
     () =>
       storedItems(warehouse, sql, [today], decimals, instants);
-  const cmStats = await fieldColumns(warehouse, "artist_stats.cm_stats");
-  const audienceStats = await fieldColumns(warehouse, "artist_stats.audience_stats");
-  const videoCoverage = await fieldColumns(warehouse, "artist_stats.video_market_coverage");
+  const cmStats = await fieldColumns(scope, "artist_stats.cm_stats");
+  const audienceStats = await fieldColumns(scope, "artist_stats.audience_stats");
+  const videoCoverage = await fieldColumns(scope, "artist_stats.video_market_coverage");
   const cm: Item[] = [];
   const audience: Item[] = [];
   const coverage: Item[] = [];
@@ -737,7 +757,7 @@ export async function artistStatsDifferences(scope: ReconcileScope): Promise<str
   const served = servedArtistStats(scope, artists);
   const stored = (sql: string, values?: unknown[], instants: number[] = []) =>
     storedItems(warehouse, sql, values, [], instants);
-  const columnsOf = (table: string) => fieldColumns(warehouse, `artist_stats.${table}`);
+  const columnsOf = (table: string) => fieldColumns(scope, `artist_stats.${table}`);
   const points = await columnsOf("platform_stats");
   const placements = await columnsOf("playlist_placements");
   const audience = await columnsOf("social_audience_stats");

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { RENAMED_FIELDS } from "../../sandbox/renamed-fields.js";
 import {
   type ArtistUrl,
   DEFAULT_KNOBS,
@@ -46,6 +47,7 @@ const HABITS = [
   "list-snapshots",
   "php-empty",
   "latin1",
+  "renamed-fields",
 ];
 
 /** (domain, url) pairs as sorted text, whatever the shape they came in. */
@@ -116,6 +118,7 @@ describe("sandbox shape knobs", () => {
       namedObjects: false,
       listSnapshots: false,
       phpEmpty: false,
+      renamedFields: false,
       emptyCases: false,
       charset: "utf-8",
     } satisfies ShapeKnobs);
@@ -518,6 +521,29 @@ describe("sandbox alternative shapes serve the same records", () => {
       status: true,
       data: wire(sandbox.data.invoice()),
     });
+  });
+
+  it("renamed-fields: the artist statistics' unshown fields under other names, the same values", async () => {
+    const [artist] = sandbox.data.socialArtists();
+    if (!artist) throw new Error("the sandbox has no social artist");
+    const day = "2026-02-10";
+    const path = `/api/v1/artist-stats/radio?artist_id=${artist.cm_artist}&date=${day}`;
+    const plain = (await ok(sandbox, path)) as { obj: Record<string, unknown>[] };
+    sandbox.setKnobs({ shapes: { renamedFields: true } });
+    const renamed = (await ok(sandbox, path)) as { obj: Record<string, unknown>[] };
+    const names = RENAMED_FIELDS["artistStats.radio"] ?? {};
+    expect(plain.obj.length).toBeGreaterThan(0);
+    expect(renamed.obj).toEqual(
+      plain.obj.map((spin) =>
+        Object.fromEntries(Object.entries(spin).map(([key, value]) => [names[key] ?? key, value])),
+      ),
+    );
+    expect(Object.keys(renamed.obj[0] ?? {})).toContain("spinCount");
+    const chartPath = `/api/v1/artist-stats/charts?country_code=GLOBAL&genre=All%20Genres&date=${day}&limit=5`;
+    const chart = (await ok(sandbox, chartPath)) as { obj: { data: Record<string, unknown>[] } };
+    expect(Object.keys(chart.obj.data[0] ?? {})).toEqual(
+      expect.arrayContaining(["rank", "previousRank", "performer"]),
+    );
   });
 
   it("incomes-without-ids: the same incomes, without id; created_at still tells them apart", async () => {

@@ -65,19 +65,21 @@ describe("hostile values from the upstream", () => {
       "trend_items name text",
       "trend_items count integer",
       "trend_items x_nested json",
-      "artist_stats_chart_entries peak_rank integer",
     ]) {
       expect([...untyped]).toContain(expected);
     }
     const warned = first.filter((s) =>
       s.warned.some((outcome) => outcome.warnings.some((w) => w.kind === "untyped")),
     );
-    expect(warned.map((s) => s.stream)).toEqual(
-      expect.arrayContaining(["trend_items", "artist_stats_chart_entries"]),
-    );
+    expect(warned.map((s) => s.stream)).toEqual(expect.arrayContaining(["trend_items"]));
+    // A field the spec does not show is a discovered column: a rank beyond 32 bits widens it
+    // (only text Postgres cannot hold at all, a NUL, stays untyped there).
+    expect(
+      [...untyped].filter((field) => field.startsWith("artist_stats") && !field.endsWith(" json")),
+    ).toEqual([]);
   });
 
-  it("keep null in the typed column and what was sent in raw", async () => {
+  it("keep null in the declared column and what was sent in raw; a discovered one holds it", async () => {
     const [items] = await hostile.warehouse.query<{
       huge: number;
       nul: number;
@@ -111,7 +113,7 @@ describe("hostile values from the upstream", () => {
     expect((deep?.depth ?? 0) - 1 + brackets).toBe(HOSTILE_DEPTH);
     const [ranks] = await hostile.warehouse.query<{ n: number }>(
       `select count(*)::int as n from artist_stats.chart_entries
-        where raw->>'peak_rank' = '3000000000' and peak_rank is null`,
+        where raw->>'peak_rank' = '3000000000' and peak_rank::text = '3000000000'`,
     );
     expect(ranks?.n).toBeGreaterThan(0);
   });

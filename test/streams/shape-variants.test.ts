@@ -13,6 +13,7 @@ import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { daysBetween } from "../../src/time/calendar.js";
 import { type ReconcileScope, warehouseDifferences } from "../helpers/reconcile.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
+import { typedScalars } from "../helpers/typed-scalars.js";
 
 // Every alternative shape the sandbox can serve, each against a database of its own: a full
 // sync, late data and restatements (revision 1), then a sync with nothing new. After each of the
@@ -38,6 +39,8 @@ const SIZE: Partial<SandboxSize> = {
   incomes: 40,
   trendItemsCap: 40,
 };
+/** The schemas whose streams declare typed columns only for what the spec shows and their keys. */
+const DISCOVERED_SCHEMAS = ["artist_stats"];
 /** Lines of a reconciliation shown in a failure, the rest counted. */
 const SHOWN = 40;
 
@@ -191,6 +194,17 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
 
   afterAll(() => harness.close());
 
+  /**
+   * Every scalar value of every record the tables of the families that declare only what the
+   * spec shows hold is in a typed column of its row, exactly as sent, whatever the upstream
+   * names it.
+   */
+  async function expectEveryValueTyped() {
+    const { total, untyped } = await typedScalars(harness.warehouse, DISCOVERED_SCHEMAS);
+    expect(total, "scalar values stored").toBeGreaterThan(0);
+    expect.soft(shown(untyped), `values only raw holds, of ${total}`).toEqual([]);
+  }
+
   it("1. a full sync stores every record served, or quarantines it with a reason", async () => {
     const since = new Date();
     const sentBefore = harness.upstream.sandbox.stats().failureEnvelopes;
@@ -198,6 +212,7 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
     await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
     expectCleanSuccess(summaries);
     expectFailureBodiesRetried(summaries, sentBefore);
+    await expectEveryValueTyped();
   });
 
   it("2. late data and restatements (revision 1) are stored once, with their new values", async () => {
@@ -215,6 +230,7 @@ describe.each(Object.keys(SHAPE_VARIANTS))("shape variant %s", (variant) => {
     await expectReconciled(harness, scope, summaries, since, incomesHaveIds);
     expectCleanSuccess(summaries);
     expectFailureBodiesRetried(summaries, sentBefore);
+    await expectEveryValueTyped();
   });
 
   it("3. a sync with no upstream change writes no row and lands no response", async () => {

@@ -1,0 +1,101 @@
+// The renamedFields knob: an upstream written independently of this sandbox names the fields the
+// spec does not show its own way. Names only change, never values nor which records there are;
+// the fields a key is made of (a chart's rank, a placement's playlist and track ids) keep theirs.
+import type { ShapeKnobs } from "./interfaces.js";
+
+const AUDIENCE = {
+  cm_artist: "artist_id",
+  followers: "followerCount",
+  engagement_rate: "engagementRate",
+  avg_likes_per_post: "avgLikes",
+  avg_comments_per_post: "avgComments",
+  timestp: "updated_at",
+  top_countries: "countries",
+  top_cities: "cities",
+  genders: "genderSplit",
+  age_groups: "ageGroups",
+  country_code: "countryCode",
+  percent: "share",
+};
+
+const PLAYLISTS = {
+  name: "title",
+  editorial: "isEditorial",
+  platform: "service",
+  owner_name: "owner",
+  followers: "followerCount",
+  position: "currentPosition",
+  peak_position: "peakPosition",
+  added_at: "addedAt",
+  removed_at: "removedAt",
+  artist_names: "artists",
+};
+
+/** Each operation's new names, by the sandbox's own name of the field. */
+export const RENAMED_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  "artistStats.cmStats": { cm_artist: "artist_id", cm_rank: "rank", timestp: "updated_at" },
+  "artistStats.social3AudienceStats": AUDIENCE,
+  "artistStats.shortVideoAudienceStats": AUDIENCE,
+  "artistStats.videoAudienceStats": AUDIENCE,
+  "artistStats.socialAudienceStats": {
+    code: "countryCode",
+    name: "label",
+    value: "count",
+    percent: "share",
+    timestp: "updated_at",
+  },
+  "artistStats.videoMarketCoverage": {
+    cm_artist: "artist_id",
+    total_views: "totalViews",
+    timestp: "updated_at",
+    markets: "countries",
+    code: "countryCode",
+    name: "countryName",
+    views: "viewCount",
+    percent: "share",
+  },
+  "artistStats.editorialPlaylists": PLAYLISTS,
+  "artistStats.curatorPlaylists": PLAYLISTS,
+  "artistStats.radio": {
+    station_name: "station",
+    market: "marketName",
+    format: "stationFormat",
+    spins: "spinCount",
+    audience: "listeners",
+    date: "day",
+  },
+  "artistStats.radioAirplays": {
+    station: "radioStation",
+    city: "cityName",
+    country_code: "countryCode",
+    name: "title",
+    plays: "playCount",
+    date: "day",
+  },
+  "artistStats.charts": {
+    pre_rank: "previousRank",
+    peak_rank: "peakRank",
+    time_on_chart: "weeksOnChart",
+    artist: "performer",
+    cm_artist: "id",
+    name: "title",
+  },
+};
+
+/** The body with the operation's renamed fields under their new names, at every depth. */
+export function renameFields(
+  body: unknown,
+  operation: string | undefined,
+  shapes: ShapeKnobs,
+): unknown {
+  const names = shapes.renamedFields && operation ? RENAMED_FIELDS[operation] : undefined;
+  if (!names) return body;
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== "object" || value === null) return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, child]) => [names[key] ?? key, visit(child)]),
+    );
+  };
+  return visit(body);
+}
