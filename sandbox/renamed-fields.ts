@@ -1,6 +1,6 @@
 // The renamedFields knob: an upstream written independently of this sandbox names the fields the
-// spec does not show its own way. Names only change, never values nor which records there are;
-// the fields a key is made of (a chart's rank, a placement's playlist and track ids) keep theirs.
+// spec does not show its own way, and sends one more. Values and records do not change; the
+// fields a key is made of (a chart's rank, a placement's playlist and track ids) keep their names.
 import type { ShapeKnobs } from "./interfaces.js";
 
 const AUDIENCE = {
@@ -82,7 +82,13 @@ export const RENAMED_FIELDS: Readonly<Record<string, Readonly<Record<string, str
   },
 };
 
-/** The body with the operation's renamed fields under their new names, at every depth. */
+/** A field the sandbox's own records do not have, added to each record that has one renamed. */
+export const ADDED_FIELD = { name: "served_by", value: "an independently written upstream" };
+
+/**
+ * The body with the operation's renamed fields under their new names, at every depth, and
+ * ADDED_FIELD in each object that had one.
+ */
 export function renameFields(
   body: unknown,
   operation: string | undefined,
@@ -93,9 +99,13 @@ export function renameFields(
   const visit = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(visit);
     if (typeof value !== "object" || value === null) return value;
-    return Object.fromEntries(
-      Object.entries(value).map(([key, child]) => [names[key] ?? key, visit(child)]),
-    );
+    const entries = Object.entries(value);
+    const renamed = entries.map(([key, child]): [string, unknown] => [
+      names[key] ?? key,
+      visit(child),
+    ]);
+    if (!entries.some(([key]) => key in names)) return Object.fromEntries(renamed);
+    return Object.fromEntries([...renamed, [ADDED_FIELD.name, ADDED_FIELD.value]]);
   };
   return visit(body);
 }

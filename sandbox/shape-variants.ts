@@ -1,6 +1,6 @@
 // Named sets of shape knobs, for `npm run sandbox -- --shapes a,b` and for tests that run the
 // ETL against shapes it was not designed for.
-import type { DriftKnobs, KnobsPatch, ShapeKnobs } from "./interfaces.js";
+import type { KnobsPatch, ShapeKnobs } from "./interfaces.js";
 
 const CAP = 7;
 /** One GET answer in ten declares failure: often enough that every sync meets several. */
@@ -16,7 +16,7 @@ const HABITS = {
   "list-snapshots": { shapes: { listSnapshots: true } },
   "php-empty": { shapes: { phpEmpty: true, emptyCases: true } },
   latin1: { shapes: { charset: "iso-8859-1" } },
-  "renamed-fields": { shapes: { renamedFields: true }, drift: { extraFields: true } },
+  "renamed-fields": { shapes: { renamedFields: true } },
 } satisfies Record<string, KnobsPatch>;
 
 /** Name -> the knobs that select that variant. */
@@ -49,10 +49,6 @@ export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
     shapes: Object.values(HABITS).reduce<Partial<ShapeKnobs>>(
       (all, habit) => ({ ...all, ...habit.shapes }),
       { urlArrays: true, pageCap: CAP, incomesWithoutIds: true },
-    ),
-    drift: Object.values(HABITS).reduce<Partial<DriftKnobs>>(
-      (all, habit) => ({ ...all, ...("drift" in habit ? habit.drift : {}) }),
-      {},
     ),
   },
 };

@@ -6,6 +6,9 @@ export interface RecordField {
   readonly value: unknown;
 }
 
+/** Between a path's names in its key: no field name holds it (JSON text can, Postgres cannot). */
+const SEPARATOR = "\u0000";
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return (
     value !== null &&
@@ -36,7 +39,37 @@ export function recordFields(record: unknown): RecordField[] {
   return fields;
 }
 
+/**
+ * Each field as recordFields gives them, with its path's key (pathKey) and its path made only
+ * when asked: the load reads every record's fields, and most are seen many times.
+ */
+export function forEachField(
+  record: unknown,
+  visit: (key: string, path: () => readonly string[], value: unknown) => void,
+): void {
+  if (!isObject(record)) return;
+  for (const [name, value] of Object.entries(record)) {
+    if (!isObject(value)) {
+      visit(name, () => [name], value);
+      continue;
+    }
+    for (const [inner, innerValue] of Object.entries(value)) {
+      visit(`${name}${SEPARATOR}${inner}`, () => [name, inner], innerValue);
+    }
+  }
+}
+
+/** The value of a record's field at `path` (one object down at most); undefined when absent. */
+export function valueAt(record: unknown, path: readonly string[]): unknown {
+  let value: unknown = record;
+  for (const name of path) {
+    if (!isObject(value)) return undefined;
+    value = value[name];
+  }
+  return value;
+}
+
 /** A path as one text ("photo.id"), for sets of paths. */
 export function pathKey(path: readonly string[]): string {
-  return path.join("\u0000");
+  return path.join(SEPARATOR);
 }

@@ -62,12 +62,15 @@ export function kindOfValue(value: unknown): ColumnKind | null {
 /** Whether a column of `kind` holds `value` exactly, as storedValue gives it. */
 export function holds(kind: ColumnKind, value: unknown): boolean {
   if (value === null || value === undefined || kind === "jsonb") return true;
+  // The common cases first, without classifying the value: every record's fields are asked.
+  if (kind === "text") return typeof value !== "object" || value instanceof JsonDecimal;
+  if (typeof value === "number" && Number.isSafeInteger(value)) {
+    return kind === "bigint" || kind === "numeric";
+  }
   const valueKind = kindOfValue(value);
   if (valueKind === kind) return true;
   if (valueKind === "jsonb") return false;
   switch (kind) {
-    case "text":
-      return true;
     case "numeric":
       return valueKind === "bigint" || (typeof value === "string" && DECIMAL_TEXT.test(value));
     case "bigint":

@@ -1,7 +1,7 @@
 import type { Expected } from "../api/untyped-values.js";
 import { JsonDecimal } from "../json/json-body.js";
 import { columnNameOf } from "../schema/column-names.js";
-import { pathKey, recordFields } from "../schema/record-fields.js";
+import { forEachField, pathKey, valueAt } from "../schema/record-fields.js";
 import {
   type ColumnKind,
   holds,
@@ -49,7 +49,10 @@ function sameValue(declared: unknown, field: unknown): boolean {
  * by no column: it gets one of its own.
  */
 function holdsAnywhere(row: Row, value: unknown): boolean {
-  return Object.entries(row).some(([column, held]) => column !== "raw" && sameValue(held, value));
+  for (const column in row) {
+    if (column !== "raw" && sameValue(row[column], value)) return true;
+  }
+  return false;
 }
 
 /** A list or object: what a declaration reads of one it makes rows or values of (chart totals). */
@@ -68,7 +71,6 @@ export class ColumnDiscovery {
   readonly #covered: ReadonlySet<string> | null;
   #known: DiscoveredColumns;
   readonly #seen = new Map<string, SeenField>();
-  readonly #values = new WeakMap<Row, Map<string, unknown>>();
   readonly #names = new Map<string, string>();
 
   constructor(covered: ReadonlySet<string> | null, known: DiscoveredColumns) {
@@ -78,36 +80,34 @@ export class ColumnDiscovery {
 
   /** Reads a row's record; `source` is the page it came from, for the schema change's record. */
   note(row: Row, source: object): void {
-    const values = new Map<string, unknown>();
-    for (const { path, value } of recordFields(row.raw)) {
-      const key = pathKey(path);
-      const name = this.#nameOf(key, path);
-      const held = Object.hasOwn(row, name) || isContainer(value) || holdsAnywhere(row, value);
-      if (held && this.#covered?.has(key)) continue;
-      if (Object.hasOwn(row, name) && sameValue(row[name], value)) continue;
-      values.set(key, value);
-      let seen = this.#seen.get(key);
-      if (!seen) {
-        const kind = this.#known.get(key)?.kind ?? null;
-        seen = { field: path, needed: kind, source: null };
-        this.#seen.set(key, seen);
-      }
-      if (value === null || value === undefined) continue;
-      if (seen.needed === null) {
-        seen.needed = kindOfValue(value);
-        seen.source = source;
-      } else if (!holds(seen.needed, value)) {
-        seen.needed = widen(seen.needed, value);
-        seen.source = source;
-      }
-    }
-    if (values.size > 0) this.#values.set(row, values);
+    forEachField(row.raw, (key, path, value) => this.#noteField(row, key, path, value, source));
   }
 
-  #nameOf(key: string, path: readonly string[]): string {
+  #noteField(row: Row, key: string, path: () => readonly string[], value: unknown, source: object) {
+    const name = this.#nameOf(key, path);
+    const named = Object.hasOwn(row, name);
+    if (this.#covered?.has(key) && (named || isContainer(value) || holdsAnywhere(row, value))) {
+      return;
+    }
+    if ((named && sameValue(row[name], value)) || value === null || value === undefined) return;
+    let seen = this.#seen.get(key);
+    if (!seen) {
+      seen = { field: path(), needed: this.#known.get(key)?.kind ?? null, source: null };
+      this.#seen.set(key, seen);
+    }
+    if (seen.needed === null) {
+      seen.needed = kindOfValue(value);
+      seen.source = source;
+    } else if (!holds(seen.needed, value)) {
+      seen.needed = widen(seen.needed, value);
+      seen.source = source;
+    }
+  }
+
+  #nameOf(key: string, path: () => readonly string[]): string {
     let name = this.#names.get(key);
     if (name === undefined) {
-      name = columnNameOf(path);
+      name = columnNameOf(path());
       this.#names.set(key, name);
     }
     return name;
@@ -152,10 +152,11 @@ export class ColumnDiscovery {
    */
   complete(row: Row, misfit: (field: string, expected: Expected, value: unknown) => void): Row {
     if (this.#known.size === 0) return row;
-    const values = this.#values.get(row);
-    const completed: Record<string, unknown> = { ...row };
-    for (const [key, { column, field, kind }] of this.#known) {
-      const value = values?.get(key);
+    // Copied by Object.assign: a spread copy then given new fields was three times slower here,
+    // and every row of every write is completed (npm run bench, "schema discovery per record").
+    const completed: Record<string, unknown> = Object.assign({}, row);
+    for (const { column, field, kind } of this.#known.values()) {
+      const value = valueAt(row.raw, field);
       if (holds(kind, value)) {
         completed[column] = storedValue(kind, value);
       } else {

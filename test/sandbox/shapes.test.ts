@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { RENAMED_FIELDS } from "../../sandbox/renamed-fields.js";
+import { ADDED_FIELD, RENAMED_FIELDS } from "../../sandbox/renamed-fields.js";
 import {
   type ArtistUrl,
   DEFAULT_KNOBS,
@@ -528,19 +528,22 @@ describe("sandbox alternative shapes serve the same records", () => {
     if (!artist) throw new Error("the sandbox has no social artist");
     const day = "2026-02-10";
     const path = `/api/v1/artist-stats/radio?artist_id=${artist.cm_artist}&date=${day}`;
-    const plain = (await ok(sandbox, path)) as { obj: Record<string, unknown>[] };
+    const plain = await ok<{ obj: Record<string, unknown>[] }>(sandbox, path);
     sandbox.setKnobs({ shapes: { renamedFields: true } });
-    const renamed = (await ok(sandbox, path)) as { obj: Record<string, unknown>[] };
+    const renamed = await ok<{ obj: Record<string, unknown>[] }>(sandbox, path);
     const names = RENAMED_FIELDS["artistStats.radio"] ?? {};
     expect(plain.obj.length).toBeGreaterThan(0);
     expect(renamed.obj).toEqual(
-      plain.obj.map((spin) =>
-        Object.fromEntries(Object.entries(spin).map(([key, value]) => [names[key] ?? key, value])),
-      ),
+      plain.obj.map((spin) => ({
+        ...Object.fromEntries(
+          Object.entries(spin).map(([key, value]) => [names[key] ?? key, value]),
+        ),
+        [ADDED_FIELD.name]: ADDED_FIELD.value,
+      })),
     );
     expect(Object.keys(renamed.obj[0] ?? {})).toContain("spinCount");
     const chartPath = `/api/v1/artist-stats/charts?country_code=GLOBAL&genre=All%20Genres&date=${day}&limit=5`;
-    const chart = (await ok(sandbox, chartPath)) as { obj: { data: Record<string, unknown>[] } };
+    const chart = await ok<{ obj: { data: Record<string, unknown>[] } }>(sandbox, chartPath);
     expect(Object.keys(chart.obj.data[0] ?? {})).toEqual(
       expect.arrayContaining(["rank", "previousRank", "performer"]),
     );
