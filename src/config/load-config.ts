@@ -6,6 +6,8 @@ import { controlCharacterProblems } from "./control-characters.js";
 import { type EnvConfig, envSchema } from "./env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "./etl-config-schema.js";
 import { toConfigProblems } from "./zod-problems.js";
+import { unknownContractKeys } from "./schema-contract.js";
+import { didYouMean } from "../similar-names.js";
 
 export interface AppConfig {
   readonly env: EnvConfig;
@@ -19,6 +21,11 @@ export interface LoadConfigOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** Whether the command calls the upstream, so MUSIC_API_URL and MUSIC_API_KEY must be set. */
   readonly upstream?: boolean;
+  /**
+   * The names the file may give a stream (its streams' and families'): a `schema_contract` key
+   * naming none is refused. The streams are declared above this layer: the caller knows them.
+   */
+  readonly streams?: readonly string[];
 }
 
 /**
@@ -84,6 +91,12 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   const problems = [
     ...controlCharacterProblems(file),
     ...(fileResult.success ? [] : toConfigProblems(fileResult.error, true, etlConfigSchema)),
+    ...(fileResult.success && options.streams
+      ? unknownContractKeys(fileResult.data.schema_contract, options.streams).map((key) => ({
+          field: `schema_contract.${key}`,
+          problem: `is not a stream or family${didYouMean(key, options.streams ?? [])}`,
+        }))
+      : []),
   ];
   if (!fileResult.success || problems.length > 0) {
     throw new ConfigError(env.ETL_CONFIG, problems);

@@ -9,7 +9,10 @@ import { z } from "zod";
 export const SCHEMA_CONTRACTS = ["evolve", "freeze"] as const;
 export type SchemaContract = (typeof SCHEMA_CONTRACTS)[number];
 
-/** `{"default": "evolve", "<stream>": "freeze"}`: per stream, and a default for the others. */
+/**
+ * `{"default": "evolve", "<stream or family>": "freeze"}`: per stream or family (a stream's own
+ * entry wins), and a default for the others.
+ */
 export const schemaContractSchema = z
   .record(z.string(), z.enum(SCHEMA_CONTRACTS, { error: 'must be "evolve" or "freeze"' }))
   .default({});
@@ -17,7 +20,15 @@ export const schemaContractSchema = z
 /** A stream's contract, from the config's `schema_contract`. */
 export function schemaContractOf(
   contracts: Readonly<Record<string, SchemaContract>>,
-  stream: string,
+  stream: { readonly name: string; readonly family: string },
 ): SchemaContract {
-  return contracts[stream] ?? contracts.default ?? "evolve";
+  return contracts[stream.name] ?? contracts[stream.family] ?? contracts.default ?? "evolve";
+}
+
+/** The keys of `schema_contract` that name no stream nor family (`named`): a typo, refused. */
+export function unknownContractKeys(
+  contracts: Readonly<Record<string, SchemaContract>>,
+  named: readonly string[],
+): string[] {
+  return Object.keys(contracts).filter((key) => key !== "default" && !named.includes(key));
 }

@@ -172,8 +172,7 @@ export class PartitionLoad {
 
   constructor(options: PartitionLoadOptions) {
     this.#options = options;
-    this.#evolves =
-      schemaContractOf(options.config.schema_contract, options.stream.name) === "evolve";
+    this.#evolves = schemaContractOf(options.config.schema_contract, options.stream) === "evolve";
     this.#states = options.stream.outputs.map((output) => ({
       output,
       pending: [],

@@ -10,6 +10,8 @@ import {
 } from "../../src/api/enums.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import { schemaContractOf } from "../../src/config/schema-contract.js";
+import { loadAppConfig } from "../../src/cli/load-app-config.js";
 import { ConfigError } from "../../src/errors.js";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import { runCli } from "../helpers/cli.js";
@@ -237,6 +239,38 @@ describe("configuration errors on the command line", () => {
 });
 
 describe("loadConfig", () => {
+  it("takes a schema_contract per stream or family, and refuses one naming neither", () => {
+    dir.write("contracts.json", {
+      start_date: "2026-01-01",
+      schema_contract: { default: "freeze", artist_stats: "evolve", dsps: "freeze" },
+    });
+    const env = { ...validEnv, ETL_CONFIG: "contracts.json" };
+    const { etl } = loadAppConfig({ cwd: dir.path, env });
+    const contract = (name: string, family: string) =>
+      schemaContractOf(etl.schema_contract, { name, family });
+    expect(contract("artist_stats_radio", "artist_stats")).toBe("evolve");
+    expect(contract("dsps", "catalogue")).toBe("freeze");
+    expect(contract("incomes", "royalties")).toBe("freeze");
+
+    dir.write("contract-typo.json", {
+      start_date: "2026-01-01",
+      schema_contract: { dsp: "freeze", artist_stats: "evolve" },
+    });
+    const typo = { ...validEnv, ETL_CONFIG: "contract-typo.json" };
+    const error = (() => {
+      try {
+        loadAppConfig({ cwd: dir.path, env: typo });
+      } catch (thrown) {
+        return thrown;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      { field: "schema_contract.dsp", problem: 'is not a stream or family (did you mean "dsps"?)' },
+    ]);
+  });
+
   it("applies documented defaults and de-duplicates lists", () => {
     dir.write("defaults.json", { start_date: "2026-01-01", upcs: ["1", "1", "2"] });
     const config = loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: "defaults.json" } });

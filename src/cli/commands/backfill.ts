@@ -1,6 +1,6 @@
 import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { UsageError } from "../../errors.js";
 import { selectStreams } from "../../streams/registry.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
@@ -25,7 +25,7 @@ export async function backfillCommand(
   options: BackfillOptions,
   out: ProgressOutput,
 ): Promise<ExitCode> {
-  const { env, etl } = loadConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   if (!options.from || !options.to) throw new UsageError("backfill needs --from and --to");
   const range = parseDayRange(options);
   const selected = selectStreams(parseList(options.only));

@@ -2,7 +2,8 @@ import pg from "pg";
 import { createAppContext } from "../../app-context.js";
 import { toText } from "../../api/read-values.js";
 import { displayUrl } from "../../config/display-url.js";
-import { type AppConfig, loadConfig } from "../../config/load-config.js";
+import type { AppConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { AuthError } from "../../errors.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
@@ -54,7 +55,7 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
  * (a territory lookup), printing one line per check.
  */
 export async function checkCommand(out: Output): Promise<ExitCode> {
-  const config = loadConfig();
+  const config = loadAppConfig();
   const { env } = config;
   out.line(`config    ok    ${config.configPath}: ${describeTracking(config)}`);
 

@@ -1,5 +1,5 @@
 import { displayUrl } from "../../config/display-url.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
@@ -20,7 +20,7 @@ export async function migrateCommand(
 ): Promise<ExitCode> {
   const seconds = wholeNumberOption("--lock-timeout", options.lockTimeout, 1, 3600);
   const lockWaitMs = seconds === undefined ? DEFAULT_LOCK_WAIT_MS : seconds * 1000;
-  const { env } = loadConfig({ upstream: false });
+  const { env } = loadAppConfig({ upstream: false });
   const created = await ensureDatabase(env.DATABASE_URL);
   if (created) out.line(`created database ${displayUrl(env.DATABASE_URL)}`);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });

@@ -1,7 +1,7 @@
 import type { CallOptions } from "../../api/api-client.js";
 import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { UpstreamStatusError } from "../../errors.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
@@ -78,7 +78,7 @@ export async function requestPayoutCommand(
 ): Promise<ExitCode> {
   const amount = parseAmountOption(options.amount);
   const confirm = confirmation(YES_FLAG, { yes: options.yes });
-  const config = loadConfig();
+  const config = loadAppConfig();
   const db = createWarehouse(config.env.DATABASE_URL, { maxConnections: 2 });
   let context: AppContext | undefined;
   try {
@@ -261,7 +261,7 @@ async function confirmedWrite(
   out: Output,
 ): Promise<ExitCode> {
   const confirm = confirmation(YES_FLAG, { yes });
-  const config = loadConfig();
+  const config = loadAppConfig();
   const context = await createAppContext(config);
   try {
     if (!(await confirm(question))) {

@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import type { CurrentRate } from "../../http/auto-rate.js";
 import { sustainedRequestsPerSecond } from "../../http/request-budget.js";
 import type { ArtistProjection } from "../../streams/artist-stats/projected-artists.js";
@@ -85,7 +85,7 @@ export function duration(seconds: number): string {
  * migrated (a plan creates and migrates nothing), and the learned rate.
  */
 export async function planCommand(options: PlanOptions, out: Output): Promise<ExitCode> {
-  const { env, etl } = loadConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });

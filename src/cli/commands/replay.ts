@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { linkPath } from "../../http/link-path.js";
 import { createLogger } from "../../logging/logger.js";
 import { selectStreams } from "../../streams/registry.js";
@@ -22,7 +22,7 @@ export interface ReplayOptions extends DayRangeOptions {
  * reader was fixed or changed, without re-fetching what took hours of rate-limited requests.
  */
 export async function replayCommand(options: ReplayOptions, out: Output): Promise<ExitCode> {
-  const config = loadConfig({ upstream: false });
+  const config = loadAppConfig({ upstream: false });
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
   const db = createWarehouse(config.env.DATABASE_URL);

@@ -1,5 +1,5 @@
 import type { Queue } from "bullmq";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { UsageError } from "../../errors.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
@@ -50,7 +50,7 @@ export async function requeueCommand(
   if (options.wait && options.lost) {
     throw new UsageError("--wait follows one run: name it instead of --lost");
   }
-  const { env, etl } = loadConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   const queue = await openEtlQueue(env.REDIS_URL, etl);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
   try {

@@ -1,7 +1,7 @@
 import { closeEtlQueue, openEtlQueue } from "../../jobs/etl-queue.js";
 import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { type DayRange, planPartitions } from "../../streams/plan-partitions.js";
 import { selectStreams } from "../../streams/registry.js";
@@ -46,7 +46,7 @@ export async function retryFailedCommand(
   options: RetryFailedOptions,
   out: ProgressOutput,
 ): Promise<ExitCode> {
-  const { env, etl } = loadConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   const range = parseDayRange(options);
   const selected = selectStreams(parseList(options.only));
   const queue = await openEtlQueue(env.REDIS_URL, etl);

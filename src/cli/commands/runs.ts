@@ -1,4 +1,4 @@
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { UsageError } from "../../errors.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
@@ -30,7 +30,7 @@ export async function runsCommand(
     throw new UsageError("etl runs show takes one run id (etl runs lists them)");
   }
   const limit = wholeNumberOption("--limit", options.limit, 1, 10_000) ?? 20;
-  const { env } = loadConfig({ upstream: false });
+  const { env } = loadAppConfig({ upstream: false });
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
   try {
     await migrateToLatest(db);

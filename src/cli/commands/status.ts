@@ -4,7 +4,7 @@ import { withTimeout } from "../../async/with-timeout.js";
 import { displayUrl } from "../../config/display-url.js";
 import type { EnvConfig } from "../../config/env-schema.js";
 import type { EtlConfig } from "../../config/etl-config-schema.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import {
   closeEtlQueue,
   createEtlQueue,
@@ -132,7 +132,7 @@ function streamLine(
  * the last days.
  */
 export async function statusCommand(options: StatusOptions, out: Output): Promise<ExitCode> {
-  const { env, etl } = loadConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
   const queue = createEtlQueue(env.REDIS_URL, etl);
   try {

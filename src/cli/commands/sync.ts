@@ -1,5 +1,5 @@
 import { createAppContext } from "../../app-context.js";
-import { loadConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { AuthError } from "../../errors.js";
 import { recordedSync } from "../../streams/recorded-sync.js";
 import { selectStreams } from "../../streams/registry.js";
@@ -26,7 +26,7 @@ export interface SyncOptions extends DayRangeOptions {
  * database and the upstream's connections closed.
  */
 export async function syncCommand(options: SyncOptions, out: Output): Promise<ExitCode> {
-  const config = loadConfig();
+  const config = loadAppConfig();
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
   const db = createWarehouse(config.env.DATABASE_URL);

@@ -8,7 +8,8 @@ import { type DependencyGate, dependencyGateOf } from "../../jobs/dependency-gat
 import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
-import { type AppConfig, loadConfig } from "../../config/load-config.js";
+import type { AppConfig } from "../../config/load-config.js";
+import { loadAppConfig } from "../load-app-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import {
   createEtlMetrics,
@@ -39,7 +40,7 @@ import { listenForStop } from "../stop-signal.js";
  * `shutdown_grace_ms` to finish (then hands them back to the queue) and exits 0.
  */
 export async function workerCommand(): Promise<ExitCode> {
-  const parts = await assembleWorker(loadConfig());
+  const parts = await assembleWorker(loadAppConfig());
   const { config, logger, db, context, queue, dependencies } = parts;
   const { env, etl } = config;
   const stopping = listenForStop();
