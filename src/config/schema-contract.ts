@@ -2,11 +2,13 @@ import { z } from "zod";
 
 /**
  * What a stream's tables do with a field no column holds yet, or a value its column's type cannot
- * hold: "evolve" adds the column or widens the type (the default); "freeze" keeps the tables as
- * they are, the field or value staying in raw and reported as a warning (exit 4), as dlt's
- * contract of the same name.
+ * hold, as dlt's contracts of the same names: "evolve" adds the column or widens the type (the
+ * default); "freeze" keeps the tables as they are, the field or value staying in raw and reported
+ * as a warning (exit 4); "discard_value" keeps them as they are too, a new field's values in raw
+ * alone and said in the log, not warned of (nothing is lost: raw has them); "discard_row" loads no
+ * row whose record has a field no column holds: each is quarantined with its reason (exit 4).
  */
-export const SCHEMA_CONTRACTS = ["evolve", "freeze"] as const;
+export const SCHEMA_CONTRACTS = ["evolve", "freeze", "discard_value", "discard_row"] as const;
 export type SchemaContract = (typeof SCHEMA_CONTRACTS)[number];
 
 /**
@@ -14,7 +16,12 @@ export type SchemaContract = (typeof SCHEMA_CONTRACTS)[number];
  * entry wins), and a default for the others.
  */
 export const schemaContractSchema = z
-  .record(z.string(), z.enum(SCHEMA_CONTRACTS, { error: 'must be "evolve" or "freeze"' }))
+  .record(
+    z.string(),
+    z.enum(SCHEMA_CONTRACTS, {
+      error: 'must be "evolve", "freeze", "discard_value" or "discard_row"',
+    }),
+  )
   .default({});
 
 /** A stream's contract, from the config's `schema_contract`. */

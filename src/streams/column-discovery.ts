@@ -78,18 +78,35 @@ export class ColumnDiscovery {
     this.#known = known;
   }
 
-  /** Reads a row's record; `source` is the page it came from, for the schema change's record. */
-  note(row: Row, source: object): void {
-    forEachField(row.raw, (key, path, value) => this.#noteField(row, key, path, value, source));
+  /**
+   * Reads a row's record; `source` is the page it came from, for the schema change's record. The
+   * fields of the record that no column of the table holds, by their path's names.
+   */
+  note(row: Row, source: object): string[] {
+    const unheld: string[] = [];
+    forEachField(row.raw, (key, path, value) => {
+      if (!this.#noteField(row, key, path, value, source)) return;
+      if (!this.#known.has(key)) unheld.push(path().join("."));
+    });
+    return unheld;
   }
 
-  #noteField(row: Row, key: string, path: () => readonly string[], value: unknown, source: object) {
+  /** Notes a field's value; whether the field is one no declared column holds (non-null). */
+  #noteField(
+    row: Row,
+    key: string,
+    path: () => readonly string[],
+    value: unknown,
+    source: object,
+  ): boolean {
     const name = this.#nameOf(key, path);
     const named = Object.hasOwn(row, name);
     if (this.#covered?.has(key) && (named || isContainer(value) || holdsAnywhere(row, value))) {
-      return;
+      return false;
     }
-    if ((named && sameValue(row[name], value)) || value === null || value === undefined) return;
+    if ((named && sameValue(row[name], value)) || value === null || value === undefined) {
+      return false;
+    }
     let seen = this.#seen.get(key);
     if (!seen) {
       seen = { field: path(), needed: this.#known.get(key)?.kind ?? null, source: null };
@@ -102,6 +119,7 @@ export class ColumnDiscovery {
       seen.needed = widen(seen.needed, value);
       seen.source = source;
     }
+    return true;
   }
 
   #nameOf(key: string, path: () => readonly string[]): string {

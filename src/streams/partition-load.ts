@@ -42,7 +42,7 @@ import {
   linkSchemaChanges,
   type SchemaChange,
 } from "../warehouse/discovered-columns.js";
-import { schemaContractOf } from "../config/schema-contract.js";
+import { type SchemaContract, schemaContractOf } from "../config/schema-contract.js";
 
 /** A page read but not yet written: its responses are landed with its rows. */
 export interface PendingPage {
@@ -143,14 +143,16 @@ export class PartitionLoad {
   #lastFailureBody: string | null = null;
   readonly warnings: PageWarning[] = [];
   readonly untyped = new UntypedReport();
+  /** New fields kept in raw alone under schema_contract "discard_value": for the log. */
+  readonly discarded: string[] = [];
   /** Columns this load added or widened (events, not warnings: nothing was lost). */
   readonly schemaChanges: SchemaChange[] = [];
   /** Changes made for pages not landed yet: each names its page's response once it is. */
   #unlinked: { readonly changeId: string; readonly page: PendingPage | null }[] = [];
 
   readonly #options: PartitionLoadOptions;
-  /** Whether the stream's tables take new columns (schema_contract "evolve") or stay as they are. */
-  readonly #evolves: boolean;
+  /** What the stream's tables do with a field no column holds (schema_contract). */
+  readonly #contract: SchemaContract;
   readonly #states: OutputState[];
   #pendingPages: PendingPage[] = [];
   #pendingRejections: PendingRejection[] = [];
@@ -172,7 +174,7 @@ export class PartitionLoad {
 
   constructor(options: PartitionLoadOptions) {
     this.#options = options;
-    this.#evolves = schemaContractOf(options.config.schema_contract, options.stream) === "evolve";
+    this.#contract = schemaContractOf(options.config.schema_contract, options.stream);
     this.#states = options.stream.outputs.map((output) => ({
       output,
       pending: [],
@@ -309,6 +311,7 @@ export class PartitionLoad {
     for (const { table, column, change, from, to } of this.schemaChanges) {
       log.info({ table, column, from, to }, `column ${change} (etl.schema_changes)`);
     }
+    for (const message of this.discarded) log.info(message);
     if (this.untyped.size > 0) {
       log.warn({ untyped: this.untyped.fields() }, "values could not be typed (kept in raw)");
     }
@@ -358,7 +361,7 @@ export class PartitionLoad {
 
   /**
    * Gives each table the columns its pending rows need, each change committed on its own before
-   * the write (evolveTable); under "freeze", what has no column stays in raw, reported.
+   * the write (evolveTable); under another contract, what has no column stays in raw (#keepInRaw).
    */
   async #evolveTables(): Promise<void> {
     const { db, stream, partition, runId } = this.#options;
@@ -368,13 +371,11 @@ export class PartitionLoad {
       const { table } = state.output.target;
       const wanted = discovery.wanted();
       if (wanted.length === 0) continue;
-      if (!this.#evolves) {
-        for (const { field } of wanted.filter((w) => !discovery.hasColumn(w.field))) {
-          this.warn({
-            kind: "unmatched",
-            message: `${table}: new field ${field.join(".")} kept in raw (schema_contract "freeze")`,
-          });
-        }
+      if (this.#contract !== "evolve") {
+        this.#keepInRaw(
+          table,
+          wanted.filter((w) => !discovery.hasColumn(w.field)),
+        );
         continue;
       }
       const evolved = await evolveTable(db as Kysely<unknown>, table, wanted, {
@@ -388,6 +389,21 @@ export class PartitionLoad {
       for (const change of evolved.changes) {
         const source = wanted.find((w) => pathKey(w.field) === pathKey(change.field))?.source;
         this.#unlinked.push({ changeId: change.changeId, page: (source as PendingPage) ?? null });
+      }
+    }
+  }
+
+  /**
+   * New fields a contract keeps out of the table: warned of under "freeze", said in the log under
+   * "discard_value" (raw has them; nothing is missing). Under "discard_row" their rows were
+   * quarantined as they were read.
+   */
+  #keepInRaw(table: string, fields: readonly { readonly field: readonly string[] }[]): void {
+    for (const { field } of fields) {
+      const message = `${table}: new field ${field.join(".")} kept in raw (schema_contract "${this.#contract}")`;
+      if (this.#contract === "freeze") this.warn({ kind: "unmatched", message });
+      else if (this.#contract === "discard_value" && !this.discarded.includes(message)) {
+        this.discarded.push(message);
       }
     }
   }
@@ -446,7 +462,15 @@ export class PartitionLoad {
       for (const expanded of expandKeyArrays(stamped, key)) {
         const row = this.#storable(state, expanded, record);
         if (row === null) continue;
-        state.discovery?.note(row, this.#reading ?? (record as object));
+        const unheld = state.discovery?.note(row, this.#reading ?? (record as object)) ?? [];
+        if (unheld.length > 0 && this.#contract === "discard_row") {
+          this.#reject({
+            table: output.target.table,
+            reason: `new field ${unheld.join(", ")} (schema_contract "discard_row")`,
+            record: row.raw ?? record,
+          });
+          continue;
+        }
         state.pending.push(row);
         if (output.mode === "upsert") continue;
         state.seen.add(row);

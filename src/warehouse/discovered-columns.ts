@@ -93,13 +93,15 @@ function comment(field: readonly string[], stream: string): string {
   return `The upstream's field ${name}, as ${stream} received it (a discovered column: typed from its values, widened when a later value needed it; etl.schema_changes has its history). The record as received is in raw.`;
 }
 
-/** A table's columns now, under its lock: every name taken, and whether it keeps `raw`. */
+/**
+ * A table's columns now, under its lock: every name taken, and whether it keeps `raw`. Read from
+ * the catalog itself: information_schema's view of it took longer than the change.
+ */
 async function tableColumns(db: Kysely<unknown>, table: string): Promise<Set<string>> {
-  const [schema = "public", name = table] = table.split(".");
-  const { rows } = await sql<{ column_name: string }>`
-    select column_name from information_schema.columns
-     where table_schema = ${schema} and table_name = ${name}`.execute(db);
-  return new Set(rows.map((row) => row.column_name));
+  const { rows } = await sql<{ name: string }>`
+    select attname as name from pg_attribute
+     where attrelid = ${table}::regclass and attnum > 0 and not attisdropped`.execute(db);
+  return new Set(rows.map((row) => row.name));
 }
 
 /** Adds or widens the columns `wanted` asks for, under the table's lock; the changes made. */
@@ -108,10 +110,9 @@ async function changeUnderLock(
   table: string,
   wanted: readonly WantedColumn[],
   origin: ChangeOrigin,
+  known: Map<string, DiscoveredColumn>,
 ): Promise<TableEvolved> {
   await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(db);
-  // Read again under the lock: another worker may have made the same change, or a wider one.
-  const known = new Map(await readDiscovered(db, table));
   const taken = await tableColumns(db, table);
   const changes: SchemaChange[] = [];
   const hasRaw = taken.has("raw");
@@ -181,10 +182,22 @@ export async function evolveTable(
   for (let attempt = 1; ; attempt += 1) {
     try {
       const evolved = await db.transaction().execute(async (trx) => {
+        // One change of a table at a time, waited for beside the table: the workers that ask for
+        // the same change at once find it made, and take no lock of the table.
+        await sql`select pg_advisory_xact_lock(hashtext(${`music-etl:schema:${table}`}))`.execute(
+          trx,
+        );
+        // Read again: another worker may have made the same change, or a wider one.
+        const known = new Map(await readDiscovered(trx, table));
+        const needed = wanted.filter(({ field, kind }) => {
+          const column = known.get(pathKey(field));
+          return !column || joinKinds(column.kind, kind) !== column.kind;
+        });
+        if (needed.length === 0) return { changes: [], columns: known };
         await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(
           trx,
         );
-        return changeUnderLock(trx, table, wanted, origin);
+        return changeUnderLock(trx, table, needed, origin, known);
       });
       // Committed: what this process's next partitions start from.
       cached.set(db, table, evolved.columns);

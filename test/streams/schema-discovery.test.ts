@@ -192,3 +192,48 @@ describe("a change whose write then fails", () => {
     expect(await query("select count(*)::int as n from etl.schema_changes")).toEqual([{ n: 2 }]);
   });
 });
+
+describe("the contracts that keep a table as it is", () => {
+  let kept: SyncHarness;
+
+  beforeAll(async () => {
+    kept = await startSyncHarness("schema_discovery_discard", {
+      today: "2026-01-31",
+      etl: {
+        dsp_keys: ["all"],
+        territory_keys: ["all"],
+        schema_contract: { dsps: "discard_row", territories: "discard_value" },
+      },
+      sandbox: { knobs: { drift: { extraFields: true } } },
+    });
+  });
+
+  afterAll(() => kept.close());
+
+  it("discard_row quarantines each record with a new field; discard_value loads it, the field in raw alone and no warning", async () => {
+    const summaries = await kept.sync({ only: ["dsps", "territories"] });
+    expect(failures(summaries)).toEqual([]);
+    const query = (text: string) => kept.warehouse.query(text);
+    expect(await query("select table_name from etl.discovered_columns")).toEqual([]);
+    const served = kept.upstream.sandbox.data;
+    const dsps = summaries.find((s) => s.stream === "dsps");
+    expect(dsps?.rowsRejected).toBe(served.dsps().length);
+    expect(await query("select count(*)::int as n from catalogue.dsps")).toEqual([{ n: 0 }]);
+    const reasons = await query(
+      "select distinct reason from etl.rejected_records where target_table = 'catalogue.dsps'",
+    );
+    expect(reasons).toEqual([
+      { reason: 'new field x_unexpected, x_flags.beta (schema_contract "discard_row")' },
+    ]);
+
+    const territories = summaries.find((s) => s.stream === "territories");
+    expect(territories?.rowsRejected).toBe(0);
+    expect(territories?.warned).toEqual([]);
+    expect(
+      await query(
+        `select count(*)::int as n, count(*) filter (where raw ? 'x_unexpected')::int as kept
+           from catalogue.territories`,
+      ),
+    ).toEqual([{ n: served.territories().length, kept: served.territories().length }]);
+  });
+});
