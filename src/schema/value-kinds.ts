@@ -89,6 +89,11 @@ export function widen(kind: ColumnKind, value: unknown): ColumnKind {
   return "text";
 }
 
+/** Whether a column of kind `wide` holds every value one of kind `narrow` holds. */
+export function covers(wide: ColumnKind, narrow: ColumnKind): boolean {
+  return joinKinds(wide, narrow) === wide;
+}
+
 /** The narrowest kind that holds what either kind holds. */
 export function joinKinds(a: ColumnKind, b: ColumnKind): ColumnKind {
   if (a === b) return a;

@@ -1,11 +1,12 @@
 import type { Expected } from "../api/untyped-values.js";
 import { JsonDecimal } from "../json/json-body.js";
 import { columnNameOf } from "../schema/column-names.js";
-import { forEachField, pathKey, valueAt } from "../schema/record-fields.js";
+import { field as fieldAt } from "../api/read-values.js";
+import { forEachField, pathKey } from "../schema/record-fields.js";
 import {
   type ColumnKind,
+  covers,
   holds,
-  joinKinds,
   kindOfValue,
   storedValue,
   widen,
@@ -139,7 +140,7 @@ export class ColumnDiscovery {
     const wanted: (WantedColumn & { source: object | null })[] = [];
     for (const [key, seen] of this.#seen) {
       const known = this.#known.get(key)?.kind;
-      if (seen.needed === null || (known && joinKinds(known, seen.needed) === known)) continue;
+      if (seen.needed === null || (known && covers(known, seen.needed))) continue;
       wanted.push({ field: seen.field, kind: seen.needed, source: seen.source });
     }
     return wanted;
@@ -174,7 +175,7 @@ export class ColumnDiscovery {
     // and every row of every write is completed (npm run bench, "schema discovery per record").
     const completed: Record<string, unknown> = Object.assign({}, row);
     for (const { column, field, kind } of this.#known.values()) {
-      const value = valueAt(row.raw, field);
+      const value = fieldAt(row.raw, ...field);
       if (holds(kind, value)) {
         completed[column] = storedValue(kind, value);
       } else {

@@ -412,7 +412,6 @@ export class PartitionLoad {
   #completed(state: OutputState): readonly Row[] {
     const { discovery } = state;
     if (!discovery) return state.pending;
-    // A known column's value that does not fit is told as untyped.
     return state.pending.map((row) =>
       discovery.complete(row, (field, expected, value) =>
         this.untyped.add(field, expected, 1, [jsonText(value)]),

@@ -4,7 +4,7 @@ import { SchemaChangeBusyError } from "../errors.js";
 import { perTableCache } from "./per-table-cache.js";
 import { columnNameOf, markedColumnName } from "../schema/column-names.js";
 import { pathKey } from "../schema/record-fields.js";
-import { type ColumnKind, joinKinds } from "../schema/value-kinds.js";
+import { type ColumnKind, covers, joinKinds } from "../schema/value-kinds.js";
 import { pathLiteral, storedFieldKind, valueFromRaw } from "./stored-field-values.js";
 
 /** A column made from a field the upstream sends: what it holds, and its type now. */
@@ -68,7 +68,7 @@ async function readDiscovered(db: Kysely<unknown>, table: string): Promise<Disco
 
 /**
  * A table's discovered columns, read once per process and table: a field this process has not
- * met yet is met under the table's lock, where they are read again (evolveTable).
+ * met yet asks for a change, which reads them again behind the change's lock (evolveTable).
  */
 const cached = perTableCache(readDiscovered);
 
@@ -191,7 +191,7 @@ export async function evolveTable(
         const known = new Map(await readDiscovered(trx, table));
         const needed = wanted.filter(({ field, kind }) => {
           const column = known.get(pathKey(field));
-          return !column || joinKinds(column.kind, kind) !== column.kind;
+          return !column || !covers(column.kind, kind);
         });
         if (needed.length === 0) return { changes: [], columns: known };
         await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(
