@@ -23,7 +23,7 @@ import { createScratch } from "./scratch.js";
 const TARGET: TableTarget = {
   table: "sales.trend_items",
   key: ["day", "selection_type", "sale_type", "item_id"],
-  columns: ["item_name", "count", "percentage", "raw"],
+  columns: ["name", "count", "percentage", "raw"],
 };
 const COLUMNS = [...TARGET.key, ...TARGET.columns];
 const SELECTIONS = ["dsp", "territory", "label", "product", "asset"];
@@ -60,7 +60,7 @@ function syntheticRows(n: number): Row[] {
       selection_type: selection,
       sale_type: sale,
       item_id: id,
-      item_name: name,
+      name,
       count,
       percentage,
       raw: {
@@ -168,6 +168,10 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
   try {
     await migrateToLatest(db);
     await client.connect();
+    // The list items' columns as a sync discovers them from the sandbox's records.
+    await client.query(
+      "alter table sales.trend_items add name text, add count bigint, add percentage numeric",
+    );
     await client.query(
       "create table sales.trend_items_copy (like sales.trend_items including all)",
     );

@@ -1,6 +1,7 @@
 // The renamedFields knob: an upstream written independently of this sandbox names the fields the
 // spec does not show its own way, and sends one more. Values and records do not change; the
-// fields a key is made of (a chart's rank, a placement's playlist and track ids) keep their names.
+// fields a key is made of (a chart's rank, a placement's playlist and track ids, an income's or a
+// list item's id, the invoice's number) and the envelopes' keep their names.
 import type { ShapeKnobs } from "./interfaces.js";
 
 const AUDIENCE = {
@@ -33,6 +34,42 @@ const PLAYLISTS = {
 
 /** Each operation's new names, by the sandbox's own name of the field. */
 export const RENAMED_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // A product's and an asset's title alike: names apply at every depth of an answer.
+  "catalogue.getProductByUpc": {
+    title: "displayTitle",
+    label: "labelName",
+    label_id: "labelId",
+    release_date: "releaseDate",
+    artist_id: "primaryArtistId",
+    artist_name: "primaryArtist",
+    genre: "primaryGenre",
+    format: "productType",
+    duration: "durationSec",
+    track_number: "trackNo",
+    explicit: "parentalAdvisory",
+  },
+  "trends.list": { name: "label", count: "units", percentage: "share" },
+  // The month under another name: the load finds an income's month by its value.
+  "royalties.listIncomes": {
+    period: "month",
+    source: "origin",
+    dsp: "store",
+    territory: "countryCode",
+    amount: "revenue",
+    currency: "currencyCode",
+    created_at: "createdAt",
+  },
+  "royalties.getInvoice": {
+    period: "billingPeriod",
+    issued_at: "issuedAt",
+    currency: "currencyCode",
+    total: "grandTotal",
+    lines: "items",
+    dsp: "store",
+    description: "text",
+    quantity: "qty",
+    amount: "lineAmount",
+  },
   "artistStats.cmStats": { cm_artist: "artist_id", cm_rank: "rank", timestp: "updated_at" },
   "artistStats.social3AudienceStats": AUDIENCE,
   "artistStats.shortVideoAudienceStats": AUDIENCE,

@@ -38,6 +38,7 @@ import { fieldsRead } from "../schema/fields-read.js";
 import { pathKey } from "../schema/record-fields.js";
 import {
   discoveredColumns,
+  discoveredColumnsForWrite,
   evolveTable,
   linkSchemaChanges,
   type SchemaChange,
@@ -408,6 +409,16 @@ export class PartitionLoad {
     }
   }
 
+  /** The discovered columns other workers gave the table since this one last looked. */
+  async #learnChangesOfOthers(trx: Kysely<Database>, state: OutputState): Promise<void> {
+    const { discovery } = state;
+    if (!discovery || state.pending.length === 0) return;
+    const before = discovery.version();
+    const { table } = state.output.target;
+    discovery.learn(await discoveredColumnsForWrite(trx, this.#options.db, table));
+    if (discovery.version() !== before) state.targets.clear();
+  }
+
   /** The pending rows with every discovered column of their table (a misfit told as untyped). */
   #completed(state: OutputState): readonly Row[] {
     const { discovery } = state;
@@ -531,6 +542,7 @@ export class PartitionLoad {
         this.#responseIds.push(...ids);
         await this.#linkChanges(trx);
         for (const state of this.#states) {
+          await this.#learnChangesOfOthers(trx, state);
           this.rowsWritten += await this.#writeRows(tx, state);
           state.pending = [];
         }

@@ -77,6 +77,25 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
 }
 
 /**
+ * A table's discovered columns as a write in `trx` must see them: read once the transaction holds
+ * the table's write lock, so no change by another process commits between this read and the rows
+ * written (the change fills the rows stored before it; a row written after it without the new
+ * column would keep the value of the record it replaces). `db` is the process's warehouse, whose
+ * cache learns what was read.
+ */
+export async function discoveredColumnsForWrite<DB>(
+  trx: Kysely<DB>,
+  db: Kysely<DB>,
+  table: string,
+): Promise<DiscoveredColumns> {
+  const tx = trx as Kysely<unknown>;
+  await sql`lock table ${sql.table(table)} in row exclusive mode`.execute(tx);
+  const columns = await readDiscovered(tx, table);
+  cached.set(db as Kysely<unknown>, table, columns);
+  return columns;
+}
+
+/**
  * What a widened column holds: each row's value taken again from its `raw` where the table keeps
  * one (text as the upstream wrote it, not Postgres's rendering of a timestamp; rows of earlier
  * eras filled too), else cast from the column (bigint to numeric is exact).

@@ -188,7 +188,7 @@ describe("etl grant-reader", () => {
       "insert",
       "insert into sales.trend_items (day, selection_type, sale_type, item_id, raw) values ('2026-01-01', 'dsp', 'stream', '1', '{}')",
     ],
-    ["update", "update sales.trend_items set count = 0"],
+    ["update", "update sales.trend_items set item_id = item_id"],
     ["delete", "delete from sales.trend_items"],
     ["truncate", "truncate sales.trend_items"],
     ["update a payout", "update royalties.payouts set status = 'paid'"],

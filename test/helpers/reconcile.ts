@@ -116,10 +116,19 @@ interface FieldColumns {
   (...path: string[]): string;
   instant(...path: string[]): string;
   flag(...path: string[]): string;
+  /** The column itself (a jsonb list to read into), or null where none holds the field. */
+  column(...path: string[]): string;
+  /** A field's name as the upstream serves it, for reading inside a jsonb column. */
+  served(name: string): string;
 }
 
-/** The sandbox operation whose records each artist statistics table holds (renamedFields). */
+/** The sandbox operation whose records each table holds (renamedFields). */
 const OPERATION_OF: Readonly<Record<string, string>> = {
+  "catalogue.products": "catalogue.getProductByUpc",
+  "catalogue.assets": "catalogue.getProductByUpc",
+  "sales.trend_items": "trends.list",
+  "royalties.incomes": "royalties.listIncomes",
+  "royalties.invoices": "royalties.getInvoice",
   "artist_stats.cm_stats": "artistStats.cmStats",
   "artist_stats.audience_stats": "artistStats.social3AudienceStats",
   "artist_stats.social_audience_stats": "artistStats.socialAudienceStats",
@@ -163,6 +172,11 @@ async function fieldColumns(
     const value = `lower(${ref(found.column_name)}::text)`;
     return `case ${value} when '1' then 'true' when '0' then 'false' else ${value} end`;
   };
+  read.column = (...path: string[]) => {
+    const found = column(path);
+    return found ? ref(found.column_name) : "null";
+  };
+  read.served = served;
   return read;
 }
 
@@ -371,13 +385,16 @@ export async function catalogueDifferences(scope: ReconcileScope): Promise<strin
   const quarantine = await Quarantine.load(warehouse);
   const products = data.products().filter((p) => config.upcs.some((upc) => p.upc.includes(upc)));
   const socialIdOf = new Map(data.socialArtists().map((s) => [s.artist_id, s.cm_artist]));
+  const product = await fieldColumns(scope, "catalogue.products");
+  const asset = await fieldColumns(scope, "catalogue.assets");
   return [
     ...compareItems(
       "catalogue.products",
       products.map((p) => ({ key: String(p.id), measure: measure(p.upc, p.title, p.artist_id) })),
       await storedItems(
         warehouse,
-        `select product_id::text as key, json_build_array(upc, title, artist_id) as m
+        `select product_id::text as key,
+                json_build_array(upc, ${product("title")}, ${product("artist_id")}) as m
            from catalogue.products`,
       ),
       quarantine,
@@ -392,7 +409,8 @@ export async function catalogueDifferences(scope: ReconcileScope): Promise<strin
       ),
       await storedItems(
         warehouse,
-        `select asset_id::text as key, json_build_array(product_id, isrc, title, explicit) as m
+        `select asset_id::text as key,
+                json_build_array(product_id, isrc, ${asset("title")}, ${asset.flag("explicit")}) as m
            from catalogue.assets`,
       ),
       quarantine,
@@ -441,6 +459,7 @@ export async function catalogueDifferences(scope: ReconcileScope): Promise<strin
 export async function salesDifferences(scope: ReconcileScope): Promise<string[]> {
   const { warehouse, data, days } = scope;
   const quarantine = await Quarantine.load(warehouse);
+  const item = await fieldColumns(scope, "sales.trend_items");
   const totals: Item[] = [];
   const items: Item[] = [];
   const points: Item[] = [];
@@ -494,7 +513,7 @@ export async function salesDifferences(scope: ReconcileScope): Promise<string[]>
       await storedItems(
         warehouse,
         `select concat_ws('|', day, selection_type, sale_type, item_id) as key,
-                json_build_array(count) as m
+                json_build_array(${item("count")}) as m
            from sales.trend_items where day = any($1::date[])`,
         [days],
       ),
@@ -880,16 +899,22 @@ export async function royaltiesDifferences(
   const quarantine = await Quarantine.load(warehouse);
   const idOrNot = (id: unknown) => (options.incomesHaveIds ? id : "(no id)");
   const invoice = data.invoice();
-  const incomeRows = await warehouse.query<{ created_at: Date | null; m: unknown[] }>(
-    `select created_at, json_build_array(income_key, amount::text, period, dsp_name) as m
+  const income = await fieldColumns(scope, "royalties.incomes");
+  const incomeRows = await warehouse.query<{ created_at: string | null; m: unknown[] }>(
+    `select ${income.instant("created_at")} as created_at,
+            json_build_array(income_key, ${income("amount")}, ${income("period")},
+                             ${income("dsp")}) as m
        from royalties.incomes`,
   );
+  // The invoice's number is its key (invoice_key holds it: no column of its own).
+  const inv = await fieldColumns(scope, "royalties.invoices");
+  const lines = inv.column("lines");
   const invoiceRows = await warehouse.query<{ key: string; m: unknown[]; amounts: unknown[] }>(
     `select invoice_key || '@' || snapshot_date::text as key,
-            json_build_array(invoice_number, total::text, jsonb_array_length(lines),
-                             ${utc("issued_at")}) as m,
-            (select coalesce(json_agg(line ->> 'amount' order by n), '[]')
-               from jsonb_array_elements(lines) with ordinality as l(line, n)) as amounts
+            json_build_array(invoice_key, ${inv("total")}, jsonb_array_length(${lines}),
+                             ${inv.instant("issued_at")}) as m,
+            (select coalesce(json_agg(line ->> '${inv.served("amount")}' order by n), '[]')
+               from jsonb_array_elements(${lines}) with ordinality as l(line, n)) as amounts
        from royalties.invoices where snapshot_date = $1`,
     [today],
   );

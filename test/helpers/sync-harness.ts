@@ -2,6 +2,7 @@ import type { EtlConfig } from "../../src/config/etl-config-schema.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { Stream } from "../../src/streams/stream.js";
+import type { Warehouse } from "../../src/warehouse/database.js";
 import type { RunnerDeps } from "../../src/streams/run-partition.js";
 import { runReplay } from "../../src/streams/run-replay.js";
 import { recordedSync } from "../../src/streams/recorded-sync.js";
@@ -30,8 +31,9 @@ export interface SyncHarness {
   readonly warehouse: TestWarehouse;
   readonly config: EtlConfig;
   /** Runs `streams` (default: the registry's, or those `only` names). */
+  /** `db`: the warehouse as another process would open it (caches of its own). */
   sync(
-    options?: DayRange & { only?: string[]; streams?: readonly Stream[] },
+    options?: DayRange & { only?: string[]; streams?: readonly Stream[]; db?: Warehouse },
   ): Promise<StreamSummary[]>;
   /**
    * Replays `streams` (default: the registry's) from the stored responses, with no request;
@@ -85,7 +87,8 @@ export async function startSyncHarness(
         ...(options.from === undefined ? {} : { from: options.from }),
         ...(options.to === undefined ? {} : { to: options.to }),
       };
-      return (await recordedSync(deps, streams, range, () => false)).result;
+      const db = options.db ?? deps.db;
+      return (await recordedSync({ ...deps, db }, streams, range, () => false)).result;
     },
     replay: (streams = STREAMS, range = {}, settings = {}) =>
       runReplay(

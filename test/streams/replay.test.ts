@@ -6,6 +6,7 @@ import type { StreamSummary } from "../../src/streams/run-sync.js";
 import type { TableOutput, Stream } from "../../src/streams/stream.js";
 import type { Partition } from "../../src/streams/partition.js";
 import { trendItems } from "../../src/streams/trends/trend-items.js";
+import { trendChartPoints } from "../../src/streams/trends/trend-chart-points.js";
 import { urls } from "../../src/streams/artist-stats/urls.js";
 import { differences, fingerprints } from "../faults/table-fingerprints.js";
 import {
@@ -27,11 +28,11 @@ function withRows(stream: Stream, change: TableOutput<Partition, unknown>["rows"
   return { ...stream, outputs: [{ ...output, rows: change }, ...rest] };
 }
 
-/** trend_items with the item names read in upper case. */
-const shoutingItems = withRows(trendItems, (record, partition, position, today) =>
-  (trendItems.outputs[0]?.rows(record, partition, position, today) ?? []).map((row) => ({
+/** trend_chart_points with the series' names read in upper case. */
+const shoutingSeries = withRows(trendChartPoints, (record, partition, position, today) =>
+  (trendChartPoints.outputs[0]?.rows(record, partition, position, today) ?? []).map((row) => ({
     ...row,
-    item_name: typeof row.item_name === "string" ? row.item_name.toUpperCase() : row.item_name,
+    series: typeof row.series === "string" ? row.series.toUpperCase() : row.series,
   })),
 );
 
@@ -133,12 +134,12 @@ describe("replay", () => {
 
   it("after a reader changed, gives row for row what a fresh sync with that reader gives", async () => {
     const requests = harness.upstream.sandbox.stats().requests;
-    const replayed = await harness.replay([shoutingItems]);
+    const replayed = await harness.replay([shoutingSeries]);
     expect(failures(replayed)).toEqual([]);
     expect(harness.upstream.sandbox.stats().requests).toBe(requests);
     expect(
       await count(
-        "select count(*)::int as n from sales.trend_items where item_name <> upper(item_name)",
+        "select count(*)::int as n from sales.trend_chart_points where series <> upper(series)",
       ),
     ).toBe(0);
 
@@ -148,7 +149,9 @@ describe("replay", () => {
       etl: tracking,
     });
     try {
-      const streams = selectStreams(undefined).map((s) => (s === trendItems ? shoutingItems : s));
+      const streams = selectStreams(undefined).map((s) =>
+        s === trendChartPoints ? shoutingSeries : s,
+      );
       expect(failures(await fresh.sync({ ...RANGE, streams }))).toEqual([]);
       expect(
         differences(await fingerprints(fresh.warehouse), await fingerprints(harness.warehouse)),
@@ -156,7 +159,7 @@ describe("replay", () => {
     } finally {
       await fresh.close();
     }
-    await harness.replay([trendItems]);
+    await harness.replay([trendChartPoints]);
   });
 
   it("keeps to --from/--to: daily partitions by their day", async () => {

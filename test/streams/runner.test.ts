@@ -19,6 +19,8 @@ let warehouse: TestWarehouse;
 
 beforeAll(async () => {
   warehouse = await createTestWarehouse("runner");
+  // The typed column the test streams of list items declare.
+  await warehouse.query("alter table sales.trend_items add count bigint");
 });
 
 afterAll(() => warehouse.drop());

@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selectStreams } from "../../src/streams/registry.js";
+import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { DEFAULT_READER_LIMITS, grantReaderRole } from "../../src/warehouse/reader-role.js";
 import { failures, startSyncHarness, type SyncHarness } from "../helpers/sync-harness.js";
 
@@ -149,6 +150,47 @@ describe("a warehouse synced before its fields had columns", () => {
     ).toEqual([{ untyped: 0 }]);
     const again = await earlier.replay(selectStreams(["dsps"]), {}, { schema_contract: {} });
     expect(again.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
+  });
+});
+
+describe("a column another worker added", () => {
+  let shared: SyncHarness;
+  let other: Warehouse;
+
+  beforeAll(async () => {
+    shared = await startSyncHarness("schema_discovery_other_worker", {
+      today: "2026-01-31",
+      etl: { territory_keys: ["all"] },
+    });
+    other = createWarehouse(shared.warehouse.url, { maxConnections: 2 });
+  });
+
+  afterAll(async () => {
+    await other.destroy();
+    await shared.close();
+  });
+
+  it("is written by a worker that had not seen it, as its records say", async () => {
+    // The other worker knows the table without the fields' columns.
+    expect(failures(await shared.sync({ only: ["territories"], db: other }))).toEqual([]);
+    shared.upstream.sandbox.setKnobs({ drift: { extraFields: true } });
+    expect(failures(await shared.sync({ only: ["territories"] }))).toEqual([]);
+    const typed = () =>
+      shared.warehouse.query(
+        `select count(*)::int as n,
+                count(*) filter (where x_unexpected is not distinct from raw ->> 'x_unexpected')::int
+                  as typed
+           from catalogue.territories`,
+      );
+    const [filled] = await typed();
+    expect(filled?.n).toBeGreaterThan(0);
+    expect(filled?.typed).toBe(filled?.n);
+    // The fields leave the records: the other worker's rows must not keep the old values.
+    shared.upstream.sandbox.setKnobs({ drift: { extraFields: false } });
+    const summaries = await shared.sync({ only: ["territories"], db: other });
+    expect(failures(summaries)).toEqual([]);
+    expect(summaries.reduce((n, s) => n + s.rowsWritten, 0)).toBe(filled?.n);
+    expect(await typed()).toEqual([filled]);
   });
 });
 

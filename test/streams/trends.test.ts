@@ -48,15 +48,15 @@ describe("trends streams", () => {
           const stored = await harness.warehouse.query<{
             item_id: string;
             count: string;
-            item_name: string;
+            name: string;
           }>(
-            `select item_id, count, item_name from sales.trend_items
+            `select item_id, count, name from sales.trend_items
              where day = $1 and selection_type = $2 and sale_type = $3 order by item_id`,
             [day, selection, sale],
           );
           const expected = harness.upstream.sandbox.data
             .trendList(day, day, selection, sale)
-            .map((i) => ({ item_id: String(i.id), count: String(i.count), item_name: i.name }))
+            .map((i) => ({ item_id: String(i.id), count: String(i.count), name: i.name }))
             .sort((a, b) => (a.item_id < b.item_id ? -1 : a.item_id > b.item_id ? 1 : 0));
           expect(stored, `${day} ${selection} ${sale}`).toEqual(expected);
         }

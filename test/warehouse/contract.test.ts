@@ -17,7 +17,7 @@ const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {
   },
   "sales.trend_items": {
     key: ["day", "selection_type", "sale_type", "item_id"],
-    columns: ["item_name", "count", "percentage", "raw"],
+    columns: ["raw"],
   },
   "sales.trend_chart_points": {
     key: ["day", "selection_type", "sale_type", "series_position"],
@@ -138,21 +138,17 @@ describe("the warehouse contract", () => {
          from information_schema.columns
         where (table_schema, table_name, column_name) in (
           ('royalties', 'payouts', 'amount'), ('royalties', 'payouts', 'fees'), ('royalties', 'payouts', 'net_amount'),
-          ('royalties', 'payouts', 'wallet'), ('royalties', 'incomes', 'amount'), ('royalties', 'invoices', 'total'),
-          ('sales', 'trend_items', 'count'), ('sales', 'trend_totals', 'stream_count'), ('sales', 'trend_items', 'day'),
+          ('royalties', 'payouts', 'wallet'), ('sales', 'trend_totals', 'stream_count'), ('sales', 'trend_items', 'day'),
           ('royalties', 'payouts', 'created_at'), ('etl', 'sync_runs', 'started_at'))
         order by 1`,
     );
     expect(Object.fromEntries(types.map((t) => [t.column, t.type]))).toEqual({
       "etl.sync_runs.started_at": "timestamp with time zone",
-      "royalties.incomes.amount": "numeric",
-      "royalties.invoices.total": "numeric",
       "royalties.payouts.amount": "numeric",
       "royalties.payouts.created_at": "timestamp with time zone",
       "royalties.payouts.fees": "numeric",
       "royalties.payouts.net_amount": "numeric",
       "royalties.payouts.wallet": "numeric",
-      "sales.trend_items.count": "bigint",
       "sales.trend_items.day": "date",
       "sales.trend_totals.stream_count": "bigint",
     });

@@ -1,4 +1,4 @@
-import { toMoney, toText, monthStart, toInstant } from "../../api/read-values.js";
+import { monthStart, parseText, toText } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { endpointStream } from "../endpoint-stream.js";
@@ -30,7 +30,33 @@ export function keyIncomes(incomes: readonly JsonRecord[]): KeyedIncome[] {
   });
 }
 
-/** Royalty incomes (the upstream lists about the last 12 closed months), paged as its body says. */
+/** A month as texts name one: 2026-03, or a day of it (2026-03-01). */
+const MONTH = /^(\d{4}-(?:0[1-9]|1[0-2]))(?:-\d{2})?$/;
+/** A field whose name says it is the income's month rather than a day something happened. */
+const MONTH_NAME = /period|month/i;
+
+/**
+ * The month an income is for, which scopes what a list replaces. The spec shows no field of an
+ * income, so it is looked for by value: `period` when it holds a month, else the first field
+ * holding a month (2026-03), else the first field named for a period or month holding a day of
+ * one. None found: null, a scope of its own (see the output's mode).
+ */
+export function incomeMonth(income: JsonRecord): string | null {
+  const months = Object.entries(income).flatMap(([name, value]) => {
+    const match = MONTH.exec(parseText(value) ?? "");
+    return match ? [{ name, month: match[1] as string, day: match[0] !== match[1] }] : [];
+  });
+  const chosen =
+    months.find(({ name }) => name === "period") ??
+    months.find(({ day }) => !day) ??
+    months.find(({ name }) => MONTH_NAME.test(name));
+  return chosen ? monthStart(chosen.month) : null;
+}
+
+/**
+ * Royalty incomes (the upstream lists about the last 12 closed months), paged as its body says.
+ * The spec shows none of an income's fields: its columns but the key and month are discovered.
+ */
 export const incomes = endpointStream({
   name: "incomes",
   family: "royalties",
@@ -52,13 +78,6 @@ export const incomes = endpointStream({
   mode: { replaceWithin: ["period_start"] },
   columns: ({ raw: income, key }) => ({
     income_key: key,
-    period: toText(income.period),
-    period_start: monthStart(income.period),
-    source: toText(income.source),
-    dsp_name: toText(income.dsp),
-    territory_code: toText(income.territory),
-    amount: toMoney(income.amount),
-    currency: toText(income.currency),
-    created_at: toInstant(income.created_at),
+    period_start: incomeMonth(income),
   }),
 });

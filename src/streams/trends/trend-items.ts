@@ -1,9 +1,10 @@
 import { getTrendsList } from "../../api/operations/trends.js";
-import { toDecimal, toInteger, toText } from "../../api/read-values.js";
+import { toText } from "../../api/read-values.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
 import { SALE_DAYS, saleDayParams } from "./selection.js";
 
+/** A day's list per selection and sale type; the items' fields but the id (their key) are discovered. */
 export const trendItems = endpointStream({
   name: "trend_items",
   family: "trends",
@@ -18,8 +19,5 @@ export const trendItems = endpointStream({
   columns: (item) => ({
     // Numeric for most selection types, a country code for territories.
     item_id: toText(item.id),
-    item_name: toText(item.name),
-    count: toInteger(item.count),
-    percentage: toDecimal(item.percentage),
   }),
 });
