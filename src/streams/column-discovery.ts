@@ -151,6 +151,11 @@ export class ColumnDiscovery {
     return this.#known.has(pathKey(path));
   }
 
+  /** The table's discovered columns as this load knows them. */
+  known(): DiscoveredColumns {
+    return this.#known;
+  }
+
   /** The table's discovered columns as they now are (after a change, or another worker's). */
   learn(known: DiscoveredColumns): void {
     this.#known = known;

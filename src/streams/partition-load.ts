@@ -38,7 +38,7 @@ import { fieldsRead } from "../schema/fields-read.js";
 import { pathKey } from "../schema/record-fields.js";
 import {
   discoveredColumns,
-  discoveredColumnsForWrite,
+  catchUpWrite,
   evolveTable,
   linkSchemaChanges,
   type SchemaChange,
@@ -409,14 +409,16 @@ export class PartitionLoad {
     }
   }
 
-  /** The discovered columns other workers gave the table since this one last looked. */
-  async #learnChangesOfOthers(trx: Kysely<Database>, state: OutputState): Promise<void> {
+  /** The rows just written, given the discovered columns other workers made meanwhile. */
+  async #catchUp(trx: Kysely<Database>, state: OutputState): Promise<void> {
     const { discovery } = state;
     if (!discovery || state.pending.length === 0) return;
-    const before = discovery.version();
     const { table } = state.output.target;
-    discovery.learn(await discoveredColumnsForWrite(trx, this.#options.db, table));
-    if (discovery.version() !== before) state.targets.clear();
+    const known = discovery.known();
+    const now = await catchUpWrite(trx, this.#options.db, table, known);
+    if (now === known) return;
+    discovery.learn(now);
+    state.targets.clear();
   }
 
   /** The pending rows with every discovered column of their table (a misfit told as untyped). */
@@ -542,8 +544,8 @@ export class PartitionLoad {
         this.#responseIds.push(...ids);
         await this.#linkChanges(trx);
         for (const state of this.#states) {
-          await this.#learnChangesOfOthers(trx, state);
           this.rowsWritten += await this.#writeRows(tx, state);
+          await this.#catchUp(trx, state);
           state.pending = [];
         }
         // Once the last rows are written: a discovered value may be found untyped there.

@@ -77,22 +77,30 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
 }
 
 /**
- * A table's discovered columns as a write in `trx` must see them: read once the transaction holds
- * the table's write lock, so no change by another process commits between this read and the rows
- * written (the change fills the rows stored before it; a row written after it without the new
- * column would keep the value of the record it replaces). `db` is the process's warehouse, whose
- * cache learns what was read.
+ * Brings the rows a write in `trx` just made up to the table's discovered columns as they are,
+ * when another process changed them since this one looked (`known`): each column added or widened
+ * since is set again from `raw` (the change filled the rows stored before it; a row written after
+ * it without that column would keep the value of the record it replaced). Read once the rows are
+ * written, so the transaction holds the table's write lock and no change can commit until it
+ * does. `db` is the process's warehouse, whose cache learns what was read. The columns now.
  */
-export async function discoveredColumnsForWrite<DB>(
+export async function catchUpWrite<DB>(
   trx: Kysely<DB>,
   db: Kysely<DB>,
   table: string,
+  known: DiscoveredColumns,
 ): Promise<DiscoveredColumns> {
   const tx = trx as Kysely<unknown>;
-  await sql`lock table ${sql.table(table)} in row exclusive mode`.execute(tx);
-  const columns = await readDiscovered(tx, table);
-  cached.set(db as Kysely<unknown>, table, columns);
-  return columns;
+  const now = await readDiscovered(tx, table);
+  const changed = [...now].filter(([key, column]) => known.get(key)?.kind !== column.kind);
+  if (changed.length === 0) return known;
+  for (const [, { column, field, kind }] of changed) {
+    const value = valueFromRaw(field, kind);
+    await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${value}
+      where ${sql.ref(column)} is distinct from ${value}`.execute(tx);
+  }
+  cached.set(db as Kysely<unknown>, table, now);
+  return now;
 }
 
 /**

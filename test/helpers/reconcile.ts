@@ -887,7 +887,7 @@ const lineAmounts = (amounts: readonly unknown[]) =>
 
 /**
  * royalties: every payout in its current status with its money exact and its instants; exactly
- * one row per income with its current amount, recognised by its `created_at` (unique among
+ * one row per income with its current amount and its month, recognised by its `created_at` (unique among
  * incomes), so a restated income counts once even without an id, and keyed by its id when the
  * upstream sends one; today's invoice snapshot with its total and line amounts exact.
  */
@@ -903,7 +903,7 @@ export async function royaltiesDifferences(
   const incomeRows = await warehouse.query<{ created_at: string | null; m: unknown[] }>(
     `select ${income.instant("created_at")} as created_at,
             json_build_array(income_key, ${income("amount")}, ${income("period")},
-                             ${income("dsp")}) as m
+                             ${income("dsp")}, period_start::text) as m
        from royalties.incomes`,
   );
   // The invoice's number is its key (invoice_key holds it: no column of its own).
@@ -950,7 +950,13 @@ export async function royaltiesDifferences(
       "royalties.incomes",
       data.incomes().map((i) => ({
         key: instant(i.created_at),
-        measure: measure(idOrNot(String(i.id)), decimal(i.amount), i.period, i.dsp),
+        measure: measure(
+          idOrNot(String(i.id)),
+          decimal(i.amount),
+          i.period,
+          i.dsp,
+          `${i.period}-01`,
+        ),
       })),
       incomeRows.map(({ created_at, m: [key, amount, ...rest] }) => ({
         key: instant(created_at),

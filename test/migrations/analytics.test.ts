@@ -195,6 +195,31 @@ describe("the analytics views", () => {
     expect(top).toEqual({ id: topId, streams: String(topStreams) });
   });
 
+  it("daily sales: a count read from raw when whole (as a number or its text); none readable is unknown, not 0", async () => {
+    await query("begin");
+    try {
+      await query(
+        `insert into sales.trend_items (day, selection_type, sale_type, item_id, raw) values
+           ('2025-12-31', 'dsp', 'stream', '424242', '{"id": 424242, "name": "Far", "count": "n/a"}'),
+           ('2025-12-31', 'dsp', 'download', '424242', '{"id": 424242, "count": "12"}'),
+           ('2025-12-31', 'dsp', 'stream', '424243', '{"id": 424243, "count": 7}'),
+           ('2025-12-31', 'dsp', 'stream', '424244', '{"id": 424244, "count": 7.5}')`,
+      );
+      expect(
+        await query(
+          `select dsp_id, reported_name, streams, downloads from analytics.daily_sales_by_dsp
+            where day = '2025-12-31' order by dsp_id`,
+        ),
+      ).toEqual([
+        { dsp_id: "424242", reported_name: "Far", streams: null, downloads: "12" },
+        { dsp_id: "424243", reported_name: null, streams: "7", downloads: "0" },
+        { dsp_id: "424244", reported_name: null, streams: null, downloads: "0" },
+      ]);
+    } finally {
+      await query("rollback");
+    }
+  });
+
   it("payouts_by_status: count and totals per status equal the sandbox's payouts, to the cent", async () => {
     const cents = (amount: string | number) => Math.round(Number(amount) * 100);
     const expected = new Map<

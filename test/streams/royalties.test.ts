@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { incomeMonth } from "../../src/streams/royalties/incomes.js";
 import type { Payout } from "../../sandbox/index.js";
 import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import { keyIncomes } from "../../src/streams/royalties/incomes.js";
@@ -372,5 +373,29 @@ describe("keys of records without an upstream id", () => {
 
   it("keep two equal incomes without an id apart, by how many came before", () => {
     expect(keyIncomes([income, reordered]).map((k) => k.key)).toEqual([sha256, `${sha256}:1`]);
+  });
+});
+
+describe("an income's month", () => {
+  it.each([
+    ["period, as a month", { id: 1, period: "2026-03", created_at: "2026-04-02" }, "2026-03-01"],
+    ["period, as a day of it", { period: "2026-03-15" }, "2026-03-01"],
+    [
+      "the first field holding a month",
+      { id: 1, booked: "2026-04-02", month: "2026-03" },
+      "2026-03-01",
+    ],
+    [
+      "a period field holding a day",
+      { created_at: "2026-04-02", period_start: "2026-03-01" },
+      "2026-03-01",
+    ],
+    [
+      "none: a day of something else",
+      { id: 1, created_at: "2026-04-02T10:00:00Z", paid: "2026-04-02" },
+      null,
+    ],
+  ])("is found by value: %s", (_what, income, month) => {
+    expect(incomeMonth(income)).toBe(month);
   });
 });
