@@ -116,6 +116,44 @@ describe("a field no column holds", () => {
   });
 });
 
+describe("a field that first arrives on a later day", () => {
+  let daily: SyncHarness;
+
+  beforeAll(async () => {
+    daily = await startSyncHarness("schema_discovery_daily", { today: "2026-01-31" });
+  });
+
+  afterAll(() => daily.close());
+
+  it("gets its column on that day's run, filled where raw has it, and no earlier one makes it", async () => {
+    const days = (from: string, to: string) => daily.sync({ only: ["trend_totals"], from, to });
+    expect(failures(await days("2026-01-01", "2026-01-02"))).toEqual([]);
+    const query = (text: string) => daily.warehouse.query(text);
+    expect(await query("select 1 from etl.discovered_columns")).toEqual([]);
+    daily.upstream.sandbox.setKnobs({ drift: { extraFields: true } });
+    expect(failures(await days("2026-01-03", "2026-01-03"))).toEqual([]);
+    expect(
+      await query(
+        `select column_name, partition from etl.schema_changes
+          where table_name = 'sales.trend_totals' order by change_id`,
+      ),
+    ).toEqual([
+      { column_name: "x_unexpected", partition: expect.stringMatching(/^2026-01-03\|/) },
+      { column_name: "x_flags__beta", partition: expect.stringMatching(/^2026-01-03\|/) },
+    ]);
+    expect(
+      await query(
+        `select day::text, count(*)::int as rows, count(x_unexpected)::int as typed
+           from sales.trend_totals group by day order by day`,
+      ),
+    ).toEqual([
+      { day: "2026-01-01", rows: 5, typed: 0 },
+      { day: "2026-01-02", rows: 5, typed: 0 },
+      { day: "2026-01-03", rows: 5, typed: 5 },
+    ]);
+  });
+});
+
 describe("a warehouse synced before its fields had columns", () => {
   let earlier: SyncHarness;
 
