@@ -76,11 +76,6 @@ export function toMoney(value: unknown): string | null {
 const ISO =
   /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?)\s?(Z|UTC|GMT|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 
-/** An array as it came, else null; notes nothing (a list kept whole in a jsonb column). */
-export function asList(value: unknown): unknown[] | null {
-  return Array.isArray(value) ? (value as unknown[]) : null;
-}
-
 /**
  * The items of a value the upstream sends as one item or a list of them: a list as it came, null
  * as none, anything else as a list of that one. Notes nothing: the caller decides what an item
@@ -147,24 +142,4 @@ export function toInstant(value: unknown): string | null {
   const utc = zone === undefined || /^(Z|UTC|GMT)$/i.test(zone);
   const instant = `${day}T${(time ?? "00:00:00").replace(",", ".")}${utc ? "Z" : zone}`;
   return Number.isFinite(Date.parse(instant)) ? instant : untyped("instant", value);
-}
-
-/** The first day of a YYYY-MM month, else null. */
-export function monthStart(value: unknown): string | null {
-  const text = parseText(value);
-  return text !== null && /^\d{4}-(0[1-9]|1[0-2])$/.test(text)
-    ? `${text}-01`
-    : untyped("month", value);
-}
-
-/** The encodings of a boolean in the wild: JSON's, 1/0 (PHP, MySQL), and their text. */
-const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
-  ...["true", "1", "t", "yes", "y", "on"].map((text) => [text, true] as const),
-  ...["false", "0", "f", "no", "n", "off"].map((text) => [text, false] as const),
-]);
-
-/** A boolean: true/false, 1/0, and their text in any case ("1", "true", "yes"); else null. */
-export function toBoolean(value: unknown): boolean | null {
-  if (typeof value === "boolean") return value;
-  return BOOLEANS.get(parseText(value)?.trim().toLowerCase() ?? "") ?? untyped("boolean", value);
 }

@@ -8,7 +8,6 @@ export type Expected =
   | "text"
   | "day"
   | "instant"
-  | "month"
   | "boolean"
   /** A JSON value kept with what Postgres cannot hold replaced (see storableJson). */
   | "json";

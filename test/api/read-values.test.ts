@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
-  asList,
   dayOfTime,
   oneOrMany,
-  toBoolean,
   toDecimal,
   toInstant,
   toInteger,
@@ -114,13 +112,6 @@ describe("scalar readers", () => {
     expect(toMoney(null)).toBeNull();
   });
 
-  it("reads booleans in their common encodings", () => {
-    for (const yes of [true, 1, "1", "true", "TRUE", "yes"]) expect(toBoolean(yes)).toBe(true);
-    for (const no of [false, 0, "0", "false", "False", "no"]) expect(toBoolean(no)).toBe(false);
-    expect(toBoolean(2)).toBeNull();
-    expect(toBoolean("maybe")).toBeNull();
-  });
-
   it("reads instants in ISO and SQL forms, with or without a zone (UTC), and epoch times", () => {
     expect(toInstant("2026-01-05T12:30:00Z")).toBe("2026-01-05T12:30:00Z");
     expect(toInstant("2026-01-05 12:30:00")).toBe("2026-01-05T12:30:00Z");
@@ -177,13 +168,5 @@ describe("lists sent in more than one form", () => {
     expect(oneOrMany({ a: 1 })).toEqual([{ a: 1 }]);
     expect(oneOrMany("x")).toEqual(["x"]);
     expect(oneOrMany(null)).toEqual([]);
-  });
-
-  it("keeps a list whole, and anything else as null", () => {
-    expect(asList([{ dsp: "A" }])).toEqual([{ dsp: "A" }]);
-    expect(asList([])).toEqual([]);
-    expect(asList({ dsp: "A" })).toBeNull();
-    expect(asList("[]")).toBeNull();
-    expect(asList(undefined)).toBeNull();
   });
 });

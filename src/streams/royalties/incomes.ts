@@ -1,4 +1,4 @@
-import { monthStart, parseText, toText } from "../../api/read-values.js";
+import { parseText, toText } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
 import { listIncomes } from "../../api/operations/royalties.js";
 import { endpointStream } from "../endpoint-stream.js";
@@ -50,7 +50,7 @@ export function incomeMonth(income: JsonRecord): string | null {
     months.find(({ name }) => name === "period") ??
     months.find(({ day }) => !day) ??
     months.find(({ name }) => MONTH_NAME.test(name));
-  return chosen ? monthStart(chosen.month) : null;
+  return chosen ? `${chosen.month}-01` : null;
 }
 
 /**
