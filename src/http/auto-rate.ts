@@ -27,7 +27,7 @@ export function requestRate(setting: RequestRateSetting): RequestRate {
 
 /**
  * Where "auto" starts. The upstream's limits are per second and per plan, and 2 req/s is a
- * reported plan (upstream-notes.md): the one rate known to be safe.
+ * reported plan (docs/upstream.md): the one rate known to be safe.
  */
 export const AUTO_START_RATE = 2;
 
