@@ -12,6 +12,7 @@ import { envSchema } from "../../src/config/env-schema.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { describeRate } from "../../src/http/auto-rate.js";
 import { startSandbox } from "../index.js";
+import { resultLines } from "./result-lines.js";
 import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { createEtlQueue } from "../../src/jobs/etl-queue.js";
@@ -189,12 +190,7 @@ async function main(): Promise<number> {
  order by streams desc
  limit 5`;
       print(`\ntop assets by streams over the period:\n${query}\n`);
-      const top = await client.query<{ isrc: string; title: string | null; streams: string }>(
-        query,
-      );
-      for (const row of top.rows) {
-        print(`  ${row.isrc}  ${String(row.streams).padStart(10)}  ${row.title ?? ""}`);
-      }
+      for (const line of resultLines(await client.query(query))) print(`  ${line}`);
     });
     return completed ? 0 : 1;
   } finally {
