@@ -44,6 +44,9 @@ COPY --from=deps /app/node_modules ./node_modules
 COPY vendor/ ./vendor/
 COPY --from=build /app/dist/ ./dist/
 COPY etl.config.example.json ./
+# `etl <command>` as the messages and docs write it: `docker compose exec worker etl status`.
+RUN printf '#!/bin/sh\nexec node /app/dist/src/cli/main.js "$@"\n' > /usr/local/bin/etl \
+  && chmod 755 /usr/local/bin/etl
 USER node
 # The worker's operator HTTP port: /livez, /readyz, /metrics, /queues.
 # The operator port listens on every interface of the container (the host decides what to publish).

@@ -88,7 +88,7 @@ export class WorkerWatch {
     if (this.#told || now - this.#absentSince < NO_WORKER_GRACE_MS) return;
     this.#told = true;
     const start =
-      "start one with `etl worker` (`npm run etl -- worker`, or the compose file's worker service)";
+      "start one with `etl worker` (`npx etl worker` in a clone, or the compose file's worker service)";
     this.#say(
       this.#seen
         ? `the last worker went away with ${left} partitions of this run left: ${start}; the run goes on from where it is`

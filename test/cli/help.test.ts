@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -12,6 +13,26 @@ describe("etl --help", () => {
     const listed = environment.split(/[\s,]+/).filter(Boolean);
     expect(listed.sort()).toEqual(Object.keys(envSchema.shape).sort());
     expect(result.stdout).toMatch(/4 records quarantined[^]*\(sync, replay,\s+backfill --wait\)/);
+  });
+});
+
+describe("npx etl", () => {
+  it("is the command the messages name, in a clone: its help and its exit code", async () => {
+    const { stdout, code } = await new Promise<{ stdout: string; code: number | null }>(
+      (done, fail) => {
+        const child = spawn("npx", ["--offline", "etl", "--help"], {
+          cwd: PROJECT_ROOT,
+          env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
+        });
+        let out = "";
+        child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        child.on("error", fail);
+        child.on("close", (exit) => done({ stdout: out, code: exit }));
+      },
+    );
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: etl /m);
+    expect(stdout).toMatch(/^ {2}worker\b/m);
   });
 });
 
