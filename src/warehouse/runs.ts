@@ -192,6 +192,22 @@ export async function lostRuns(db: Db): Promise<RunRecord[]> {
   return rows.map(toRecord);
 }
 
+/**
+ * The ids of the runs whose id starts with `start`, or with "run-" and `start` (as `etl runs`
+ * prints them, a user may drop the "run-"), newest first, at most `limit`.
+ */
+export async function runIdsStarting(db: Db, start: string, limit: number): Promise<string[]> {
+  const starts = start.startsWith("run-") ? [start] : [start, `run-${start}`];
+  const rows = await db
+    .selectFrom("etl.runs")
+    .select("run_id")
+    .where((eb) => eb.or(starts.map((s) => eb(sql<string>`left(run_id, ${s.length})`, "=", s))))
+    .orderBy("queued_at", "desc")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.run_id);
+}
+
 /** The run, if etl.runs records it. */
 export async function findRun(db: Db, runId: string): Promise<RunRecord | undefined> {
   const row = await selectRuns(db).where("run_id", "=", runId).executeTakeFirst();

@@ -120,6 +120,14 @@ describe("runs you can see and trace", () => {
     // The table the sync printed, but for its seconds.
     expect(tableNumbers(sync.stdout)).toEqual(sums);
     expect((await etl(["runs", "show", "run-none"])).code).toBe(1);
+    // The first characters after "run-" name it, as `etl runs` lists it; a start that several
+    // runs share is refused, naming them.
+    const short = await etl(["runs", "show", runId.slice(4, 12)]);
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe(shown.stdout);
+    const shared = await etl(["runs", "show", "run-"]);
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toContain(runId);
   }, 120_000);
 
   it("completes a backfill's record after its worker is killed mid-run, every attempt counted", async () => {

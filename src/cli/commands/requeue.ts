@@ -10,6 +10,7 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { findRun, lostRuns, recordRunReplaced, type RunRecord } from "../../warehouse/runs.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
+import { namedRunId } from "../named-run.js";
 import { runDays, runStreams } from "../run-lines.js";
 import { waitForRun } from "../wait-for-run.js";
 
@@ -80,7 +81,8 @@ async function namedLostRun(
   runId: string,
   out: ProgressOutput,
 ): Promise<RunRecord[] | ExitCode> {
-  const run = await findRun(db, runId);
+  const named = await namedRunId(db, runId);
+  const run = named === null ? undefined : await findRun(db, named);
   if (!run) {
     throw new UsageError(`no run ${runId} in etl.runs (\`etl status\` lists the lost runs)`);
   }

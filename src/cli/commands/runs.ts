@@ -5,6 +5,7 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { recentRuns } from "../../warehouse/run-history.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
+import { namedRunId } from "../named-run.js";
 import { runListLines, runReportLines } from "../run-report.js";
 import { wholeNumberOption } from "../whole-number-option.js";
 
@@ -38,7 +39,8 @@ export async function runsCommand(
       for (const line of runListLines(await recentRuns(db, limit))) out.line(line);
       return ExitCode.ok;
     }
-    const lines = await runReportLines(db, runId);
+    const named = await namedRunId(db, runId);
+    const lines = named === null ? null : await runReportLines(db, named);
     if (!lines) {
       out.line(`no run ${runId} in etl.runs (etl runs lists the latest)`);
       return ExitCode.failure;
