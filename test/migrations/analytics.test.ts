@@ -306,6 +306,30 @@ describe("the analytics views", () => {
     expect(metrics.map((m) => m.metric)).toEqual(["fans", "followers", "likes", "subscribers"]);
   });
 
+  it("artist_follower_growth: where the upstream reports no change, the change computed from the values, said", async () => {
+    await query("begin");
+    try {
+      await query(
+        `insert into artist_stats.platform_stats (artist_id, source, metric, day, value, raw) values
+           (987654321, 'social_1', 'followers', '2026-01-01', 100, '{"value": 100, "daily_diff": null}'),
+           (987654321, 'social_1', 'followers', '2026-01-02', 130, '{"value": 130, "daily_diff": null}'),
+           (987654321, 'social_1', 'followers', '2026-01-03', 125, '{"value": 125, "daily_diff": -4}')`,
+      );
+      expect(
+        await query(
+          `select day::text, change, reported_change, change_reported
+             from analytics.artist_follower_growth where artist_id = 987654321 order by day`,
+        ),
+      ).toEqual([
+        { day: "2026-01-01", change: null, reported_change: null, change_reported: false },
+        { day: "2026-01-02", change: "30", reported_change: "30", change_reported: false },
+        { day: "2026-01-03", change: "-5", reported_change: "-4", change_reported: true },
+      ]);
+    } finally {
+      await query("rollback");
+    }
+  });
+
   it("artist_follower_growth and playlist_reach: every artist has the name the sandbox gives it", async () => {
     const names = new Map(data.socialArtists().map((a) => [String(a.cm_artist), a.name]));
     const named = (rows: { artist_id: string }[]) =>
