@@ -37,8 +37,9 @@ import { ColumnDiscovery } from "./column-discovery.js";
 import { fieldsRead } from "../schema/fields-read.js";
 import { pathKey } from "../schema/record-fields.js";
 import {
-  discoveredColumns,
   catchUpWrite,
+  type DiscoveredColumns,
+  discoveredColumns,
   evolveTable,
   linkSchemaChanges,
   type SchemaChange,
@@ -409,16 +410,19 @@ export class PartitionLoad {
     }
   }
 
-  /** The rows just written, given the discovered columns other workers made meanwhile. */
-  async #catchUp(trx: Kysely<Database>, state: OutputState): Promise<void> {
-    const { discovery } = state;
-    if (!discovery || state.pending.length === 0) return;
-    const { table } = state.output.target;
-    const known = discovery.known();
-    const now = await catchUpWrite(trx, this.#options.db, table, known);
-    if (now === known) return;
-    discovery.learn(now);
-    state.targets.clear();
+  /**
+   * The partition's rows given the discovered columns other workers made while it loaded, as the
+   * statement closing it read them (after every row of the partition: a change committed later
+   * waited for this transaction's rows, or found the earlier ones stored, and filled them).
+   */
+  async #catchUp(trx: Kysely<Database>, discovered: ReadonlyMap<string, DiscoveredColumns>) {
+    for (const { discovery, output } of this.#states) {
+      if (!discovery) continue;
+      const now: DiscoveredColumns = discovered.get(output.target.table) ?? new Map();
+      if (await catchUpWrite(trx, this.#options.db, output.target.table, discovery.known(), now)) {
+        discovery.learn(now);
+      }
+    }
   }
 
   /** The pending rows with every discovered column of their table (a misfit told as untyped). */
@@ -545,7 +549,6 @@ export class PartitionLoad {
         await this.#linkChanges(trx);
         for (const state of this.#states) {
           this.rowsWritten += await this.#writeRows(tx, state);
-          await this.#catchUp(trx, state);
           state.pending = [];
         }
         // Once the last rows are written: a discovered value may be found untyped there.
@@ -579,11 +582,14 @@ export class PartitionLoad {
         const rederived = success
           ? undefined
           : { stream: stream.name, partition: partition.key, warnings: this.warnings };
-        this.rowsWritten += await finishSucceededAttempt(trx, runId, end, {
+        const closed = await finishSucceededAttempt(trx, runId, end, {
           success,
           rederived,
           deletes,
+          discoveredOf: this.#states.filter((s) => s.discovery).map((s) => s.output.target.table),
         });
+        this.rowsWritten += closed.deleted;
+        await this.#catchUp(trx, closed.discovered);
       }),
     );
     this.#unlinked = [];

@@ -77,30 +77,49 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
 }
 
 /**
- * Brings the rows a write in `trx` just made up to the table's discovered columns as they are,
- * when another process changed them since this one looked (`known`): each column added or widened
- * since is set again from `raw` (the change filled the rows stored before it; a row written after
- * it without that column would keep the value of the record it replaced). Read once the rows are
- * written, so the transaction holds the table's write lock and no change can commit until it
- * does. `db` is the process's warehouse, whose cache learns what was read. The columns now.
+ * The discovered columns of `tables` as one jsonb value, for a statement that reads them beside
+ * what it does (the one closing a partition); discoveredByTable reads it.
+ */
+export function discoveredColumnsOf(tables: readonly string[]): RawBuilder<unknown> {
+  return sql`(select coalesce(jsonb_agg(jsonb_build_array(table_name, column_name, field, data_type)), '[]')
+                from etl.discovered_columns where table_name = any(${[...tables]}::text[]))`;
+}
+
+/** What discoveredColumnsOf read, by table. */
+export function discoveredByTable(value: unknown): Map<string, DiscoveredColumns> {
+  const byTable = new Map<string, Map<string, DiscoveredColumn>>();
+  for (const [table, column, field, kind] of value as [string, string, string[], ColumnKind][]) {
+    const columns = byTable.get(table) ?? new Map<string, DiscoveredColumn>();
+    columns.set(pathKey(field), { column, field, kind });
+    byTable.set(table, columns);
+  }
+  return byTable;
+}
+
+/**
+ * Brings a table up to its discovered columns as they are (`now`), when another process changed
+ * them since this one looked (`known`): each column added or widened since is set again from
+ * `raw` for every row (the change filled the rows stored before it; a row written after it
+ * without that column would keep the value of the record it replaced). To run in the transaction
+ * that wrote the rows, after them: it holds their lock, so no change commits until it does. `db`
+ * is the process's warehouse, whose cache learns `now`. Whether anything changed.
  */
 export async function catchUpWrite<DB>(
   trx: Kysely<DB>,
   db: Kysely<DB>,
   table: string,
   known: DiscoveredColumns,
-): Promise<DiscoveredColumns> {
-  const tx = trx as Kysely<unknown>;
-  const now = await readDiscovered(tx, table);
+  now: DiscoveredColumns,
+): Promise<boolean> {
   const changed = [...now].filter(([key, column]) => known.get(key)?.kind !== column.kind);
-  if (changed.length === 0) return known;
+  if (changed.length === 0) return false;
   for (const [, { column, field, kind }] of changed) {
     const value = valueFromRaw(field, kind);
     await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${value}
-      where ${sql.ref(column)} is distinct from ${value}`.execute(tx);
+      where ${sql.ref(column)} is distinct from ${value}`.execute(trx);
   }
   cached.set(db as Kysely<unknown>, table, now);
-  return now;
+  return true;
 }
 
 /**

@@ -5,6 +5,11 @@ import type { AttemptStatus, Database } from "./schema.js";
 import { type PartitionSuccess, partitionRederived, partitionSucceeded } from "./stream-state.js";
 import { utcToday } from "../time/calendar.js";
 import { storableJsonText, storableTextOf } from "./storable-values.js";
+import {
+  type DiscoveredColumns,
+  discoveredByTable,
+  discoveredColumnsOf,
+} from "./discovered-columns.js";
 
 type Db = Kysely<Database>;
 
@@ -138,19 +143,30 @@ export interface SucceededClose {
   readonly rederived?: Omit<PartitionSuccess, "checkpoint">;
   /** Deletes of the rows the upstream no longer returns: the rows they delete count as written. */
   readonly deletes: readonly RawBuilder<unknown>[];
+  /** Tables whose discovered columns the statement reads, once the partition's rows are in. */
+  readonly discoveredOf: readonly string[];
+}
+
+/** What closing a succeeded attempt found. */
+export interface SucceededClosed {
+  /** Rows the deletes removed. */
+  readonly deleted: number;
+  /** The discovered columns of the tables asked for, as the statement saw them. */
+  readonly discovered: ReadonlyMap<string, DiscoveredColumns>;
 }
 
 /**
  * Closes a succeeded attempt, deletes what the partition no longer holds and records its success
  * in one statement: a partition's writes are a handful of round trips, and at the upstream's full
- * rate their count is what the worker spends (docs/benchmarks.md). Returns the rows deleted.
+ * rate their count is what the worker spends (docs/benchmarks.md). It also reads the discovered
+ * columns of the partition's tables, after its rows: another worker's change since is seen.
  */
 export async function finishSucceededAttempt(
   db: Db,
   runId: string,
   end: SyncRunEnd,
   close: SucceededClose,
-): Promise<number> {
+): Promise<SucceededClosed> {
   let creator: QueryCreator<Database> = db;
   // Postgres runs every data-modifying CTE of a statement, all on the statement's snapshot: what
   // the transaction wrote before is seen, and no delete sees another's (their scopes are apart).
@@ -178,9 +194,12 @@ export async function finishSucceededAttempt(
           sql` + `,
         )}`;
   const row = await closeRun(creator, runId, end, deleted)
-    .returning("rows_written")
+    .returning(["rows_written", discoveredColumnsOf(close.discoveredOf).as("discovered")])
     .executeTakeFirstOrThrow();
-  return Number(row.rows_written) - end.rowsWritten;
+  return {
+    deleted: Number(row.rows_written) - end.rowsWritten,
+    discovered: discoveredByTable(row.discovered),
+  };
 }
 
 function closeRun(
