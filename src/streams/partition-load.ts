@@ -418,10 +418,10 @@ export class PartitionLoad {
   async #catchUp(trx: Kysely<Database>, discovered: ReadonlyMap<string, DiscoveredColumns>) {
     for (const { discovery, output } of this.#states) {
       if (!discovery) continue;
-      const now: DiscoveredColumns = discovered.get(output.target.table) ?? new Map();
-      if (await catchUpWrite(trx, this.#options.db, output.target.table, discovery.known(), now)) {
-        discovery.learn(now);
-      }
+      const { table } = output.target;
+      const seen: DiscoveredColumns = discovered.get(table) ?? new Map();
+      const now = await catchUpWrite(trx, this.#options.db, table, discovery.known(), seen);
+      if (now) discovery.learn(now);
     }
   }
 

@@ -97,29 +97,33 @@ export function discoveredByTable(value: unknown): Map<string, DiscoveredColumns
 }
 
 /**
- * Brings a table up to its discovered columns as they are (`now`), when another process changed
- * them since this one looked (`known`): each column added or widened since is set again from
- * `raw` for every row (the change filled the rows stored before it; a row written after it
- * without that column would keep the value of the record it replaced). To run in the transaction
- * that wrote the rows, after them: it holds their lock, so no change commits until it does. `db`
- * is the process's warehouse, whose cache learns `now`. Whether anything changed.
+ * Brings a table up to its discovered columns, when another process changed them since this one
+ * looked (`known`; `seen`, as a statement of this transaction read them, says whether): each
+ * column added or widened since is set again from `raw` for every row (the change filled the rows
+ * stored before it; a row written after it without that column would keep the value of the
+ * record it replaced). Under the table's write lock, read again: no change commits meanwhile.
+ * `db` is the process's warehouse, whose cache learns them. The columns now; null when unchanged.
  */
 export async function catchUpWrite<DB>(
   trx: Kysely<DB>,
   db: Kysely<DB>,
   table: string,
   known: DiscoveredColumns,
-  now: DiscoveredColumns,
-): Promise<boolean> {
-  const changed = [...now].filter(([key, column]) => known.get(key)?.kind !== column.kind);
-  if (changed.length === 0) return false;
-  for (const [, { column, field, kind }] of changed) {
+  seen: DiscoveredColumns,
+): Promise<DiscoveredColumns | null> {
+  const changedSince = (now: DiscoveredColumns) =>
+    [...now.values()].filter(({ field, kind }) => known.get(pathKey(field))?.kind !== kind);
+  if (changedSince(seen).length === 0) return null;
+  const tx = trx as Kysely<unknown>;
+  await sql`lock table ${sql.table(table)} in row exclusive mode`.execute(tx);
+  const now = await readDiscovered(tx, table);
+  for (const { column, field, kind } of changedSince(now)) {
     const value = valueFromRaw(field, kind);
     await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${value}
-      where ${sql.ref(column)} is distinct from ${value}`.execute(trx);
+      where ${sql.ref(column)} is distinct from ${value}`.execute(tx);
   }
   cached.set(db as Kysely<unknown>, table, now);
-  return true;
+  return now;
 }
 
 /**
