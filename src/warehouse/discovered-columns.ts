@@ -54,16 +54,29 @@ export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 1_000, attempts
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK_DETECTED = "40P01";
 
-async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
-  const { rows } = await sql<{ column_name: string; field: string[]; data_type: ColumnKind }>`
-    select column_name, field, data_type from etl.discovered_columns
-     where table_name = ${table}`.execute(db);
+/** A row of etl.discovered_columns, as both its readers select it. */
+interface RegistryRow {
+  readonly table_name: string;
+  readonly column_name: string;
+  readonly field: string[];
+  readonly data_type: ColumnKind;
+}
+
+/** The registry's rows of one table as that table's discovered columns, by field. */
+function columnsOfRows(rows: readonly RegistryRow[]): Map<string, DiscoveredColumn> {
   return new Map(
     rows.map((row) => [
       pathKey(row.field),
       { column: row.column_name, field: row.field, kind: row.data_type },
     ]),
   );
+}
+
+async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
+  const { rows } = await sql<RegistryRow>`
+    select column_name, field, data_type, table_name from etl.discovered_columns
+     where table_name = ${table}`.execute(db);
+  return columnsOfRows(rows);
 }
 
 /**
@@ -81,19 +94,18 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
  * what it does (the one closing a partition); discoveredByTable reads it.
  */
 export function discoveredColumnsOf(tables: readonly string[]): RawBuilder<unknown> {
-  return sql`(select coalesce(jsonb_agg(jsonb_build_array(table_name, column_name, field, data_type)), '[]')
+  return sql`(select coalesce(jsonb_agg(jsonb_build_object('table_name', table_name,
+                'column_name', column_name, 'field', field, 'data_type', data_type)), '[]')
                 from etl.discovered_columns where table_name = any(${[...tables]}::text[]))`;
 }
 
 /** What discoveredColumnsOf read, by table. */
 export function discoveredByTable(value: unknown): Map<string, DiscoveredColumns> {
-  const byTable = new Map<string, Map<string, DiscoveredColumn>>();
-  for (const [table, column, field, kind] of value as [string, string, string[], ColumnKind][]) {
-    const columns = byTable.get(table) ?? new Map<string, DiscoveredColumn>();
-    columns.set(pathKey(field), { column, field, kind });
-    byTable.set(table, columns);
-  }
-  return byTable;
+  const rows = value as RegistryRow[];
+  const tables = new Set(rows.map((row) => row.table_name));
+  return new Map(
+    [...tables].map((table) => [table, columnsOfRows(rows.filter((r) => r.table_name === table))]),
+  );
 }
 
 /**
@@ -112,7 +124,7 @@ export async function catchUpWrite<DB>(
   seen: DiscoveredColumns,
 ): Promise<DiscoveredColumns | null> {
   const changedSince = (now: DiscoveredColumns) =>
-    [...now.values()].filter(({ field, kind }) => known.get(pathKey(field))?.kind !== kind);
+    [...now].filter(([key, { kind }]) => known.get(key)?.kind !== kind).map(([, column]) => column);
   if (changedSince(seen).length === 0) return null;
   const tx = trx as Kysely<unknown>;
   await sql`lock table ${sql.table(table)} in row exclusive mode`.execute(tx);
