@@ -20,10 +20,15 @@ export interface AppContext {
 
 export interface AppContextOptions {
   readonly logger?: Logger;
-  /** Test and benchmark hooks into the HTTP client (backoff timings, attempt observer). */
+  /** Hooks into the HTTP client (backoff timings, attempt observer), and check's single try. */
   readonly http?: Partial<
-    Pick<HttpClientOptions, "retryBaseMs" | "retryMaxDelayMs" | "onAttempt" | "onRateChange">
+    Pick<
+      HttpClientOptions,
+      "retryBaseMs" | "retryMaxDelayMs" | "onAttempt" | "onRateChange" | "maxRetries" | "timeoutMs"
+    >
   >;
+  /** How long the first connection to Redis may take (5 s unless told). */
+  readonly redisConnectTimeoutMs?: number;
   /**
    * Return before Redis answers, connecting (and reconnecting) in the background: a long-running
    * process that waits for its dependencies itself. A command fails fast instead.
@@ -59,13 +64,26 @@ export async function createAppContext(
   const logger = options.logger ?? createLogger({ level: env.LOG_LEVEL, secrets: [upstream.key] });
   const redis = new Redis(env.REDIS_URL, {
     lazyConnect: true,
-    connectTimeout: 5_000,
+    connectTimeout: options.redisConnectTimeoutMs ?? 5_000,
     maxRetriesPerRequest: 20,
   });
+  let connectionError: Error | undefined;
   // Without a listener ioredis reports each reconnection failure on stderr by itself.
-  redis.on("error", (error) => logger.debug({ err: error.message }, "redis connection error"));
+  redis.on("error", (error) => {
+    connectionError = error;
+    logger.debug({ err: error.message }, "redis connection error");
+  });
   if (options.connectInBackground) redis.connect().catch(() => undefined);
-  else await redis.connect();
+  else {
+    try {
+      await redis.connect();
+    } catch (error) {
+      // It would go on reconnecting, and keep the process alive; what it met says more than
+      // "Connection is closed".
+      redis.disconnect();
+      throw connectionError ?? error;
+    }
+  }
   const budget = requestBudget(etl, upstream, redis);
   const http = new HttpClient({
     baseUrl: upstream.url,

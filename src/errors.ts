@@ -84,8 +84,11 @@ export class ReplayPagesError extends EtlError {
 
 /** A service the command needs (Redis) did not answer in time: nothing was done. */
 export class UnreachableError extends EtlError {
-  constructor(service: string, url: string, reason: string) {
-    super(`${service} unreachable at ${url} (${reason}): nothing was done`, { service, url });
+  constructor(service: string, variable: string, url: string, reason: string) {
+    super(
+      `${service} unreachable at ${url} (${reason}): nothing was done; is it running, and is ${variable} right?`,
+      { service, url },
+    );
   }
 }
 
@@ -238,12 +241,25 @@ export class RequestTimeoutError extends UpstreamError {
   }
 }
 
+/** Codes of a connection that never was: where the upstream is may be configured wrong. */
+const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
 /** The connection failed or was cut (refused, reset, closed mid-body). */
 export class NetworkError extends UpstreamError {
   constructor(request: RequestContext, cause: unknown) {
     const code = (cause as { code?: unknown })?.code;
     const detail = typeof code === "string" ? code : ((cause as Error)?.message ?? "unknown");
-    super(`connection failed (${detail})`, request, { code: detail, retryable: true }, { cause });
+    const hint = NEVER_CONNECTED.has(detail)
+      ? ": is the upstream up, and MUSIC_API_URL right?"
+      : "";
+    super(
+      `connection failed (${detail})${hint}`,
+      request,
+      { code: detail, retryable: true },
+      {
+        cause,
+      },
+    );
   }
 }
 

@@ -10,6 +10,7 @@ import type { RequeueOptions } from "./commands/requeue.js";
 import type { RunsOptions } from "./commands/runs.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
+import { validEnvironment } from "../config/load-config.js";
 import { packageVersion } from "../package-version.js";
 import { registerPayoutsCommand } from "./payouts-command.js";
 import { ExitCode } from "./exit-codes.js";
@@ -68,7 +69,7 @@ function action<A extends unknown[]>(
     try {
       process.exitCode = await run(...args);
     } catch (error) {
-      process.exitCode = reportError(error, write);
+      process.exitCode = reportError(error, write, validEnvironment());
     }
   };
 }
@@ -259,6 +260,6 @@ try {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   } else {
-    process.exitCode = reportError(error, writeError);
+    process.exitCode = reportError(error, writeError, validEnvironment());
   }
 }

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { parse as parseDotenv } from "dotenv";
 import { ConfigError } from "../errors.js";
 import { controlCharacterProblems } from "./control-characters.js";
+import { describeJsonSyntaxError } from "./json-syntax-error.js";
 import { type EnvConfig, envSchema } from "./env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "./etl-config-schema.js";
 import { toConfigProblems } from "./zod-problems.js";
@@ -43,6 +44,12 @@ export function readEnvironment(
   return Object.fromEntries(Object.entries(merged).filter(([, value]) => value !== ""));
 }
 
+/** The environment as validated, or null where it is not valid (loadConfig says why). */
+export function validEnvironment(options: LoadConfigOptions = {}): EnvConfig | null {
+  const result = envSchema.safeParse(readEnvironment(options));
+  return result.success ? result.data : null;
+}
+
 /** The upstream's URL and key, or a ConfigError naming what is missing. */
 export function requireUpstream(env: EnvConfig): { url: string; key: string } {
   const missing = (["MUSIC_API_URL", "MUSIC_API_KEY"] as const).filter((name) => !env[name]);
@@ -67,11 +74,14 @@ function readJsonFile(path: string, displayName: string): unknown {
       },
     ]);
   }
+  // An editor that saves with a byte order mark has not made the file any less JSON.
+  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   try {
-    return JSON.parse(readFileSync(path, "utf8"));
+    return JSON.parse(text);
   } catch (error) {
+    const where = describeJsonSyntaxError(text, (error as Error).message);
     throw new ConfigError(displayName, [
-      { field: "(file)", problem: `is not valid JSON: ${(error as Error).message}` },
+      { field: "(file)", problem: `is not valid JSON: ${where}` },
     ]);
   }
 }

@@ -61,7 +61,7 @@ export async function openEtlQueue(redisUrl: string, config: EtlConfig): Promise
   const ready = await queueReady(queue);
   if (ready.ready) return queue;
   await closeEtlQueue(queue);
-  throw new UnreachableError("Redis", displayUrl(redisUrl), ready.reason);
+  throw new UnreachableError("Redis", "REDIS_URL", displayUrl(redisUrl), ready.reason);
 }
 
 /** How long a command waits for the queue's connection to close before it drops it. */

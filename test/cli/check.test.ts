@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Sandbox, startSandbox } from "../../sandbox/index.js";
+import { CHECK_DEADLINE_MS } from "../../src/cli/commands/check.js";
 import { CLI_ENTRY, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -89,13 +91,14 @@ describe("etl check", () => {
     expect(sandbox.stats().requests).toBe(1);
   });
 
-  it("writes what the client logs after its table, not into it, on one stream", async () => {
-    dir.write("one-retry.json", {
+  it("tries the upstream once whatever max_retries says, and writes nothing into its table", async () => {
+    dir.write("six-retries.json", {
       start_date: "2026-01-01",
       territory_keys: ["all"],
       redis_prefix: prefix,
-      max_retries: 1,
+      max_retries: 6,
     });
+    sandbox.resetStats();
     sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });
     try {
       const env = {
@@ -104,8 +107,8 @@ describe("etl check", () => {
         MUSIC_API_KEY: sandbox.apiKey,
         REDIS_URL,
         DATABASE_URL: `${PG_HOST_URL}/postgres`,
-        ETL_CONFIG: "one-retry.json",
-        LOG_LEVEL: "warn",
+        ETL_CONFIG: "six-retries.json",
+        LOG_LEVEL: "debug",
       };
       // Standard output and error on one pipe, as a terminal or `2>&1` shows them.
       const merged = await new Promise<string>((done) => {
@@ -127,12 +130,144 @@ describe("etl check", () => {
         "redis",
         "upstream",
       ]);
-      expect(lines[table + 3]).toMatch(/^upstream {2}FAIL /);
-      const logged = lines.slice(table + 4);
-      expect(logged.length).toBeGreaterThan(0);
-      for (const line of logged) expect(JSON.parse(line)).toMatchObject({ level: 40 });
+      expect(lines[table + 3]).toMatch(/^upstream {2}FAIL {2}MUSIC_API_URL=http:\/\/.*HTTP 500/);
+      for (const line of lines.slice(table + 4)) expect(JSON.parse(line)).toHaveProperty("level");
+      expect(sandbox.stats().requests).toBe(1);
     } finally {
       sandbox.setKnobs({ faultRate: 0 });
     }
   });
+
+  it("names the variable of each dependency it cannot reach, with one try each", async () => {
+    const closed = await closedPort();
+    const result = await check(sandbox.apiKey, {
+      DATABASE_URL: `postgres://localhost:${closed}/music_etl`,
+      MUSIC_API_URL: `http://127.0.0.1:${closed}`,
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^postgres {2}FAIL {2}DATABASE_URL=postgres://localhost:${closed}/music_etl: .*ECONNREFUSED`,
+        "m",
+      ),
+    );
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^upstream {2}FAIL {2}MUSIC_API_URL=http://127.0.0.1:${closed}: .*connection failed \\(ECONNREFUSED\\)`,
+        "m",
+      ),
+    );
+    // One try: the client logs a retry at warn, and there is none.
+    expect(result.stderr).toBe("");
+
+    const redis = await check(sandbox.apiKey, { REDIS_URL: `redis://127.0.0.1:${closed}` });
+    expect(redis.code).toBe(1);
+    expect(redis.stdout).toMatch(
+      new RegExp(`^redis {5}FAIL {2}REDIS_URL=redis://127.0.0.1:${closed}: .*ECONNREFUSED`, "m"),
+    );
+  });
+
+  it.for([["status"], ["sync", "--only", "territories"], ["migrate"]])(
+    "%s names DATABASE_URL when it cannot reach Postgres",
+    async (args) => {
+      const closed = await closedPort();
+      const env = { MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: sandbox.apiKey, REDIS_URL };
+      const postgres = await runCli(args, {
+        cwd: dir.path,
+        env: { ...env, DATABASE_URL: `postgres://localhost:${closed}/music_etl` },
+      });
+      expect(postgres.code).toBe(1);
+      expect(postgres.stderr).toMatch(
+        new RegExp(
+          `^error: cannot reach Postgres at postgres://localhost:${closed}/music_etl \\(.*ECONNREFUSED.*\\): is it running, and is DATABASE_URL right\\?$`,
+          "m",
+        ),
+      );
+    },
+  );
+
+  it("gives an upstream that never answers one request and its deadline, naming MUSIC_API_URL", async () => {
+    const requests: string[] = [];
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+      socket.on("data", (chunk) =>
+        requests.push(
+          ...String(chunk)
+            .split("\r\n")
+            .filter((line) => /^GET /.test(line)),
+        ),
+      );
+      socket.on("error", () => undefined);
+    });
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const result = await check(sandbox.apiKey, {
+        DATABASE_URL: `${PG_HOST_URL}/postgres`,
+        MUSIC_API_URL: `http://127.0.0.1:${port}`,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `^upstream {2}FAIL {2}MUSIC_API_URL=http://127.0.0.1:${port}: .*no complete response within ${CHECK_DEADLINE_MS} ms`,
+          "m",
+        ),
+      );
+      expect(requests).toHaveLength(1);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it("looks up each configured UPC and artist id once and names those the upstream does not know", async () => {
+    const [artist] = sandbox.data.socialArtists();
+    const [product] = sandbox.data.products();
+    dir.write("tracked.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      upcs: [product?.upc, "0000000000001"],
+      social_artist_ids: [artist?.cm_artist, 987654321],
+      streaming_artist_ids: [artist?.music_streaming_1, "no-such-streaming-id"],
+    });
+    sandbox.resetStats();
+    const result = await check(sandbox.apiKey, {
+      DATABASE_URL: `${PG_HOST_URL}/postgres`,
+      ETL_CONFIG: "tracked.json",
+    });
+    expect(result.code).toBe(1);
+    const tracked = result.stdout.split("\n").filter((line) => line.startsWith("tracked "));
+    expect(tracked).toEqual([
+      expect.stringMatching(
+        /^tracked {3}FAIL {2}not known upstream: UPC 0000000000001, social artist id 987654321, streaming artist id no-such-streaming-id; correct or remove them in .*tracked\.json$/,
+      ),
+    ]);
+    // The territory look-up, then one request per id.
+    expect(sandbox.stats().requests).toBe(7);
+
+    dir.write("known.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      upcs: [product?.upc],
+      social_artist_ids: [artist?.cm_artist],
+    });
+    const known = await check(sandbox.apiKey, {
+      DATABASE_URL: `${PG_HOST_URL}/postgres`,
+      ETL_CONFIG: "known.json",
+    });
+    expect(known.code).toBe(0);
+    expect(known.stdout).toMatch(/^tracked {3}ok {4}2 UPCs and artist ids, each known upstream$/m);
+  });
 });
+
+/** A port nothing listens on: one the system gave, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((done) => server.close(done));
+  return port;
+}

@@ -139,7 +139,9 @@ describe("etl sync and status", () => {
       expect(result.stdout).toMatch(
         /^trend_totals\s+trends\s+.+\s+\d{4}-\d{2}-\d{2} \d{2}:\d{2}\s+-\s+\d+\s+\d+\s+0$/m,
       );
-      expect(result.stdout).toMatch(/^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(/m);
+      expect(result.stdout).toMatch(
+        /^queue: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(.*\): is it running, and is REDIS_URL right\?$/m,
+      );
     },
   );
 
@@ -149,7 +151,7 @@ describe("etl sync and status", () => {
       const result = await etlAtOnce(args, { REDIS_URL: "redis://127.0.0.1:1" });
       expect(result.code).toBe(1);
       expect(result.stderr).toMatch(
-        /^error: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(.*\): nothing was done$/m,
+        /^error: Redis unreachable at redis:\/\/127\.0\.0\.1:1 \(.*\): nothing was done; is it running, and is REDIS_URL right\?$/m,
       );
     },
   );

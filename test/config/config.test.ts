@@ -178,6 +178,18 @@ const cases: BadCase[] = [
     file: { ...validFile, redis_prefix: "has space" },
   },
   { name: "invalid JSON", field: "(file)", raw: "{ start_date: 2026-01-01 " },
+  {
+    name: "a trailing comma",
+    field: "(file)",
+    raw: `{\n  "start_date": "2026-01-01",\n  "upcs": ["1", "2"],\n}\n`,
+    says: "line 4, column 1: expected a property name in double quotes (a comma too many",
+  },
+  {
+    name: "a list left open",
+    field: "(file)",
+    raw: `{\n  "start_date": "2026-01-01",\n  "upcs": ["1", "2"\n}\n`,
+    says: "line 4, column 1: expected ','",
+  },
   { name: "missing file", field: "(file)", env: { ETL_CONFIG: "./nowhere.json" } },
   { name: "API URL not a URL", field: "MUSIC_API_URL", env: { MUSIC_API_URL: "not a url" } },
   { name: "missing API key", field: "MUSIC_API_KEY", env: { MUSIC_API_KEY: "" } },
@@ -269,6 +281,12 @@ describe("loadConfig", () => {
     expect((error as ConfigError).problems).toEqual([
       { field: "schema_contract.dsp", problem: 'is not a stream or family (did you mean "dsps"?)' },
     ]);
+  });
+
+  it("reads a file saved with a byte order mark", () => {
+    dir.write("bom.json", `\uFEFF${JSON.stringify({ start_date: "2026-01-01", upcs: ["7"] })}`);
+    const config = loadConfig({ cwd: dir.path, env: { ...validEnv, ETL_CONFIG: "bom.json" } });
+    expect(config.etl.upcs).toEqual(["7"]);
   });
 
   it("applies documented defaults and de-duplicates lists", () => {

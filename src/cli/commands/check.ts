@@ -1,5 +1,5 @@
 import pg from "pg";
-import { createAppContext } from "../../app-context.js";
+import { type AppContext, createAppContext } from "../../app-context.js";
 import { toText } from "../../api/read-values.js";
 import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
@@ -10,6 +10,7 @@ import { createLogger, type Logger } from "../../logging/logger.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
+import { unknownTrackedIds } from "../unknown-tracked-ids.js";
 import type { Output } from "../output.js";
 
 function describeTracking(config: AppConfig): string {
@@ -31,8 +32,22 @@ function describeTracking(config: AppConfig): string {
   return `from ${etl.start_date}; ${tracked}; ${rate}, ${etl.max_concurrency} at once`;
 }
 
+/**
+ * How long check waits for each dependency, once: a wrong address fails within seconds, not after
+ * the retries a sync would make (check's question is "is this configured right", not "wait").
+ */
+export const CHECK_DEADLINE_MS = 5_000;
+
+/** A failed check's detail: the variable that says where, with its value, then what happened. */
+function failedAt(variable: string, url: string, problem: string): string {
+  return `${variable}=${displayUrl(url)}: ${problem}`;
+}
+
 async function checkPostgres(url: string): Promise<[boolean, string]> {
-  const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 5_000 });
+  const client = new pg.Client({
+    ...pgConnectionConfig(url),
+    connectionTimeoutMillis: CHECK_DEADLINE_MS,
+  });
   try {
     await client.connect();
     const { rows } = await client.query<{ version: string }>(
@@ -42,17 +57,26 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
   } catch (error) {
     if (isMissingDatabase(error)) {
       // A failure: every command but migrate stops on it, and a typo here is a second warehouse.
-      return [false, `${displayUrl(url)}: ${missingDatabaseMessage(error as Error)}`];
+      return [false, failedAt("DATABASE_URL", url, missingDatabaseMessage(error as Error))];
     }
-    return [false, `${displayUrl(url)}: ${(error as Error).message}`];
+    return [false, failedAt("DATABASE_URL", url, connectionProblem(error))];
   } finally {
     await client.end().catch(() => undefined);
   }
 }
 
+/** An error's message; a host of several addresses fails with an empty one, its tries do not. */
+function connectionProblem(error: unknown): string {
+  const { message, errors } = error as { message?: string; errors?: unknown[] };
+  if (message) return message;
+  const tried = (errors ?? []).map((each) => (each as Error).message).filter(Boolean);
+  return tried.length > 0 ? tried.join("; ") : String(error);
+}
+
 /**
- * Validates the configuration, then checks each dependency and calls one cheap upstream operation
- * (a territory lookup), printing one line per check.
+ * Validates the configuration, then checks each dependency once, calls one cheap upstream
+ * operation (a territory lookup) and looks up each configured UPC and artist id, printing one
+ * line per check.
  */
 export async function checkCommand(out: Output): Promise<ExitCode> {
   const config = loadAppConfig();
@@ -76,6 +100,26 @@ export async function checkCommand(out: Output): Promise<ExitCode> {
   }
 }
 
+async function checkTrackedIds(
+  out: Output,
+  context: AppContext,
+  config: AppConfig,
+): Promise<boolean> {
+  const { looked, unknown, failed } = await unknownTrackedIds(context.api, config.etl);
+  if (looked === 0) return true;
+  if (unknown.length > 0) {
+    out.line(
+      `tracked   FAIL  not known upstream: ${unknown.join(", ")}; correct or remove ${unknown.length === 1 ? "it" : "them"} in ${config.configPath}`,
+    );
+  }
+  if (failed.length > 0) {
+    out.line(`tracked   FAIL  ${failed.length} of ${looked} look-ups failed: ${failed.join("; ")}`);
+  }
+  if (unknown.length > 0 || failed.length > 0) return false;
+  out.line(`tracked   ok    ${looked} UPCs and artist ids, each known upstream`);
+  return true;
+}
+
 async function checkDependencies(
   out: Output,
   config: AppConfig,
@@ -83,11 +127,15 @@ async function checkDependencies(
   logger: Logger,
 ): Promise<ExitCode> {
   const { env, etl } = config;
-  let context: Awaited<ReturnType<typeof createAppContext>>;
+  let context: AppContext;
   try {
-    context = await createAppContext(config, { logger });
+    context = await createAppContext(config, {
+      logger,
+      redisConnectTimeoutMs: CHECK_DEADLINE_MS,
+      http: { maxRetries: 0, timeoutMs: Math.min(etl.request_timeout_ms, CHECK_DEADLINE_MS) },
+    });
   } catch (error) {
-    out.line(`redis     FAIL  ${displayUrl(env.REDIS_URL)}: ${(error as Error).message}`);
+    out.line(`redis     FAIL  ${failedAt("REDIS_URL", env.REDIS_URL, connectionProblem(error))}`);
     return ExitCode.failure;
   }
   try {
@@ -107,10 +155,16 @@ async function checkDependencies(
         `upstream  ok    ${env.MUSIC_API_URL}: ${records.length} territories for key "${key}" in ${ms} ms${sample ? ` (${sample}...)` : ""}`,
       );
     } catch (error) {
-      out.line(`upstream  FAIL  ${env.MUSIC_API_URL}: ${(error as Error).message}`);
+      // A refused key names MUSIC_API_KEY itself; anything else is where the upstream is.
+      const detail =
+        error instanceof AuthError
+          ? `${env.MUSIC_API_URL}: ${error.message}`
+          : failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", (error as Error).message);
+      out.line(`upstream  FAIL  ${detail}`);
       return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
     }
-    return pgOk ? ExitCode.ok : ExitCode.failure;
+    const trackedOk = await checkTrackedIds(out, context, config);
+    return pgOk && trackedOk ? ExitCode.ok : ExitCode.failure;
   } finally {
     await context.close();
   }

@@ -50,7 +50,7 @@ async function queueSection(
   redisUrl: string,
 ): Promise<{ lines: string[]; reachable: boolean }> {
   const problem = (reason: string) =>
-    `queue: Redis unreachable at ${displayUrl(redisUrl)} (${reason})`;
+    `queue: Redis unreachable at ${displayUrl(redisUrl)} (${reason}): is it running, and is REDIS_URL right?`;
   if (!ready.ready) return { lines: [problem(ready.reason), RETRYING_UNSETTLED], reachable: false };
   try {
     return {

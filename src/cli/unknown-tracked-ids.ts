@@ -1,0 +1,69 @@
+import type { ApiClient } from "../api/api-client.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { UpstreamStatusError } from "../errors.js";
+
+/** What one look-up of a configured id found. */
+type Found = "known" | "unknown";
+
+interface Lookup {
+  /** How the id is named in a message: "UPC 0000", "social artist id 99". */
+  readonly label: string;
+  readonly find: () => Promise<Found>;
+}
+
+/** A 404 from an endpoint keyed by the id: the upstream does not know it. */
+async function knownUnless404(call: () => Promise<unknown>): Promise<Found> {
+  try {
+    await call();
+    return "known";
+  } catch (error) {
+    if (error instanceof UpstreamStatusError && error.status === 404) return "unknown";
+    throw error;
+  }
+}
+
+function lookupsOf(api: ApiClient, etl: EtlConfig): Lookup[] {
+  return [
+    ...etl.upcs.map((upc) => ({
+      label: `UPC ${upc}`,
+      find: async (): Promise<Found> => {
+        const { records } = await api.catalogue.getProductByUpc({ upc, page_size: 1 });
+        return records.length > 0 ? "known" : "unknown";
+      },
+    })),
+    ...etl.social_artist_ids.map((id) => ({
+      label: `social artist id ${id}`,
+      find: () => knownUnless404(() => api.artistStats.cmStats({ artist_id: id })),
+    })),
+    ...etl.streaming_artist_ids.map((id) => ({
+      label: `streaming artist id ${id}`,
+      find: async (): Promise<Found> =>
+        (await api.artistStats.artistId({ id })).socialArtistId === null ? "unknown" : "known",
+    })),
+  ];
+}
+
+export interface TrackedIdsReport {
+  readonly looked: number;
+  readonly unknown: readonly string[];
+  /** Look-ups that failed for another reason, with it. */
+  readonly failed: readonly string[];
+}
+
+/**
+ * Looks up each configured UPC and artist id once (the request budget paces them) and says which
+ * the upstream does not know: each would fail, or find nothing, on every run.
+ */
+export async function unknownTrackedIds(api: ApiClient, etl: EtlConfig): Promise<TrackedIdsReport> {
+  const lookups = lookupsOf(api, etl);
+  const outcomes = await Promise.allSettled(lookups.map((lookup) => lookup.find()));
+  const unknown: string[] = [];
+  const failed: string[] = [];
+  outcomes.forEach((outcome, i) => {
+    const label = lookups[i]?.label ?? "?";
+    if (outcome.status === "rejected")
+      failed.push(`${label}: ${(outcome.reason as Error).message}`);
+    else if (outcome.value === "unknown") unknown.push(label);
+  });
+  return { looked: lookups.length, unknown, failed };
+}
