@@ -123,6 +123,8 @@ interface RequestContext {
   readonly operation: string;
   readonly method: string;
   readonly path: string;
+  /** The entity the request is about, from its parameters ("artist_id 9999999"), when it names one. */
+  readonly subject?: string;
 }
 
 /** Base of every failure of one HTTP exchange with the upstream. */
@@ -164,18 +166,38 @@ export class AuthError extends UpstreamError {
   }
 }
 
+/**
+ * Statuses the same request meets again, whoever sends it and however often: what it names does
+ * not exist (404, 410), or what it asks is refused as such (400, 403, 405, 422). Not 408, 409,
+ * 425 or 429, which say "not now".
+ */
+const PERMANENT_STATUSES = new Set([400, 403, 404, 405, 410, 422]);
+
 /** Any non-2xx answer other than 401 and 429. 5xx are retryable, other 4xx are not. */
 export class UpstreamStatusError extends UpstreamError {
   readonly status: number;
   readonly upstreamMessage: string;
   readonly body: unknown;
+  /**
+   * What the request met, when no retry can change it: the same text for every request about
+   * the same entity, so that the partitions it failed are reported once. Null otherwise.
+   */
+  readonly permanentCause: string | null;
 
   constructor(request: RequestContext, status: number, upstreamMessage: string, body: unknown) {
     super(`HTTP ${status}: ${upstreamMessage}`, request, { status, retryable: status >= 500 });
     this.status = status;
     this.upstreamMessage = upstreamMessage;
     this.body = body;
+    this.permanentCause = PERMANENT_STATUSES.has(status)
+      ? `${request.subject ?? `${request.method} ${request.path}`}: HTTP ${status} (${upstreamMessage})`
+      : null;
   }
+}
+
+/** The cause of a failure no retry can cure, as UpstreamStatusError words it; null for others. */
+export function permanentCause(error: unknown): string | null {
+  return error instanceof UpstreamStatusError ? error.permanentCause : null;
 }
 
 /**

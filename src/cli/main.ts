@@ -9,6 +9,7 @@ import type { ReplayOptions } from "./commands/replay.js";
 import type { RequeueOptions } from "./commands/requeue.js";
 import type { RunsOptions } from "./commands/runs.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
+import type { DismissFailedOptions } from "./commands/dismiss-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
 import { validEnvironment } from "../config/load-config.js";
 import { packageVersion } from "../package-version.js";
@@ -55,6 +56,7 @@ const commands = {
   requeue: () => import("./commands/requeue.js"),
   runs: () => import("./commands/runs.js"),
   retryFailed: () => import("./commands/retry-failed.js"),
+  dismissFailed: () => import("./commands/dismiss-failed.js"),
   status: () => import("./commands/status.js"),
   sync: () => import("./commands/sync.js"),
   worker: () => import("./commands/worker.js"),
@@ -199,9 +201,25 @@ streamsAndDays(
   },
 )
   .option("--wait", "follow it with a progress bar; exit 1 if any partition failed again")
+  .option(
+    "--permanent",
+    "also queue failures no retry can cure (a 404 for an unknown artist), left out by default",
+  )
   .action(
     action(async (options: RetryFailedOptions) =>
       (await commands.retryFailed()).retryFailedCommand(options, stdout),
+    ),
+  );
+
+program
+  .command("dismiss-failed")
+  .description(
+    "close the failures of partitions the configuration no longer plans (an artist taken out of it), so status can be green again; keeps their errors",
+  )
+  .option("--only <streams>", "comma-separated stream or family names (see status)")
+  .action(
+    action(async (options: DismissFailedOptions) =>
+      (await commands.dismissFailed()).dismissFailedCommand(options, stdout),
     ),
   );
 

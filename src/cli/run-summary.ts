@@ -1,7 +1,7 @@
 import type { StreamSummary } from "../streams/run-sync.js";
 import { ExitCode } from "./exit-codes.js";
 import { type Output, table } from "./output.js";
-import { errorMessage } from "../errors.js";
+import { failureLines } from "./failure-lines.js";
 import { runSchemaChangeLines } from "./schema-change-lines.js";
 
 /** One stream's line of a run's table, as a sync prints it and `etl runs show` prints it again. */
@@ -135,9 +135,7 @@ export function printSummaries(
   if (failed.length > 0) {
     out.line("");
     out.line(`${failed.length} partitions failed:`);
-    for (const f of failed) {
-      out.line(`  ${f.stream} ${f.partition}: ${errorMessage(f.error)}`);
-    }
+    for (const line of failureLines(failed)) out.line(`  ${line}`);
   }
   if (interrupted > 0) return ExitCode.interrupted;
   if (failed.length > 0) return ExitCode.failure;

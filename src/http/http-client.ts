@@ -22,6 +22,7 @@ import { linkedAbort } from "../async/linked-abort.js";
 import { linkPath } from "./link-path.js";
 import { requestTarget } from "./request-target.js";
 import type { RequestBudget, RequestIdentity } from "./request-budget.js";
+import { subjectOf } from "./request-subject.js";
 import { beyondOneStep, type RateChange } from "./auto-rate.js";
 import { upstreamMessage } from "./upstream-message.js";
 import { parseJsonBody } from "../json/json-body.js";
@@ -156,6 +157,7 @@ export class HttpClient {
       operation: request.operation,
       method: request.method,
       path: request.path,
+      ...subjectOf(request.query),
     };
     const { logger, maxRetries } = this.#options;
     const baseMs = this.#options.retryBaseMs ?? 500;

@@ -50,6 +50,8 @@ export interface RequestIdentity {
   readonly operation: string;
   readonly method: string;
   readonly path: string;
+  /** The entity the request is about ("artist_id 9999999"), when its parameters name one. */
+  readonly subject?: string;
 }
 
 /** A try at a slot that found none: ask again in `waitMs` (-1: once a lease frees). */

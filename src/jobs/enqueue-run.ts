@@ -37,7 +37,7 @@ export async function enqueueRun(
   db?: Warehouse,
 ): Promise<EnqueuedRun> {
   const jobId = `run-${randomUUID()}`;
-  const identity = `${data.kind}|${data.range.from ?? ""}|${data.range.to ?? ""}|${data.streams.join(",")}`;
+  const identity = `${data.kind}|${data.range.from ?? ""}|${data.range.to ?? ""}|${data.streams.join(",")}${data.permanentToo ? "|permanent" : ""}`;
   const job = await queue.add(RUN_JOB, data, { jobId, deduplication: { id: identity } });
   const runId = job.id ?? jobId;
   if (db) {

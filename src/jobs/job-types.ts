@@ -17,6 +17,8 @@ export interface RunJobData {
   readonly kind: RunKind;
   readonly streams: readonly string[];
   readonly range: DayRange;
+  /** A retry that queues failures no retry can cure too (`etl retry-failed --permanent`). */
+  readonly permanentToo?: boolean;
   /**
    * Streams whose partitions are counted (`planned` holds them): a run plans a window of
    * partitions at a time (plan-window.ts), but counts every stream's as soon as the stream can be

@@ -39,7 +39,7 @@ export interface WindowPlan {
   readonly range: DayRange;
   /** The range's days, newest first. */
   readonly days: readonly string[];
-  readonly options: Pick<PlanOptions, "failedOnly" | "trackedArtistIds">;
+  readonly options: Pick<PlanOptions, "failedOnly" | "permanentToo" | "trackedArtistIds">;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
-import { AuthError, ResponseTooLargeError } from "../errors.js";
+import { AuthError, errorMessage, permanentCause, ResponseTooLargeError } from "../errors.js";
 import { runPartition } from "../streams/run-partition.js";
 import { utcToday } from "../time/calendar.js";
 import type { Stream } from "../streams/stream.js";
@@ -12,8 +12,8 @@ import type { WorkerDeps } from "./worker-deps.js";
 
 /**
  * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with
- * backoff, but for an answer larger than max_response_bytes: another attempt would ask for the
- * same answer and be refused again. A partition cut short by a shutdown, by a refused credential
+ * backoff, but for an answer larger than max_response_bytes or a failure no retry can cure (a 404
+ * for an unknown artist): another attempt would ask the same and be refused again. A partition cut short by a shutdown, by a refused credential
  * (which closes the worker's credential gate) or by Postgres or Redis going away (which closes
  * its dependency gate) goes back to the queue without spending an attempt.
  */
@@ -83,8 +83,9 @@ async function runLocked(
     await job.moveToDelayed(Date.now(), token);
     throw new DelayedError();
   }
-  if (outcome.error instanceof ResponseTooLargeError) {
-    throw new UnrecoverableError(outcome.error.message);
+  // Another attempt would ask for the same answer and meet the same refusal.
+  if (outcome.error instanceof ResponseTooLargeError || permanentCause(outcome.error) !== null) {
+    throw new UnrecoverableError(errorMessage(outcome.error));
   }
   throw outcome.error instanceof Error ? outcome.error : new Error(String(outcome.error));
 }

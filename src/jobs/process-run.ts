@@ -163,7 +163,10 @@ async function topUp(
     deps: { ...deps.runner, today: state.today },
     range: job.data.range,
     days: rangeDays(deps.runner.config, state.today, job.data.range).reverse(),
-    options: { failedOnly: job.data.kind === "retry" },
+    options: {
+      failedOnly: job.data.kind === "retry",
+      permanentToo: job.data.permanentToo ?? false,
+    },
   };
   const { ready, waiting } = await readyStreams(deps.queue, graph, state.cursors, job.data);
   const totals = await countReady(plan, ready, state.totals);

@@ -24,6 +24,8 @@ export interface PlanOptions {
    * (`etl retry-failed`).
    */
   readonly failedOnly?: boolean;
+  /** With failedOnly: failures no retry can cure too (by default they are left out). */
+  readonly permanentToo?: boolean;
   /** The artists per-artist streams are planned for (default: artist_stats.artists). */
   readonly trackedArtistIds?: () => Promise<readonly number[]>;
   /**
@@ -82,7 +84,9 @@ export async function* planSlices(
   options: PlanOptions = {},
 ): AsyncGenerator<PlanSlice> {
   const { db, config, today } = deps;
-  const failed = options.failedOnly ? await failedPartitions(db, stream.name) : null;
+  const failed = options.failedOnly
+    ? await failedPartitions(db, stream.name, options.permanentToo ?? false)
+    : null;
   if (failed?.size === 0) return;
   const yesterday = addDays(today, -1);
   const explicit = range.from !== undefined || range.to !== undefined;

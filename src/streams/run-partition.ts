@@ -17,6 +17,7 @@ import {
 } from "../warehouse/sync-runs.js";
 import {
   AuthError,
+  permanentCause,
   errorMessage,
   ReplayIncompleteError,
   ReplayPagesError,
@@ -89,7 +90,14 @@ async function unrecordedFailure(
   log.error({ err: errorMessage(error) }, "partition attempt could not be recorded");
   if (!interrupted && kind === "sync") {
     await recordSafely(log, deps, null, () =>
-      markPartitionFailed(deps.db, stream.name, partition.key, errorMessage(error), deps.jobId),
+      markPartitionFailed(
+        deps.db,
+        stream.name,
+        partition.key,
+        errorMessage(error),
+        deps.jobId,
+        permanentCause(error),
+      ),
     );
   }
   return {
@@ -348,7 +356,14 @@ async function recordSyncFailure(
   log.error({ err: message, requests: requests() }, "partition failed");
   await recordSafely(log, deps, runId, () =>
     db.transaction().execute(async (trx) => {
-      await markPartitionFailed(trx, stream.name, partition.key, message, deps.jobId);
+      await markPartitionFailed(
+        trx,
+        stream.name,
+        partition.key,
+        message,
+        deps.jobId,
+        permanentCause(error),
+      );
       await finishSyncRun(trx, runId, load.attemptEnd("failed", requests(), message));
     }),
   );

@@ -38,10 +38,12 @@ export interface StreamStateTable {
   checkpoint: ColumnType<unknown, string, string>;
   last_success_at: Timestamp | null;
   last_attempt_at: Generated<Date>;
-  last_status: "succeeded" | "failed";
+  last_status: "succeeded" | "failed" | "dismissed";
   last_error: string | null;
   warnings: ColumnType<unknown, string | null | undefined, string | null>;
   retry_job_id: ColumnType<string | null, string | null | undefined, string | null>;
+  failure_cause: ColumnType<string | null, string | null | undefined, string | null>;
+  dismissed_at: ColumnType<Date | null, never, Date | null>;
 }
 
 export interface ResponsesTable {

@@ -42,22 +42,32 @@ export async function lastSuccesses(
 
 /**
  * The keys of the stream's partitions that failed for good: their last attempt failed and names
- * no queue job that may attempt them again (see retry_job_id).
+ * no queue job that may attempt them again (see retry_job_id). Those whose failure no retry can
+ * cure (failure_cause) only with `permanentToo`.
  */
-export async function failedPartitions(db: Db, stream: string): Promise<Set<string>> {
+export async function failedPartitions(
+  db: Db,
+  stream: string,
+  permanentToo = false,
+): Promise<Set<string>> {
   const rows = await db
     .selectFrom("etl.stream_state")
     .select("partition")
     .where("stream", "=", stream)
     .where("last_status", "=", "failed")
     .where("retry_job_id", "is", null)
+    .$if(!permanentToo, (q) => q.where("failure_cause", "is", null))
     .execute();
   return new Set(rows.map((row) => row.partition));
 }
 
-/** A stream's failed partitions: those failed for good, and those whose job will try again. */
+/**
+ * A stream's failed partitions: those failed for good (`permanent` of them for a cause no retry
+ * can cure), and those whose job will try again.
+ */
 export interface FailureCounts {
   readonly failed: number;
+  readonly permanent: number;
   readonly retrying: number;
 }
 
@@ -71,13 +81,19 @@ export async function failureCounts(
     .select([
       "stream",
       sql<number>`count(*) filter (where retry_job_id is null)::int`.as("failed"),
+      sql<number>`count(*) filter (where failure_cause is not null)::int`.as("permanent"),
       sql<number>`count(*) filter (where retry_job_id is not null)::int`.as("retrying"),
     ])
     .where(sql<boolean>`stream = any(${streams})`)
     .where("last_status", "=", "failed")
     .groupBy("stream")
     .execute();
-  return new Map(rows.map(({ stream, failed, retrying }) => [stream, { failed, retrying }]));
+  return new Map(
+    rows.map(({ stream, failed, permanent, retrying }) => [
+      stream,
+      { failed, permanent, retrying },
+    ]),
+  );
 }
 
 /** A partition whose last record names the queue job that may attempt it again. */
@@ -137,6 +153,8 @@ export function partitionSucceeded(db: Pick<Db, "insertInto">, success: Partitio
     last_status: "succeeded" as const,
     warnings: warnings.length > 0 ? JSON.stringify(warnings) : null,
     retry_job_id: null,
+    failure_cause: null,
+    dismissed_at: null,
   };
   return db
     .insertInto("etl.stream_state")
@@ -170,7 +188,8 @@ export function partitionRederived(
 /**
  * Records a failure; the checkpoint and last success of an earlier run are kept. `retryJobId`:
  * the queue job whose attempt this was, which may attempt the partition again; null when no
- * further attempt can come (a one-shot sync), which makes the failure final.
+ * further attempt can come (a one-shot sync), which makes the failure final. `cause`: what a
+ * failure no retry can cure met (permanentCause), which makes it final too.
  */
 export async function markPartitionFailed(
   db: Db,
@@ -178,11 +197,14 @@ export async function markPartitionFailed(
   partition: string,
   error: string,
   retryJobId: string | null = null,
+  cause: string | null = null,
 ): Promise<void> {
   const values = {
     last_status: "failed" as const,
     last_error: storableTextOf(error),
-    retry_job_id: retryJobId,
+    retry_job_id: cause === null ? retryJobId : null,
+    failure_cause: cause === null ? null : storableTextOf(cause),
+    dismissed_at: null,
   };
   await db
     .insertInto("etl.stream_state")
@@ -191,4 +213,50 @@ export async function markPartitionFailed(
       oc.columns(["stream", "partition"]).doUpdateSet({ ...values, last_attempt_at: new Date() }),
     )
     .execute();
+}
+
+/**
+ * Closes the failures of these partitions that no job will attempt again: last_status becomes
+ * 'dismissed', their last error is kept. A later attempt of one records its outcome as usual.
+ */
+export async function dismissFailures(
+  db: Db,
+  stream: string,
+  partitions: readonly string[],
+): Promise<number> {
+  if (partitions.length === 0) return 0;
+  const result = await db
+    .updateTable("etl.stream_state")
+    .set({ last_status: "dismissed", dismissed_at: new Date() })
+    .where("stream", "=", stream)
+    .where(sql<boolean>`partition = any(${partitions})`)
+    .where("last_status", "=", "failed")
+    .where("retry_job_id", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A cause no retry can cure, and how many partitions of how many streams it failed for good. */
+export interface PermanentFailure {
+  readonly cause: string;
+  readonly partitions: number;
+  readonly streams: number;
+}
+
+/** The failures for good no retry can cure, one per cause, the most partitions first. */
+export async function permanentFailures(db: Db): Promise<PermanentFailure[]> {
+  const rows = await db
+    .selectFrom("etl.stream_state")
+    .select([
+      sql<string>`failure_cause`.as("cause"),
+      sql<number>`count(*)::int`.as("partitions"),
+      sql<number>`count(distinct stream)::int`.as("streams"),
+    ])
+    .where("last_status", "=", "failed")
+    .where("failure_cause", "is not", null)
+    .groupBy("failure_cause")
+    .orderBy(sql`count(*)`, "desc")
+    .orderBy("failure_cause")
+    .execute();
+  return rows;
 }

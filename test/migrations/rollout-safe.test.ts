@@ -58,6 +58,10 @@ const EXCEPTIONS: Readonly<Record<string, Exception>> = {
   // The same for the catalogue's, the royalties' and the trend list's guessed columns; the sales
   // views are made again over raw with the same columns.
   "2026-11-28-022-unshown-fields-discovered": { breaches: ["drop"], stopsOldWorkers: true },
+  // Drops etl.stream_state's status check and adds, in the same statement, one allowing both
+  // statuses it allowed and 'dismissed': what an older release writes is still accepted, and it
+  // reads a dismissed partition as neither failed nor succeeded.
+  "2026-11-28-024-permanent-failures": { breaches: ["drop"], stopsOldWorkers: false },
 };
 
 /** A statement's code: literals (comments, values) can say anything, and case and spacing vary. */

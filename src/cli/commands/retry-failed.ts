@@ -18,6 +18,8 @@ import { waitForRun } from "../wait-for-run.js";
 export interface RetryFailedOptions extends DayRangeOptions {
   readonly only?: string;
   readonly wait?: boolean;
+  /** Failures no retry can cure too (an unknown artist's 404s): by default they are left. */
+  readonly permanent?: boolean;
 }
 
 /** How many partitions a retry run of the stream plans now: those failed for good, in range. */
@@ -25,9 +27,11 @@ async function plannedRetries(
   deps: { db: Warehouse; config: EtlConfig; today: string },
   stream: Stream,
   range: DayRange,
+  permanentToo: boolean,
 ): Promise<number> {
   let planned = 0;
-  for await (const slice of planPartitions(deps, stream, range, { failedOnly: true })) {
+  const options = { failedOnly: true, permanentToo };
+  for await (const slice of planPartitions(deps, stream, range, options)) {
     planned += slice.length;
   }
   return planned;
@@ -59,23 +63,32 @@ export async function retryFailedCommand(
       selected.map((s) => s.name),
     );
     const deps = { db, config: etl, today: utcToday() };
+    const permanentToo = options.permanent ?? false;
     const planned = new Map<string, number>();
     for (const stream of selected) {
       if ((counts.get(stream.name)?.failed ?? 0) === 0) continue;
-      const n = await plannedRetries(deps, stream, range);
+      const n = await plannedRetries(deps, stream, range, permanentToo);
       if (n > 0) planned.set(stream.name, n);
     }
     const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
     const queued = sum(planned.values());
     const failed = sum([...counts.values()].map((c) => c.failed));
     const retrying = sum([...counts.values()].map((c) => c.retrying));
+    const permanent = sum([...counts.values()].map((c) => c.permanent));
+    const leftPermanent = permanentToo ? 0 : permanent;
     const within =
       range.from || range.to
         ? `, daily ones within ${range.from ?? "start_date"}..${range.to ?? "yesterday"}`
         : "";
     const streams = [...planned.keys()];
     const run =
-      streams.length === 0 ? null : await enqueueRun(queue, { kind: "retry", streams, range }, db);
+      streams.length === 0
+        ? null
+        : await enqueueRun(
+            queue,
+            { kind: "retry", streams, range, ...(permanentToo ? { permanentToo } : {}) },
+            db,
+          );
     if (!run) {
       out.line(`no partition failed for good${within}: nothing to retry`);
     } else if (run.added) {
@@ -84,9 +97,14 @@ export async function retryFailedCommand(
     } else {
       out.line(`the same retry is already queued or running as ${run.runId}: nothing added`);
     }
-    if (failed > queued) {
+    if (leftPermanent > 0) {
       out.line(
-        `${failed - queued} other partitions failed for good and are not queued: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them`,
+        `${leftPermanent} partitions failed for a cause no retry can cure and are not queued (\`etl status\` names the causes): correct the configuration, then \`etl dismiss-failed\` closes those it no longer plans; --permanent queues them anyway`,
+      );
+    }
+    if (failed - leftPermanent > queued) {
+      out.line(
+        `${failed - leftPermanent - queued} other partitions failed for good and are not queued: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them, \`etl dismiss-failed\` closes those no longer planned`,
       );
     }
     if (retrying > 0) {

@@ -25,8 +25,10 @@ import {
   streamOverviews,
 } from "../../warehouse/stream-overview.js";
 import { type StreamFreshness, streamFreshness } from "../../warehouse/stream-settings.js";
+import { permanentFailures } from "../../warehouse/stream-state.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
+import { causeLine, PERMANENT_HINT } from "../failure-lines.js";
 import { queueStatus } from "../queue-status.js";
 import { learnedRate, rateReason } from "../learned-rate.js";
 import { lostRunLines } from "../run-lines.js";
@@ -149,6 +151,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     const lines = await streamLines(db, today);
     for (const line of streamTable(lines)) out.line(line);
     out.line("");
+    const permanent = await permanentSection(db);
+    for (const line of permanent.length === 0 ? [] : [...permanent, ""]) out.line(line);
     const changes = await schemaChangeSection(db);
     for (const line of changes.length === 0 ? [] : [...changes, ""]) out.line(line);
     const queueReport = await queueLines(db, queue, ready, env, etl);
@@ -164,6 +168,17 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     await db.destroy();
     await closeEtlQueue(queue);
   }
+}
+
+/** The failures no retry can cure, one line per cause: an unknown artist is one line. */
+async function permanentSection(db: Warehouse): Promise<string[]> {
+  const failures = await permanentFailures(db);
+  if (failures.length === 0) return [];
+  return [
+    "failed for a cause no retry can cure:",
+    ...failures.map((f) => `  ${causeLine(f.cause, f.partitions, f.streams)}`),
+    `  ${PERMANENT_HINT}`,
+  ];
 }
 
 async function streamLines(db: Warehouse, today: string): Promise<StreamLine[]> {
