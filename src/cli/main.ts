@@ -11,7 +11,6 @@ import type { RunsOptions } from "./commands/runs.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { DismissFailedOptions } from "./commands/dismiss-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
-import { validEnvironment } from "../config/load-config.js";
 import { packageVersion } from "../package-version.js";
 import { registerPayoutsCommand } from "./payouts-command.js";
 import { ExitCode } from "./exit-codes.js";
@@ -62,6 +61,14 @@ const commands = {
   worker: () => import("./commands/worker.js"),
 };
 
+/**
+ * The environment, to name the variable behind a service an error could not reach: loaded only
+ * then, like the commands' modules.
+ */
+async function environmentForErrors() {
+  return (await import("../config/load-config.js")).validEnvironment();
+}
+
 /** Runs a command and turns its outcome, or its error, into the process's exit code. */
 function action<A extends unknown[]>(
   run: (...args: A) => Promise<ExitCode>,
@@ -71,7 +78,7 @@ function action<A extends unknown[]>(
     try {
       process.exitCode = await run(...args);
     } catch (error) {
-      process.exitCode = reportError(error, write, validEnvironment());
+      process.exitCode = reportError(error, write, await environmentForErrors());
     }
   };
 }
@@ -278,6 +285,6 @@ try {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
   } else {
-    process.exitCode = reportError(error, writeError, validEnvironment());
+    process.exitCode = reportError(error, writeError, await environmentForErrors());
   }
 }

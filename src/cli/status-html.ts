@@ -88,18 +88,18 @@ function dayCell(attempts: readonly DailyAttempts[]): string {
 
 function streamRow(line: StreamLine, attempts: readonly DailyAttempts[], days: readonly string[]) {
   const health = streamHealth(line);
+  // The days come before the two columns of free text, which wrap: on a screen 1,200 pixels
+  // wide every day shows without scrolling, however long a stream's notes are.
   const cells = [
-    `<th scope="row">${escape(line.stream)}</th>`,
+    `<th scope="row">${escape(line.stream)}<br><small>${escape(line.family)}, ${escape(line.schedule)}</small></th>`,
     `<td>${stateMark(health, stateTitle(line, health))}</td>`,
-    `<td>${escape(line.family)}</td>`,
-    `<td>${escape(line.schedule)}</td>`,
-    `<td>${escape(line.lastSuccess)}</td>`,
+    `<td class="when">${escape(line.lastSuccess)}</td>`,
     `<td>${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
     `<td>${line.missingDays ?? "-"}</td>`,
     `<td>${line.failed}</td>`,
-    `<td>${escape(line.failedShown)}</td>`,
-    `<td>${escape(line.attention)}</td>`,
     ...days.map((day) => dayCell(attempts.filter((a) => a.day === day))),
+    `<td class="note">${escape(line.failedShown)}</td>`,
+    `<td class="note">${escape(line.attention)}</td>`,
   ];
   return `<tr data-stream="${escape(line.stream)}">${cells.join("")}</tr>`;
 }
@@ -137,12 +137,15 @@ const MARK_STYLE = [
 ].join("\n");
 
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #1b1f24; background: #fff; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1f24; background: #fff; }
 table { border-collapse: collapse; }
-th, td { padding: 4px 8px; border-bottom: 1px solid #d0d7de; text-align: left; vertical-align: top; }
+th, td { padding: 4px 6px; border-bottom: 1px solid #d0d7de; text-align: left; vertical-align: top; }
 thead th { background: #f6f8fa; }
 .state { font-weight: 600; white-space: nowrap; }
 td.day { min-width: 48px; }
+td.when { white-space: nowrap; }
+td.note { min-width: 10em; max-width: 18em; overflow-wrap: anywhere; }
+th small { font-weight: normal; font-size: 12px; }
 .bar { display: flex; gap: 1px; }
 .outcome { flex: 0 0 auto; padding: 0 3px; font-size: 11px; line-height: 16px; color: #fff; white-space: nowrap; }
 #legend ul { margin: 0; padding-left: 1.2em; }
@@ -162,17 +165,15 @@ function schemaChanges(lines: readonly string[]): string {
 export function statusHtml(report: StatusReport): string {
   const generated = utcMinuteOf(report.generatedAt);
   const head = [
-    "stream",
+    "stream (family, schedule)",
     "state",
-    "family",
-    "schedule",
     "last success (UTC)",
     "days behind",
     "missing days",
     "failed",
+    ...report.days.map((day) => day.slice(5)),
     "failed partitions",
     "attention",
-    ...report.days.map((day) => day.slice(5)),
   ];
   return `<!doctype html>
 <html lang="en">
@@ -187,7 +188,7 @@ export function statusHtml(report: StatusReport): string {
 yesterday; for the others, since the last success. A stream is shown in the worst state that
 applies to it, in this order: ${STREAM_HEALTHS.join(", ")}; so a stream with failed partitions,
 or one that needs attention, is never shown current. Hover a state for everything that applies.
-The last columns are each day's sync attempts (UTC), by outcome. Every colour is in the legend
+The columns after "failed" are each day's sync attempts (UTC), by outcome. Every colour is in the legend
 below, and every mark also has its symbol and its words.</p>
 <table>
 <thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead>

@@ -39,7 +39,10 @@ export interface WindowPlan {
   readonly range: DayRange;
   /** The range's days, newest first. */
   readonly days: readonly string[];
-  readonly options: Pick<PlanOptions, "failedOnly" | "permanentToo" | "trackedArtistIds">;
+  readonly options: Pick<
+    PlanOptions,
+    "failedOnly" | "permanentToo" | "lookbackOnly" | "trackedArtistIds"
+  >;
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DelayedError, type Job, type JobsOptions, type Queue, WaitingChildrenError } from "bullmq";
 import type { Logger } from "../logging/logger.js";
-import { planPartitions, rangeDays } from "../streams/plan-partitions.js";
+import { planPartitions } from "../streams/plan-partitions.js";
 import type { Stream } from "../streams/stream.js";
 import type { Partition } from "../streams/partition.js";
 import { type RunGraph, runGraph } from "../streams/stream-dependencies.js";
@@ -22,7 +22,7 @@ import {
   type RunResult,
 } from "./job-types.js";
 import { cursorOf, planWindow, type StreamCursor, type WindowPlan } from "./plan-window.js";
-import { isUrgent, partitionPlace } from "./run-priority.js";
+import { isUrgent, partitionPlace, plansLookbackOnly, runDays } from "./run-priority.js";
 import { settleRetries } from "./settle-retries.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
@@ -162,10 +162,11 @@ async function topUp(
   const plan: WindowPlan = {
     deps: { ...deps.runner, today: state.today },
     range: job.data.range,
-    days: rangeDays(deps.runner.config, state.today, job.data.range).reverse(),
+    days: runDays(job.data, order, deps.runner.config, state.today),
     options: {
       failedOnly: job.data.kind === "retry",
       permanentToo: job.data.permanentToo ?? false,
+      lookbackOnly: plansLookbackOnly(job.data),
     },
   };
   const { ready, waiting } = await readyStreams(deps.queue, graph, state.cursors, job.data);

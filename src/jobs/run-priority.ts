@@ -30,8 +30,30 @@ export function isUrgent(
   today: string,
 ): boolean {
   if (run.kind === "schedule") return true;
-  const lookback = Math.max(1, ...streams.map((s) => config.lookback[s.family].days));
-  return rangeDays(config, today, run.range).length <= lookback;
+  return rangeDays(config, today, run.range).length <= longestLookback(streams, config);
+}
+
+function longestLookback(streams: readonly Stream[], config: EtlConfig): number {
+  return Math.max(1, ...streams.map((s) => config.lookback[s.family].days));
+}
+
+/**
+ * Whether a run plans no day before its streams' lookback (PlanOptions.lookbackOnly): a
+ * scheduled run, which is sync-sized, unless it names its days.
+ */
+export function plansLookbackOnly(run: Pick<RunJobData, "kind" | "range">): boolean {
+  return run.kind === "schedule" && run.range.from === undefined && run.range.to === undefined;
+}
+
+/** The days a run plans, newest first: its range's, or its lookback's (plansLookbackOnly). */
+export function runDays(
+  run: Pick<RunJobData, "kind" | "range">,
+  streams: readonly Stream[],
+  config: EtlConfig,
+  today: string,
+): string[] {
+  const days = rangeDays(config, today, run.range).reverse();
+  return plansLookbackOnly(run) ? days.slice(0, longestLookback(streams, config)) : days;
 }
 
 /** Where a run's partition job goes in the queue; `rank` is its slice's (plan-window.ts). */

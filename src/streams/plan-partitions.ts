@@ -26,6 +26,13 @@ export interface PlanOptions {
   readonly failedOnly?: boolean;
   /** With failedOnly: failures no retry can cure too (by default they are left out). */
   readonly permanentToo?: boolean;
+  /**
+   * A scheduled run: sync-sized, its daily partitions only those of the lookback. Older days
+   * never synced (a `start_date` far back, a worker stopped for longer than the lookback) are
+   * left to a backfill, which the worker's start-up line and `etl status` recommend: a schedule
+   * that carried them would hold hundreds of days at its priority, ahead of any backfill.
+   */
+  readonly lookbackOnly?: boolean;
   /** The artists per-artist streams are planned for (default: artist_stats.artists). */
   readonly trackedArtistIds?: () => Promise<readonly number[]>;
   /**
@@ -96,8 +103,11 @@ export async function* planSlices(
   const candidates = await stream.partitions(
     planContext(deps, stream, options.days ?? rangeDays(config, today, range), options),
   );
-  const due = async (slice: readonly Partition[]): Promise<readonly Partition[]> => {
-    if (failed) return slice.filter((p) => failed.has(p.key));
+  const due = async (candidates: readonly Partition[]): Promise<readonly Partition[]> => {
+    if (failed) return candidates.filter((p) => failed.has(p.key));
+    const slice = options.lookbackOnly
+      ? candidates.filter((p) => p.day === undefined || p.day >= lookbackStart)
+      : candidates;
     if (explicit) return slice;
     const daily = slice.filter((p) => p.day !== undefined);
     const succeeded = await lastSuccesses(

@@ -82,3 +82,23 @@ export async function streamFreshness(db: Warehouse): Promise<StreamFreshness[]>
     missingDays: row.missing_days,
   }));
 }
+
+/** The days the daily streams never synced (analytics.stream_missing_days), in all. */
+export interface MissingDays {
+  readonly streamDays: number;
+  readonly streams: number;
+  readonly first: string;
+  readonly last: string;
+}
+
+/** Null when every daily stream synced every day from its first to yesterday. */
+export async function missingDays(db: Warehouse): Promise<MissingDays | null> {
+  const { rows } = await sql<{ n: number; streams: number; first: string; last: string }>`
+    select count(*)::int as n, count(distinct stream)::int as streams,
+           min(day)::text as first, max(day)::text as last
+      from analytics.stream_missing_days`.execute(db);
+  const row = rows[0];
+  return row && row.n > 0
+    ? { streamDays: row.n, streams: row.streams, first: row.first, last: row.last }
+    : null;
+}

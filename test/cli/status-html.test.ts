@@ -12,6 +12,7 @@ import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "chromium";
+const SCREEN_WIDTH = 1200;
 const dir = makeTempDir("status-html");
 let harness: SyncHarness;
 
@@ -68,6 +69,15 @@ const PROBE = String.raw`<script>
   out.id = "probe";
   out.textContent = JSON.stringify(found).replace(/</g, "\\u003c");
   document.body.append(out);
+  const days = [...document.querySelectorAll("tr[data-stream] td.day")];
+  const widths = document.createElement("script");
+  widths.type = "application/json";
+  widths.id = "widths";
+  widths.textContent = JSON.stringify({
+    viewport: window.innerWidth,
+    dayColumnsEnd: Math.max(...days.map((td) => td.getBoundingClientRect().right)),
+  });
+  document.body.append(widths);
 })();
 </script>`;
 
@@ -75,13 +85,22 @@ let cli: CliResult;
 let page: string;
 let dom: string;
 let coloured: ColouredElement[];
+let widths: { viewport: number; dayColumnsEnd: number };
 
 /** The page as a real browser builds it: Chromium, headless, its DOM once loaded. */
 async function renderedDom(file: string): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)(
       CHROMIUM,
-      ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", pathToFileURL(file).href],
+      [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        // A laptop's screen, or a browser window beside another: the width the page must fit.
+        `--window-size=${SCREEN_WIDTH},900`,
+        "--dump-dom",
+        pathToFileURL(file).href,
+      ],
       { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
     );
     return stdout;
@@ -115,6 +134,11 @@ beforeAll(async () => {
     .orderBy("partition")
     .execute();
   await markPartitionFailed(db, "territories", lastTerritory?.partition ?? "", "said <b>no</b>");
+  // The longest stream name, with partition keys as long as they come: notes that must wrap.
+  for (const day of ["2026-01-27", "2026-01-28", "2026-01-29", "2026-01-30"]) {
+    const key = `987654321|short_video|commenters|demographic|${day}|page-0000000000000001`;
+    await markPartitionFailed(db, "artist_stats_social_audience_stats", key, "HTTP 500");
+  }
   await quarantine(db, "invoices", "all", [
     { table: "royalties.invoices", reason: "no invoice", record: { total: 1 }, responseId: null },
   ]);
@@ -128,6 +152,8 @@ beforeAll(async () => {
   dom = await renderedDom(dir.write("probed.html", page.replace("</body>", `${PROBE}</body>`)));
   const probe = /<script type="application\/json" id="probe">(.*?)<\/script>/s.exec(dom)?.[1];
   coloured = JSON.parse(probe ?? "null") as ColouredElement[];
+  const measured = /<script type="application\/json" id="widths">(.*?)<\/script>/s.exec(dom)?.[1];
+  widths = JSON.parse(measured ?? "null") as typeof widths;
 });
 
 afterAll(async () => {
@@ -147,6 +173,12 @@ function stateOf(stream: string): ColouredElement | undefined {
 }
 
 describe("etl status --html", () => {
+  it("shows every day's column on a screen 1,200 pixels wide, however long a stream's notes", () => {
+    expect(widths.viewport).toBe(SCREEN_WIDTH);
+    expect(widths.dayColumnsEnd).toBeGreaterThan(0);
+    expect(widths.dayColumnsEnd).toBeLessThanOrEqual(SCREEN_WIDTH);
+  });
+
   it("writes a page a browser shows with every stream, its state and its recent runs", () => {
     expect(cli.stderr).toBe("");
     expect(cli.code).toBe(0);

@@ -7,6 +7,7 @@ import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-opt
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
 import { radioHistoryNote } from "../radio-history-note.js";
+import { startDateNote } from "../start-date-note.js";
 import { utcToday } from "../../time/calendar.js";
 import type { Warehouse } from "../../warehouse/database.js";
 
@@ -55,6 +56,8 @@ export async function backfillCommand(
     );
     const radio = radioHistoryNote(etl, selected, range, utcToday());
     if (radio) out.line(radio);
+    const early = startDateNote(etl, range);
+    if (early) out.line(early);
     return following
       ? await (await following).waitForRun(queue, runId, streams, env.DATABASE_URL, out)
       : ExitCode.ok;

@@ -14,6 +14,7 @@ import { catalogueArtistsNote } from "../catalogue-artists-note.js";
 import { configuredRate, learnedRate, rateReason } from "../learned-rate.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
+import { startDateNote } from "../start-date-note.js";
 
 export interface PlanOptions extends DayRangeOptions {
   readonly only?: string;
@@ -129,6 +130,8 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     if (artists) out.line(artistsText(artists));
     const radio = radioHistoryNote(etl, streams, range, today);
     if (radio) out.line(radio);
+    const early = startDateNote(etl, range);
+    if (early) out.line(early);
     const rate = (await learnedRate(env, etl)) ?? configuredRate(etl.requests_per_second);
     out.line(rateText(total, rate));
     if (leftOut) out.line(leftOut);

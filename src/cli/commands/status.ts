@@ -24,7 +24,12 @@ import {
   type StreamOverview,
   streamOverviews,
 } from "../../warehouse/stream-overview.js";
-import { type StreamFreshness, streamFreshness } from "../../warehouse/stream-settings.js";
+import {
+  type MissingDays,
+  missingDays,
+  type StreamFreshness,
+  streamFreshness,
+} from "../../warehouse/stream-settings.js";
 import { permanentFailures } from "../../warehouse/stream-state.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
@@ -151,6 +156,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     const lines = await streamLines(db, today);
     for (const line of streamTable(lines)) out.line(line);
     out.line("");
+    const missing = await missingDays(db);
+    for (const line of missing ? [missingDaysLine(missing), ""] : []) out.line(line);
     const permanent = await permanentSection(db);
     for (const line of permanent.length === 0 ? [] : [...permanent, ""]) out.line(line);
     const changes = await schemaChangeSection(db);
@@ -168,6 +175,11 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     await db.destroy();
     await closeEtlQueue(queue);
   }
+}
+
+/** The days never synced, and the backfill that fills them: the schedules sync only a lookback. */
+function missingDaysLine({ streamDays, streams, first, last }: MissingDays): string {
+  return `${streamDays} days never synced in ${streams} daily streams (missing days), ${first}..${last}: the schedules sync only their lookback; \`etl backfill --from ${first} --to ${last}\` fills them (\`etl plan\` with the same days says what it costs)`;
 }
 
 /** The failures no retry can cure, one line per cause: an unknown artist is one line. */

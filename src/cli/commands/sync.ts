@@ -12,6 +12,7 @@ import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-opt
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
+import { startDateNote } from "../start-date-note.js";
 import { printSummaries, runRecordedLine } from "../run-summary.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -45,6 +46,8 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
     };
     const radio = radioHistoryNote(config.etl, streams, range, deps.today);
     if (radio) out.line(radio);
+    const early = startDateNote(config.etl, range);
+    if (early) out.line(early);
     let run: { runId: string; result: StreamSummary[] };
     try {
       run = await recordedSync(deps, streams, range, () => stop.signal.aborted);

@@ -1,5 +1,6 @@
 import type { Queue } from "bullmq";
 import { createEtlQueue } from "../../jobs/etl-queue.js";
+import { scheduleCatchUp } from "../../jobs/schedule-catch-up.js";
 import { streamSchedules } from "../../jobs/stream-schedules.js";
 import { reconcileSchedulers } from "../../jobs/schedulers.js";
 import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch.js";
@@ -28,6 +29,9 @@ import { streamSettings } from "../../streams/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamOverviews } from "../../warehouse/stream-overview.js";
 import { schemaChangeCounts } from "../../warehouse/schema-changes.js";
+import { catchUpLine } from "../catch-up-line.js";
+import { errorMessage } from "../../errors.js";
+import { utcToday } from "../../time/calendar.js";
 import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -67,6 +71,7 @@ export async function workerCommand(): Promise<ExitCode> {
       },
       "worker started",
     );
+    void reportCatchUp(db, etl, logger);
     const signal = await stopping.received;
     logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
     await worker.stop(etl.shutdown_grace_ms);
@@ -205,6 +210,16 @@ async function startProcessing(parts: WorkerParts): Promise<EtlWorker> {
       onStalled: () => metrics.observeStalledJob(),
     },
   });
+}
+
+/** Says what the schedules take beyond their lookback, if anything; never stops the worker. */
+async function reportCatchUp(db: Warehouse, etl: AppConfig["etl"], logger: Logger): Promise<void> {
+  try {
+    const catchUp = await scheduleCatchUp(db, etl, utcToday());
+    if (catchUp) logger.info({ catchUp }, catchUpLine(catchUp, etl));
+  } catch (error) {
+    logger.debug({ err: errorMessage(error) }, "could not plan the schedules' catch-up");
+  }
 }
 
 /**
