@@ -9,7 +9,7 @@ import type { Stream } from "../../streams/stream.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
-import { failureCounts } from "../../warehouse/stream-state.js";
+import { type FailureCounts, failureCounts } from "../../warehouse/stream-state.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { ProgressOutput } from "../follow-run.js";
@@ -35,6 +35,36 @@ async function plannedRetries(
     planned += slice.length;
   }
   return planned;
+}
+
+const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
+
+/** What a retry leaves of the failures, and why: no retry can cure it, not planned, retrying. */
+function leftLines(
+  counts: ReadonlyMap<string, FailureCounts>,
+  queued: number,
+  permanentToo: boolean,
+): string[] {
+  const failed = sum([...counts.values()].map((c) => c.failed));
+  const retrying = sum([...counts.values()].map((c) => c.retrying));
+  const permanent = permanentToo ? 0 : sum([...counts.values()].map((c) => c.permanent));
+  return [
+    ...(permanent > 0
+      ? [
+          `${permanent} partitions failed for a cause no retry can cure and are not queued (\`etl status\` names the causes): correct the configuration, then \`etl dismiss-failed\` closes those it no longer plans; --permanent queues them anyway`,
+        ]
+      : []),
+    ...(failed - permanent > queued
+      ? [
+          `${failed - permanent - queued} other partitions failed for good and are not queued: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them, \`etl dismiss-failed\` closes those no longer planned`,
+        ]
+      : []),
+    ...(retrying > 0
+      ? [
+          `${retrying} partitions failed an attempt and are not queued: their job has attempts left (job_attempts) and tries them again`,
+        ]
+      : []),
+  ];
 }
 
 /**
@@ -70,12 +100,7 @@ export async function retryFailedCommand(
       const n = await plannedRetries(deps, stream, range, permanentToo);
       if (n > 0) planned.set(stream.name, n);
     }
-    const sum = (values: Iterable<number>) => [...values].reduce((a, b) => a + b, 0);
     const queued = sum(planned.values());
-    const failed = sum([...counts.values()].map((c) => c.failed));
-    const retrying = sum([...counts.values()].map((c) => c.retrying));
-    const permanent = sum([...counts.values()].map((c) => c.permanent));
-    const leftPermanent = permanentToo ? 0 : permanent;
     const within =
       range.from || range.to
         ? `, daily ones within ${range.from ?? "start_date"}..${range.to ?? "yesterday"}`
@@ -97,21 +122,7 @@ export async function retryFailedCommand(
     } else {
       out.line(`the same retry is already queued or running as ${run.runId}: nothing added`);
     }
-    if (leftPermanent > 0) {
-      out.line(
-        `${leftPermanent} partitions failed for a cause no retry can cure and are not queued (\`etl status\` names the causes): correct the configuration, then \`etl dismiss-failed\` closes those it no longer plans; --permanent queues them anyway`,
-      );
-    }
-    if (failed - leftPermanent > queued) {
-      out.line(
-        `${failed - leftPermanent - queued} other partitions failed for good and are not queued: outside --from/--to, or no longer planned (an artist no longer tracked, a day before start_date); \`etl status\` lists them, \`etl dismiss-failed\` closes those no longer planned`,
-      );
-    }
-    if (retrying > 0) {
-      out.line(
-        `${retrying} partitions failed an attempt and are not queued: their job has attempts left (job_attempts) and tries them again`,
-      );
-    }
+    for (const line of leftLines(counts, queued, permanentToo)) out.line(line);
     if (!run || !options.wait) return ExitCode.ok;
     return await waitForRun(queue, run.runId, streams, env.DATABASE_URL, out);
   } finally {
