@@ -12,9 +12,9 @@ export default defineConfig({
     // The ten slowest files and tests after every run: where the suite's time goes.
     reporters: ["default", "./test/helpers/slowest-reporter.ts"],
     // The files wait on Postgres, Redis, the sandbox and worker processes more than they
-    // compute, and each has a database and key prefix of its own: four at a time keep a 2-core
-    // machine busy (the suite took about 10 minutes two at a time, under 6 three at a time). No
+    // compute, and each has a database and key prefix of its own: three at a time keep a 2-core
+    // machine busy (the suite took about 10 minutes two at a time, under 7 three at a time). No
     // test measures time, so a busier machine makes the suite slower, never red.
-    maxWorkers: 4,
+    maxWorkers: 3,
   },
 });
