@@ -263,8 +263,15 @@ export class RequestTimeoutError extends UpstreamError {
   }
 }
 
-/** Codes of a connection that never was: where the upstream is may be configured wrong. */
-const NEVER_CONNECTED = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+/** Codes of a connection that never was: a wrong host or port, or a service that is not up. */
+export const NEVER_CONNECTED: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /** The connection failed or was cut (refused, reset, closed mid-body). */
 export class NetworkError extends UpstreamError {

@@ -1,12 +1,7 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { sustainedRequestsPerSecond } from "../http/request-budget.js";
 import type { ScheduleCatchUp } from "../jobs/schedule-catch-up.js";
-
-function duration(seconds: number): string {
-  if (seconds < 90) return `${Math.ceil(seconds)} s`;
-  if (seconds < 5_400) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3_600).toFixed(1)} h`;
-}
+import { duration } from "./duration-text.js";
 
 /**
  * The worker's start-up line on what its schedules leave to a backfill: an operator with

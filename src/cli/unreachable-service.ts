@@ -1,16 +1,7 @@
 import { isIP } from "node:net";
 import { displayUrl } from "../config/display-url.js";
 import type { EnvConfig } from "../config/env-schema.js";
-
-/** Codes of a connection that never was: a wrong host or port, or a service that is not up. */
-const NEVER_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
+import { NEVER_CONNECTED } from "../errors.js";
 
 interface SocketFailure {
   readonly code: string;
@@ -71,13 +62,19 @@ function failedAt(failure: SocketFailure, url: string, defaultPort: number): boo
 export function unreachableService(error: unknown, env: EnvConfig): Service | null {
   const failures = socketFailures(error);
   for (const { defaultPort, ...service } of servicesOf(env)) {
-    const failure = failures.find((each) => failedAt(each, service.url, defaultPort));
-    if (!failure) continue;
-    // A host of several addresses fails with an AggregateError, whose own message is empty.
-    const message = (error as Error).message || (failure as unknown as Error).message;
-    return { ...service, reason: message || failure.code };
+    if (failures.some((each) => failedAt(each, service.url, defaultPort))) {
+      return { ...service, reason: connectionProblem(error) };
+    }
   }
   return null;
+}
+
+/** An error's message; a host of several addresses fails with an empty one, its tries do not. */
+export function connectionProblem(error: unknown): string {
+  const { message, errors } = error as { message?: string; errors?: unknown[] };
+  if (message) return message;
+  const tried = (errors ?? []).map((each) => (each as Error).message).filter(Boolean);
+  return tried.length > 0 ? tried.join("; ") : String(error);
 }
 
 /** One line for a service that could not be reached, naming what to check. */

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
-import { runCli } from "../helpers/cli.js";
+import { etlIn } from "../helpers/cli.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -46,19 +46,15 @@ function writeConfig(socialArtistIds: readonly number[]) {
   });
 }
 
-function etl(...args: string[]) {
-  return runCli(args, {
-    cwd: dir.path,
-    env: {
-      DATABASE_URL: harness.warehouse.url,
-      REDIS_URL,
-      MUSIC_API_URL: harness.upstream.sandbox.url,
-      MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
-      ETL_CONFIG: join(dir.path, "etl.config.json"),
-      LOG_LEVEL: "silent",
-    },
-  });
-}
+const run = etlIn(dir.path, () => ({
+  DATABASE_URL: harness.warehouse.url,
+  REDIS_URL,
+  MUSIC_API_URL: harness.upstream.sandbox.url,
+  MUSIC_API_KEY: harness.upstream.sandbox.apiKey,
+  ETL_CONFIG: join(dir.path, "etl.config.json"),
+  LOG_LEVEL: "silent",
+}));
+const etl = (...args: string[]) => run(args);
 
 async function failedStates() {
   return harness.warehouse.query<{

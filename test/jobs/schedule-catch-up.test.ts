@@ -10,12 +10,17 @@ import { recordStreamSettings } from "../../src/warehouse/stream-settings.js";
 import { planRequests } from "../../src/streams/request-plan.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
-import { runCli } from "../helpers/cli.js";
+import { etlIn } from "../helpers/cli.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const TODAY = "2026-01-31";
 const dir = makeTempDir("schedule-catch-up");
+const etl = etlIn(dir.path, () => ({
+  DATABASE_URL: harness.warehouse.url,
+  REDIS_URL,
+  LOG_LEVEL: "silent",
+}));
 let harness: SyncHarness;
 let queues: QueueHarness;
 
@@ -43,10 +48,7 @@ afterAll(async () => {
 describe("a range before start_date", () => {
   it("is warned about by plan, naming the days nothing else goes back to", async () => {
     dir.write("etl.config.json", harness.config);
-    const result = await runCli(["plan", "--only", "trend_totals", "--from", "2025-01-30"], {
-      cwd: dir.path,
-      env: { DATABASE_URL: harness.warehouse.url, REDIS_URL, LOG_LEVEL: "silent" },
-    });
+    const result = await etl(["plan", "--only", "trend_totals", "--from", "2025-01-30"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(
       "warning: --from 2025-01-30 is before start_date 2025-02-01: 2025-01-30..2025-01-31 is fetched this once, but the schedules, `etl status` and `etl retry-failed` go back to start_date only",
@@ -104,10 +106,7 @@ describe("a schedule's runs with start_date a year back", () => {
 
     // What is left, `etl status` counts and names the backfill for.
     await recordStreamSettings(harness.warehouse.db, streamSettings(harness.config, STREAMS));
-    const status = await runCli(["status"], {
-      cwd: dir.path,
-      env: { DATABASE_URL: harness.warehouse.url, REDIS_URL, LOG_LEVEL: "silent" },
-    });
+    const status = await etl(["status"]);
     // trend_totals: every day to yesterday less the lookback's 7 and the backfill's 3; the
     // other daily streams (two of trends, three of artist statistics) never synced a day.
     const yesterday = addDays(today, -1);

@@ -11,6 +11,7 @@ import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missi
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 import { unknownTrackedIds } from "../unknown-tracked-ids.js";
+import { connectionProblem } from "../unreachable-service.js";
 import type { Output } from "../output.js";
 
 function describeTracking(config: AppConfig): string {
@@ -63,14 +64,6 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-/** An error's message; a host of several addresses fails with an empty one, its tries do not. */
-function connectionProblem(error: unknown): string {
-  const { message, errors } = error as { message?: string; errors?: unknown[] };
-  if (message) return message;
-  const tried = (errors ?? []).map((each) => (each as Error).message).filter(Boolean);
-  return tried.length > 0 ? tried.join("; ") : String(error);
 }
 
 /**

@@ -11,6 +11,7 @@ import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-opt
 import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
 import { catalogueArtistsNote } from "../catalogue-artists-note.js";
+import { duration } from "../duration-text.js";
 import { configuredRate, learnedRate, rateReason } from "../learned-rate.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
@@ -67,16 +68,6 @@ function rateText(total: number, rate: CurrentRate): string {
     `${total} requests at ${rate.requestsPerSecond} req/s (${rateReason(rate)}): ` +
     `${duration(total / pace)}, at the ${pace.toFixed(2)} req/s the budget sustains`
   );
-}
-
-/** "26 h 05 min", "4 min 10 s", "12 s". */
-export function duration(seconds: number): string {
-  const s = Math.ceil(seconds);
-  const hours = Math.floor(s / 3600);
-  const minutes = Math.floor((s % 3600) / 60);
-  if (hours > 0) return `${hours} h ${String(minutes).padStart(2, "0")} min`;
-  if (minutes > 0) return `${minutes} min ${String(s % 60).padStart(2, "0")} s`;
-  return `${s} s`;
 }
 
 /**
