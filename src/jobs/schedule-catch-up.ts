@@ -1,8 +1,7 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { planPartitions } from "../streams/plan-partitions.js";
+import { lookbackStartOf, planPartitions } from "../streams/plan-partitions.js";
 import { STREAMS } from "../streams/registry.js";
 import type { Warehouse } from "../warehouse/database.js";
-import { addDays } from "../time/calendar.js";
 import { streamSchedules } from "./stream-schedules.js";
 
 /**
@@ -33,7 +32,7 @@ export async function scheduleCatchUp(
   let to: string | undefined;
   for (const stream of STREAMS) {
     if (stream.daily !== true || !scheduled.has(stream.name)) continue;
-    const windowStart = addDays(today, -config.lookback[stream.family].days);
+    const windowStart = lookbackStartOf(config, stream, today);
     let found = 0;
     for await (const slice of planPartitions({ db, config, today }, stream, {})) {
       for (const partition of slice) {

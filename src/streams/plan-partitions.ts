@@ -95,10 +95,9 @@ export async function* planSlices(
     ? await failedPartitions(db, stream.name, options.permanentToo ?? false)
     : null;
   if (failed?.size === 0) return;
-  const yesterday = addDays(today, -1);
+  const lookbackStart = lookbackStartOf(config, stream, today);
   const explicit = range.from !== undefined || range.to !== undefined;
   const lookback = config.lookback[stream.family];
-  const lookbackStart = addDays(yesterday, 1 - lookback.days);
   const refetchBefore = subHours(Date.now(), lookback.refetch_after_hours).getTime();
   const candidates = await stream.partitions(
     planContext(deps, stream, options.days ?? rangeDays(config, today, range), options),
@@ -154,6 +153,15 @@ function planContext(
     trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
     catalogueArtistLinks: () => catalogueArtistLinks(db),
   };
+}
+
+/** The first day of a stream's lookback: the days a sync re-reads, ending yesterday. */
+export function lookbackStartOf(
+  config: Pick<EtlConfig, "lookback">,
+  stream: Pick<Stream, "family">,
+  today: string,
+): string {
+  return addDays(today, -config.lookback[stream.family].days);
 }
 
 /** The days a range covers: from start_date and up to yesterday unless it says otherwise. */
