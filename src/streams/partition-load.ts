@@ -38,7 +38,6 @@ import { fieldsRead } from "../schema/fields-read.js";
 import { pathKey } from "../schema/record-fields.js";
 import {
   catchUpWrite,
-  type DiscoveredColumns,
   discoveredColumns,
   evolveTable,
   linkSchemaChanges,
@@ -415,11 +414,11 @@ export class PartitionLoad {
    * statement closing it read them (after every row of the partition: a change committed later
    * waited for this transaction's rows, or found the earlier ones stored, and filled them).
    */
-  async #catchUp(trx: Kysely<Database>, discovered: ReadonlyMap<string, DiscoveredColumns>) {
+  async #catchUp(trx: Kysely<Database>, discovered: ReadonlyMap<string, string>) {
     for (const { discovery, output } of this.#states) {
       if (!discovery) continue;
       const { table } = output.target;
-      const seen: DiscoveredColumns = discovered.get(table) ?? new Map();
+      const seen = discovered.get(table) ?? "";
       const now = await catchUpWrite(trx, this.#options.db, table, discovery.known(), seen);
       if (now) discovery.learn(now);
     }

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { SchemaChangeBusyError } from "../errors.js";
@@ -54,29 +55,17 @@ export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 1_000, attempts
 const LOCK_NOT_AVAILABLE = "55P03";
 const DEADLOCK_DETECTED = "40P01";
 
-/** A row of etl.discovered_columns, as both its readers select it. */
-interface RegistryRow {
-  readonly table_name: string;
-  readonly column_name: string;
-  readonly field: string[];
-  readonly data_type: ColumnKind;
-}
-
-/** The registry's rows of one table as that table's discovered columns, by field. */
-function columnsOfRows(rows: readonly RegistryRow[]): Map<string, DiscoveredColumn> {
+/** A table's discovered columns, as the registry holds them now. */
+async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
+  const { rows } = await sql<{ column_name: string; field: string[]; data_type: ColumnKind }>`
+    select column_name, field, data_type from etl.discovered_columns
+     where table_name = ${table}`.execute(db);
   return new Map(
     rows.map((row) => [
       pathKey(row.field),
       { column: row.column_name, field: row.field, kind: row.data_type },
     ]),
   );
-}
-
-async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
-  const { rows } = await sql<RegistryRow>`
-    select column_name, field, data_type, table_name from etl.discovered_columns
-     where table_name = ${table}`.execute(db);
-  return columnsOfRows(rows);
 }
 
 /**
@@ -90,29 +79,43 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
 }
 
 /**
- * The discovered columns of `tables` as one jsonb value, for a statement that reads them beside
- * what it does (the one closing a partition); discoveredByTable reads it.
+ * One fingerprint of the discovered columns of each of `tables`, in order, for the statement
+ * closing a partition to read beside what it does (etl.discovered_columns_fingerprints): equal to
+ * fingerprintOf the columns a write used when no change was made since.
  */
-export function discoveredColumnsOf(tables: readonly string[]): RawBuilder<unknown> {
-  return sql`(select coalesce(jsonb_agg(jsonb_build_object('table_name', table_name,
-                'column_name', column_name, 'field', field, 'data_type', data_type)), '[]')
-                from etl.discovered_columns where table_name = any(${[...tables]}::text[]))`;
+export function discoveredFingerprintsOf(tables: readonly string[]): RawBuilder<string[]> {
+  return sql<string[]>`etl.discovered_columns_fingerprints(${[...tables]}::text[])`;
 }
 
-/** What discoveredColumnsOf read, by table. */
-export function discoveredByTable(value: unknown): Map<string, DiscoveredColumns> {
-  const rows = value as RegistryRow[];
-  const tables = new Set(rows.map((row) => row.table_name));
-  return new Map(
-    [...tables].map((table) => [table, columnsOfRows(rows.filter((r) => r.table_name === table))]),
-  );
+const fingerprints = new WeakMap<DiscoveredColumns, string>();
+
+/**
+ * The fingerprint Postgres makes of the same columns (migration 025): each column's name and type,
+ * ordered by the name's UTF-8 bytes (the function's collate "C"). Kept per map: a load's columns
+ * are one map until a change.
+ */
+export function fingerprintOf(columns: DiscoveredColumns): string {
+  let fingerprint = fingerprints.get(columns);
+  if (fingerprint === undefined) {
+    const named = [...columns.values()]
+      .map(({ column, kind }) => ({ name: Buffer.from(column), text: `${column} ${kind}` }))
+      .sort((a, b) => Buffer.compare(a.name, b.name));
+    fingerprint =
+      named.length === 0
+        ? ""
+        : createHash("md5")
+            .update(named.map((c) => c.text).join(","))
+            .digest("hex");
+    fingerprints.set(columns, fingerprint);
+  }
+  return fingerprint;
 }
 
 /**
  * Brings a table up to its discovered columns, when another process changed them since this one
- * looked (`known`; `seen`, as a statement of this transaction read them, says whether): each
- * column added or widened since is set again from `raw` for every row (the change filled the rows
- * stored before it; a row written after it without that column would keep the value of the
+ * looked (`known`; `seen`, the fingerprint a statement of this transaction read, says whether):
+ * each column added or widened since is set again from `raw` for every row (the change filled the
+ * rows stored before it; a row written after it without that column would keep the value of the
  * record it replaced). Under the table's write lock, read again: no change commits meanwhile.
  * `db` is the process's warehouse, whose cache learns them. The columns now; null when unchanged.
  */
@@ -121,11 +124,11 @@ export async function catchUpWrite<DB>(
   db: Kysely<DB>,
   table: string,
   known: DiscoveredColumns,
-  seen: DiscoveredColumns,
+  seen: string,
 ): Promise<DiscoveredColumns | null> {
+  if (fingerprintOf(known) === seen) return null;
   const changedSince = (now: DiscoveredColumns) =>
     [...now].filter(([key, { kind }]) => known.get(key)?.kind !== kind).map(([, column]) => column);
-  if (changedSince(seen).length === 0) return null;
   const tx = trx as Kysely<unknown>;
   await sql`lock table ${sql.table(table)} in row exclusive mode`.execute(tx);
   const now = await readDiscovered(tx, table);

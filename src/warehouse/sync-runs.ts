@@ -5,11 +5,7 @@ import type { AttemptStatus, Database } from "./schema.js";
 import { type PartitionSuccess, partitionRederived, partitionSucceeded } from "./stream-state.js";
 import { utcToday } from "../time/calendar.js";
 import { storableJsonText, storableTextOf } from "./storable-values.js";
-import {
-  type DiscoveredColumns,
-  discoveredByTable,
-  discoveredColumnsOf,
-} from "./discovered-columns.js";
+import { discoveredFingerprintsOf } from "./discovered-columns.js";
 
 type Db = Kysely<Database>;
 
@@ -143,7 +139,7 @@ export interface SucceededClose {
   readonly rederived?: Omit<PartitionSuccess, "checkpoint">;
   /** Deletes of the rows the upstream no longer returns: the rows they delete count as written. */
   readonly deletes: readonly RawBuilder<unknown>[];
-  /** Tables whose discovered columns the statement reads, once the partition's rows are in. */
+  /** Tables whose discovered columns' fingerprints the statement reads, after the partition's rows. */
   readonly discoveredOf: readonly string[];
 }
 
@@ -151,15 +147,16 @@ export interface SucceededClose {
 export interface SucceededClosed {
   /** Rows the deletes removed. */
   readonly deleted: number;
-  /** The discovered columns of the tables asked for, as the statement saw them. */
-  readonly discovered: ReadonlyMap<string, DiscoveredColumns>;
+  /** The fingerprint of each table's discovered columns asked for, as the statement saw them. */
+  readonly discovered: ReadonlyMap<string, string>;
 }
 
 /**
  * Closes a succeeded attempt, deletes what the partition no longer holds and records its success
  * in one statement: a partition's writes are a handful of round trips, and at the upstream's full
- * rate their count is what the worker spends (docs/benchmarks.md). It also reads the discovered
- * columns of the partition's tables, after its rows: another worker's change since is seen.
+ * rate their count is what the worker spends (docs/benchmarks.md). It also reads the fingerprints
+ * of the discovered columns of the partition's tables, after its rows: another worker's change
+ * since is seen.
  */
 export async function finishSucceededAttempt(
   db: Db,
@@ -194,11 +191,11 @@ export async function finishSucceededAttempt(
           sql` + `,
         )}`;
   const row = await closeRun(creator, runId, end, deleted)
-    .returning(["rows_written", discoveredColumnsOf(close.discoveredOf).as("discovered")])
+    .returning(["rows_written", discoveredFingerprintsOf(close.discoveredOf).as("discovered")])
     .executeTakeFirstOrThrow();
   return {
     deleted: Number(row.rows_written) - end.rowsWritten,
-    discovered: discoveredByTable(row.discovered),
+    discovered: new Map(close.discoveredOf.map((table, i) => [table, row.discovered[i] ?? ""])),
   };
 }
 

@@ -1,7 +1,11 @@
 import { type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SchemaChangeBusyError } from "../../src/errors.js";
-import { evolveTable, type WantedColumn } from "../../src/warehouse/discovered-columns.js";
+import {
+  evolveTable,
+  fingerprintOf,
+  type WantedColumn,
+} from "../../src/warehouse/discovered-columns.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 // The table changes a discovered field asks for: made once whoever asks, widened from each row's
@@ -132,5 +136,29 @@ describe("a discovered column", () => {
       release();
       await reader;
     }
+  });
+
+  it("has one fingerprint in Postgres and in the worker, whatever the names' order, changed by a widening", async () => {
+    const table = "public.fingerprinted";
+    await warehouse.query(`create table ${table} (k integer primary key, raw jsonb)`);
+    // Byte order puts "a_b" before "ab" and "z" before "é"; a linguistic collation would not.
+    const fields = ["ab", "é", "a_b", "z"].map((name) => ({
+      field: [name],
+      kind: "bigint" as const,
+    }));
+    const read = async () => {
+      const rows = await warehouse.query<{ prints: string[] }>(
+        `select etl.discovered_columns_fingerprints(array[$1, 'public.none']) as prints`,
+        [table],
+      );
+      return rows[0]?.prints;
+    };
+    const added = await evolveTable(db(), table, fields, ORIGIN);
+    expect(added.changes).toHaveLength(4);
+    expect(await read()).toEqual([fingerprintOf(added.columns), ""]);
+    const widened = await evolveTable(db(), table, [{ field: ["z"], kind: "text" }], ORIGIN);
+    expect(fingerprintOf(widened.columns)).not.toBe(fingerprintOf(added.columns));
+    expect(await read()).toEqual([fingerprintOf(widened.columns), ""]);
+    expect(fingerprintOf(new Map())).toBe("");
   });
 });
