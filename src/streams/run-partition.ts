@@ -288,12 +288,19 @@ function syncLoad(
     noted,
     timer,
     checkpoint: true,
-    land: landPages(stream, partition),
+    land: landPages(stream, partition, opened.firstAttempt),
   });
 }
 
-/** How a sync lands a partition's pages: each response keyed by its page's cursor and place. */
-export function landPages(stream: Stream, partition: Partition): PartitionLoadOptions["land"] {
+/**
+ * How a sync lands a partition's pages: each response keyed by its page's cursor and place.
+ * `firstAttempt`: the partition never ran, so its responses are most likely not stored yet.
+ */
+export function landPages(
+  stream: Stream,
+  partition: Partition,
+  firstAttempt: boolean,
+): PartitionLoadOptions["land"] {
   return (trx, pages) =>
     landResponses(
       trx,
@@ -309,6 +316,7 @@ export function landPages(stream: Stream, partition: Partition): PartitionLoadOp
           text: exchange.bytes,
         })),
       ),
+      firstAttempt,
     );
 }
 

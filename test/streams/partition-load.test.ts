@@ -70,7 +70,7 @@ async function load(
     noted,
     timer: new PhaseTimer(),
     checkpoint: true,
-    land: landPages(stream, of),
+    land: landPages(stream, of, firstAttempt),
   });
   return { load: partitionLoad, noted };
 }

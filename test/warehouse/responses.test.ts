@@ -1,4 +1,8 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+import type { Database } from "../../src/warehouse/schema.js";
 import { landResponses, pruneResponses } from "../../src/warehouse/responses.js";
 import { finishSyncRun, startSyncRun } from "../../src/warehouse/sync-runs.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
@@ -58,6 +62,37 @@ describe("landed responses", () => {
     const [elsewhere] = await landResponses(warehouse.db, "s", "q", [answer('{"a":1}')]);
     expect(elsewhere).not.toBe(first);
     expect(await stored()).toEqual(['{"a":1}', '{"a":2}', '{"a":1}']);
+    await warehouse.query("delete from etl.responses");
+  });
+
+  it("of a partition that ran before, send Postgres only the bodies it does not hold", async () => {
+    const [one, two] = await landResponses(warehouse.db, "s", "r", [
+      answer("body-one", "0"),
+      answer("body-two", "1"),
+    ]);
+    const sent: unknown[] = [];
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ ...pgConnectionConfig(warehouse.url), max: 1 }),
+      }),
+      log: (event) => void sent.push(...event.query.parameters),
+    });
+    try {
+      const texts = ["body-one", "body-two", "body-three"];
+      const ids = await landResponses(
+        db,
+        "s",
+        "r",
+        texts.map((t, i) => answer(t, String(i))),
+        false,
+      );
+      expect(ids.slice(0, 2)).toEqual([one, two]);
+      expect(ids[2]).not.toBeUndefined();
+      expect(texts.filter((text) => sent.includes(text))).toEqual(["body-three"]);
+    } finally {
+      await db.destroy();
+    }
+    expect(await stored()).toEqual(["body-one", "body-two", "body-three"]);
     await warehouse.query("delete from etl.responses");
   });
 
