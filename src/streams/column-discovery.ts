@@ -11,7 +11,11 @@ import {
   storedValue,
   widen,
 } from "../schema/value-kinds.js";
-import type { DiscoveredColumns, WantedColumn } from "../warehouse/discovered-columns.js";
+import {
+  type DiscoveredColumns,
+  fingerprintOf,
+  type WantedColumn,
+} from "../warehouse/discovered-columns.js";
 import type { Row } from "../warehouse/row.js";
 import { copyText } from "../warehouse/write-rows.js";
 
@@ -166,7 +170,7 @@ export class ColumnDiscovery {
    * a column widened is not used after.
    */
   version(): string {
-    return [...this.#known.values()].map(({ column, kind }) => `${column}:${kind}`).join(",");
+    return fingerprintOf(this.#known);
   }
 
   /**
