@@ -109,6 +109,21 @@ export class LockWaitError extends EtlError {
   }
 }
 
+/**
+ * The upstream is declared down (most requests failed; see UpstreamOutage): this request was not
+ * sent. The budget refuses the slot so; the HTTP client then waits for the outage's end and sends
+ * it, unless it waited `waitedMs` already (outage_wait_ms: a one-shot command gives up).
+ */
+export class UpstreamDownError extends EtlError {
+  constructor(operation: string, waitedMs?: number) {
+    const waited = waitedMs === undefined ? "" : ` for ${Math.round(waitedMs / 1000)} s`;
+    super(
+      `${operation}: not sent, the upstream is declared down${waited} (etl status says since when)`,
+      { operation },
+    );
+  }
+}
+
 /** A command-line argument is invalid; nothing was done. */
 export class UsageError extends EtlError {}
 

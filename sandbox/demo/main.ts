@@ -128,6 +128,8 @@ async function main(): Promise<number> {
       queue,
       redis: context.redis,
       credential: credentialGateOf(context, config),
+      upstream: context.http.outage,
+      notifier: context.notifier,
       dependencies: dependencyGateOf({
         db,
         redis: context.redis,

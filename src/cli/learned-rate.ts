@@ -4,18 +4,30 @@ import { withTimeout } from "../async/with-timeout.js";
 import type { EnvConfig } from "../config/env-schema.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { type CurrentRate, type RequestRateSetting, requestRate } from "../http/auto-rate.js";
+import { type OutageStanding, outageStanding } from "../http/upstream-outage.js";
 
 /** How long a command waits for Redis's learned rate before it goes without. */
 const LEARNED_RATE_WAIT_MS = 2_000;
 
+/** What the workers share of the upstream through Redis: the rate in force, and any outage. */
+export interface BudgetReading {
+  readonly rate: CurrentRate;
+  /** Null while the upstream is not declared down. */
+  readonly outage: OutageStanding | null;
+}
+
 /**
- * The rate the workers' budget allows now, as they share it through Redis: the fixed rate, or with
- * "auto" the one learned (the start rate while nothing is). Null when the upstream is not
- * configured (the budget is per upstream and key) or Redis does not answer in time.
+ * The rate the workers' budget allows now, as they share it through Redis (the fixed rate, or with
+ * "auto" the one learned: the start rate while nothing is), and whether they declared the upstream
+ * down. Null when Redis does not answer in time, or the upstream is not configured (the budget
+ * is per upstream and key) and the rate is "auto".
  */
-export async function learnedRate(env: EnvConfig, etl: EtlConfig): Promise<CurrentRate | null> {
-  if (typeof etl.requests_per_second === "number") return configuredRate(etl.requests_per_second);
-  if (!env.MUSIC_API_URL || !env.MUSIC_API_KEY) return null;
+export async function budgetReading(env: EnvConfig, etl: EtlConfig): Promise<BudgetReading | null> {
+  if (!env.MUSIC_API_URL || !env.MUSIC_API_KEY) {
+    // No budget to read; a fixed rate is the rate all the same.
+    const fixed = etl.requests_per_second;
+    return typeof fixed === "number" ? { rate: configuredRate(fixed), outage: null } : null;
+  }
   const redis = new Redis(env.REDIS_URL, {
     lazyConnect: true,
     connectTimeout: LEARNED_RATE_WAIT_MS,
@@ -28,7 +40,11 @@ export async function learnedRate(env: EnvConfig, etl: EtlConfig): Promise<Curre
     const upstream = { url: env.MUSIC_API_URL, key: env.MUSIC_API_KEY };
     return await withTimeout(async () => {
       await redis.connect();
-      return requestBudget(etl, upstream, redis).currentRate();
+      const budget = requestBudget(etl, upstream, redis);
+      return {
+        rate: await budget.currentRate(),
+        outage: outageStanding(await redis.hgetall(budget.outageKeys[0])),
+      };
     }, LEARNED_RATE_WAIT_MS);
   } catch {
     return null;

@@ -107,7 +107,12 @@ Exit codes: 0 ok, 1 failed, 2 bad configuration or arguments, 3 credential refus
 program
   .command("check")
   .description("validate the configuration, check Postgres and Redis, and call the upstream once")
-  .action(action(async () => (await commands.check()).checkCommand(stdout)));
+  .option("--notify", "also send a test notification to every configured target")
+  .action(
+    action(async (options: { notify?: boolean }) =>
+      (await commands.check()).checkCommand(stdout, options),
+    ),
+  );
 
 program
   .command("migrate")

@@ -1,3 +1,4 @@
+import { notificationTargetsSchema } from "./notification-targets.js";
 import { z } from "zod";
 import { schemaContractSchema } from "./schema-contract.js";
 import { partitionsInFlight } from "./partitions-in-flight.js";
@@ -261,7 +262,17 @@ export const etlConfigSchema = z
       .int("must be a whole number")
       .min(1_000, "must be at least 1000")
       .default(180_000),
+    /**
+     * How long a one-shot `etl sync` waits for a down upstream's return before its partitions
+     * fail (the next sync takes them up); a worker takes no job meanwhile and waits.
+     */
+    outage_wait_ms: z
+      .number()
+      .int("must be a whole number")
+      .min(0, "must be 0 or more")
+      .default(600_000),
     schema_contract: schemaContractSchema,
+    notifications: notificationTargetsSchema,
     redis_prefix: z
       .string()
       .regex(/^[A-Za-z0-9:_.-]+$/, "may hold only letters, digits and : _ . -")

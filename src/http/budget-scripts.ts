@@ -18,7 +18,7 @@ local window = (rate < 1 and math.ceil(1000 / rate) or 1000) + margin
  * own (TIME), which every process sharing the budget agrees on. Tests step a clock of their own
  * (RequestBudgetOptions.clock), so a rule of the budget is tested by moving time, not waiting it.
  */
-const NOW_TEXT = `
+export const NOW_TEXT = `
 local now = tonumber(ARGV[#ARGV])
 if now == 0 then
   local t = redis.call('TIME')
@@ -39,15 +39,18 @@ const KEEP_MS = 60_000;
  *
  * KEYS: 1 = send log (sorted set: token -> send time), 2 = leases (sorted set: token -> expiry),
  * 3 = pause (epoch ms before which nobody sends), 4 = learned rate (hash, see LEARNED_TEXT),
- * 5 = demand (when a request last waited for a full window).
+ * 5 = demand (when a request last waited for a full window), 6 = outage (outage-scripts.ts).
  * ARGV: 1 = requests per second, 2 = 1 to use the learned rate instead when there is one (and
  * note the demand), 3 = window margin ms, 4 = max concurrent, 5 = lease ms, 6 = token,
- * 7 = ceiling of the learned rate (0: none), 8 = now (NOW_TEXT).
+ * 7 = ceiling of the learned rate (0: none), 8 = 1 for the outage's probe, which alone is sent
+ * while the upstream is declared down, 9 = now (NOW_TEXT).
  * Sends are spaced at least 1/R apart, so a window's requests do not leave in one burst.
  * Returns {1, now} when granted (now: the grant time on the scripts' clock), {0, ms} to wait before
- * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms.
+ * asking again (-1: until a lease frees), {2, ms} when paused by the upstream for ms, {3, 0} when
+ * the upstream is declared down.
  */
-const ACQUIRE_TEXT = `${NOW_TEXT}local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
+const ACQUIRE_TEXT = `${NOW_TEXT}if ARGV[8] ~= '1' and redis.call('EXISTS', KEYS[6]) == 1 then return {3, 0} end
+local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
 if pause > now then return {2, pause - now} end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {0, -1} end

@@ -3,6 +3,7 @@ import { Agent } from "undici";
 import {
   AuthError,
   BodyCharsetError,
+  errorMessage,
   FailureBodyError,
   InvalidJsonError,
   isUpstreamAnswer,
@@ -11,6 +12,7 @@ import {
   RateLimitWaitTooLongError,
   RequestTimeoutError,
   ResponseTooLargeError,
+  UpstreamDownError,
   UpstreamError,
   UpstreamStatusError,
 } from "../errors.js";
@@ -30,6 +32,9 @@ import { parseJsonBytes } from "../json/json-bytes.js";
 import { declaresFailure } from "./failure-body.js";
 import { declaredLength, readBody } from "./read-body.js";
 import { declaredCharset, decodeBody, decodeLeniently } from "./body-charset.js";
+import { type ProbePacing, UpstreamOutage } from "./upstream-outage.js";
+import { type HealthSign, healthSignOf } from "./upstream-health.js";
+import { RetryBudget, type RetryBudgetRule } from "./retry-budget.js";
 
 export type QueryValue = string | number | boolean | undefined;
 
@@ -105,6 +110,17 @@ export interface HttpClientOptions {
   readonly onAttempt?: (event: HttpAttemptEvent) => void;
   /** Told of every change of the shared rate this client's answers made. */
   readonly onRateChange?: (change: RateChange) => void;
+  /** The light request that probes a down upstream (see UpstreamOutage). */
+  readonly healthProbe: Pick<HttpRequest, "operation" | "method" | "path">;
+  /** How probes pace themselves (default PROBE_PACING); shorter in tests. */
+  readonly probePacing?: ProbePacing;
+  /** What retries may cost the upstream (default RETRY_BUDGET). */
+  readonly retryBudget?: RetryBudgetRule;
+  /**
+   * How long a request waits for a down upstream's return before it fails (UpstreamDownError):
+   * a one-shot command gives up (outage_wait_ms); a worker, which takes no job meanwhile, waits.
+   */
+  readonly outageWaitMs?: number;
 }
 
 interface RawResponse {
@@ -140,9 +156,20 @@ export class HttpClient {
   #credentialCheck: Promise<void> | null = null;
   #refused: AuthError | null = null;
   readonly #probeAsks = new ProbeAsks();
+  /** Whether the upstream is declared down, for every process sharing the budget. */
+  readonly outage: UpstreamOutage;
+  /** What this process's retries may still cost. */
+  readonly retries: RetryBudget;
 
   constructor(options: HttpClientOptions) {
     this.#options = options;
+    this.outage = new UpstreamOutage({
+      budget: options.budget,
+      logger: options.logger,
+      probe: () => this.#sendProbe(),
+      ...(options.probePacing ? { pacing: options.probePacing } : {}),
+    });
+    this.retries = new RetryBudget(options.retryBudget);
     this.#redact = secretRedactor([options.apiKey]);
     this.#agent = new Agent({
       keepAliveTimeout: 10_000,
@@ -161,7 +188,10 @@ export class HttpClient {
     };
     const { logger, maxRetries } = this.#options;
     const baseMs = this.#options.retryBaseMs ?? 500;
-    return pRetry((attempt) => this.#attempt(request, identity, attempt), {
+    // Only a retry of what the upstream's health failed spends the retry budget: a 429's is the
+    // rate's business.
+    let healthFailed = false;
+    return pRetry((attempt) => this.#attempt(request, identity, attempt, healthFailed), {
       retries: request.retry === false ? 0 : maxRetries,
       factor: 2,
       minTimeout: baseMs,
@@ -170,6 +200,7 @@ export class HttpClient {
       signal: request.signal,
       shouldRetry: ({ error }) => error instanceof UpstreamError && error.retryable,
       onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+        healthFailed = healthSignOf(error) === "failed";
         const retryable = error instanceof UpstreamError && error.retryable;
         if (retryable && retriesLeft > 0) {
           logger.warn(
@@ -187,6 +218,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    this.outage.close();
     await this.#agent.close();
   }
 
@@ -209,7 +241,9 @@ export class HttpClient {
     request: HttpRequest,
     identity: RequestIdentity,
     attempt: number,
+    afterHealthFailure: boolean,
   ): Promise<HttpResponse> {
+    if (afterHealthFailure) await this.retries.take(request.signal);
     for (;;) {
       if (this.#refused) throw new AuthError(identity, this.#refused.upstreamMessage);
       if (this.#credentialAccepted) return this.#sendWithinBudget(request, identity, attempt);
@@ -235,15 +269,65 @@ export class HttpClient {
     }
   }
 
+  /**
+   * Sends the request once the upstream is not declared down. A failure of an upstream declared
+   * down meanwhile is the outage's, not the request's: it is sent again once the outage ends, its
+   * retries unspent.
+   */
   async #sendWithinBudget(
     request: HttpRequest,
     identity: RequestIdentity,
     attempt: number,
   ): Promise<HttpResponse> {
-    const lease = await this.#options.budget.acquire(identity, request.signal);
+    let resent = 0;
+    for (;;) {
+      await this.#untilUp(request);
+      try {
+        return await this.#sendOnce(request, identity, attempt);
+      } catch (error) {
+        if (error instanceof UpstreamDownError) this.outage.learnDown();
+        else if (
+          !this.outage.down ||
+          healthSignOf(error) !== "failed" ||
+          // An endpoint that fails whenever the upstream is back (and brings it down again) is
+          // its own failure: after a few outages its retries count.
+          (resent += 1) > MAX_OUTAGE_RESENDS
+        ) {
+          throw error;
+        }
+        request.signal?.throwIfAborted();
+      }
+    }
+  }
+
+  async #untilUp(request: HttpRequest): Promise<void> {
+    const { outageWaitMs } = this.#options;
+    try {
+      await this.outage.untilUp(request.signal, outageWaitMs);
+    } catch (error) {
+      if ((error as Error).name !== "TimeoutError" || request.signal?.aborted) throw error;
+      throw new UpstreamDownError(request.operation, outageWaitMs);
+    }
+  }
+
+  /** The outage's probe: one request, not retried, sent while the upstream is declared down. */
+  async #sendProbe(): Promise<void> {
+    const request: HttpRequest = { ...this.#options.healthProbe, retry: false };
+    await this.#sendOnce(request, { ...this.#options.healthProbe }, 1, true);
+  }
+
+  async #sendOnce(
+    request: HttpRequest,
+    identity: RequestIdentity,
+    attempt: number,
+    probe = false,
+  ): Promise<HttpResponse> {
+    const lease = await this.#options.budget.acquire(identity, request.signal, probe);
     const started = performance.now();
     let outcome: number | string = "Error";
     let failureBody: string | undefined;
+    let health: HealthSign = null;
+    let problem = "";
     try {
       const raw = await this.#send(request, identity);
       outcome = raw.status;
@@ -253,13 +337,19 @@ export class HttpClient {
         mayProbe: () => this.#probeAsks.due(),
       });
       this.#noteRate(heeded.note);
-      return { ...this.#interpret(request, identity, raw, heeded.pauseMs), attempts: attempt };
+      const response = this.#interpret(request, identity, raw, heeded.pauseMs);
+      health = "healthy";
+      return { ...response, attempts: attempt };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
       if (error instanceof FailureBodyError) failureBody = error.body;
+      health = healthSignOf(error);
+      problem = errorMessage(error);
       throw error;
     } finally {
-      await lease.release();
+      if (health === "healthy") this.retries.answered();
+      // The probe's sign is the outage's own business (UpstreamOutage#probe).
+      if (await lease.release(probe ? null : health)) await this.outage.declare(problem);
       const event = {
         operation: request.operation,
         outcome,
@@ -392,6 +482,9 @@ export class HttpClient {
 }
 
 const INVALID = Symbol("invalid JSON");
+
+/** How many outages one request waits through, its failures then not counted as retries. */
+const MAX_OUTAGE_RESENDS = 3;
 
 function parseJson(parse: () => unknown): unknown {
   try {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import { RateLimitWaitTooLongError } from "../errors.js";
+import { RateLimitWaitTooLongError, UpstreamDownError } from "../errors.js";
 import {
   AUTO_BACKOFF_FACTOR,
   AUTO_MIN_RATE,
@@ -22,6 +22,8 @@ import {
   SET_LIMIT_SCRIPT,
   SLOW_DOWN_SCRIPT,
 } from "./budget-scripts.js";
+import { RELEASE_NOTING_SCRIPT } from "./outage-scripts.js";
+import { type HealthSign, OUTAGE_RULE, type OutageRule } from "./upstream-health.js";
 
 export interface RequestBudgetOptions {
   readonly redis: Redis;
@@ -39,6 +41,8 @@ export interface RequestBudgetOptions {
   readonly leaseMs: number;
   /** Refuse to wait longer than this for an upstream-imposed pause. */
   readonly maxPauseMs: number;
+  /** When the releases' health signs trip the outage (default OUTAGE_RULE). */
+  readonly outageRule?: OutageRule;
   /**
    * The time the budget decides by, in epoch ms; default Redis's clock, which every process
    * sharing the budget agrees on. Tests step a clock of their own and ask with tryAcquire.
@@ -54,15 +58,24 @@ export interface RequestIdentity {
   readonly subject?: string;
 }
 
-/** A try at a slot that found none: ask again in `waitMs` (-1: once a lease frees). */
+/**
+ * A try at a slot that found none: ask again in `waitMs` (-1: once a lease frees); `down`: the
+ * upstream is declared down, and nothing but the outage's probe is sent (see UpstreamOutage).
+ */
 export interface Wait {
   readonly waitMs: number;
+  readonly down?: true;
 }
 
 export interface Lease {
   /** When the slot was granted, in epoch ms on the budget's clock (Redis's, unless a clock is given). */
   readonly grantedAt: number;
-  release(): Promise<void>;
+  /**
+   * Frees the slot, noting what the attempt said of the upstream's health (null: nothing) in the
+   * window every process shares. True when this failure tripped the outage rule: the caller
+   * declares the upstream down (UpstreamOutage).
+   */
+  release(health?: HealthSign): Promise<boolean>;
 }
 
 /**
@@ -98,8 +111,19 @@ export function sustainedRequestsPerSecond(requestsPerSecond: number): number {
  */
 export class RequestBudget {
   readonly scope: string;
+  /** Where the budget lives, for what shares its scope (UpstreamOutage). */
+  readonly redis: Redis;
+  /** How long a slot may be held: a probe's lease too. */
+  readonly leaseMs: number;
   readonly #options: RequestBudgetOptions;
-  readonly #keys: readonly [string, string, string, string, string];
+  readonly #keys: readonly [string, string, string, string, string, string];
+  /**
+   * The outage's hash, its probe's lease and the health window (outage-scripts.ts); the first is
+   * the acquire's 6th.
+   */
+  readonly outageKeys: readonly [string, string, string];
+  /** The leases, the health window every release notes in, and the outage. */
+  readonly #releaseKeys: readonly [string, string, string];
   /** With "auto", its bounds; null: a fixed rate. */
   readonly #auto: AutoRate | null;
   /** The configured rate, or with "auto" the rate until one is learned. */
@@ -113,12 +137,23 @@ export class RequestBudget {
 
   constructor(options: RequestBudgetOptions) {
     this.#options = options;
+    this.redis = options.redis;
+    this.leaseMs = options.leaseMs;
     this.scope = createHash("sha256")
       .update(`${options.apiUrl}\n${options.apiKey}`)
       .digest("hex")
       .slice(0, 16);
     const base = `${options.keyPrefix}budget:${this.scope}:`;
-    this.#keys = [`${base}sent`, `${base}leases`, `${base}pause`, `${base}rate`, `${base}demand`];
+    this.outageKeys = [`${base}outage`, `${base}probe`, `${base}health`];
+    this.#releaseKeys = [`${base}leases`, this.outageKeys[2], this.outageKeys[0]];
+    this.#keys = [
+      `${base}sent`,
+      `${base}leases`,
+      `${base}pause`,
+      `${base}rate`,
+      `${base}demand`,
+      this.outageKeys[0],
+    ];
     const rate = options.requestsPerSecond;
     this.#auto = typeof rate === "number" ? null : rate;
     this.#rate = typeof rate === "number" ? rate : rate.start;
@@ -126,12 +161,13 @@ export class RequestBudget {
 
   /**
    * One try at a slot: the lease, or how long to wait before the next try. Throws when the
-   * upstream asked for a pause longer than maxPauseMs.
+   * upstream asked for a pause longer than maxPauseMs. `probe`: the outage's probe, the one
+   * request sent while the upstream is declared down.
    */
-  async tryAcquire(request: RequestIdentity): Promise<Lease | Wait> {
+  async tryAcquire(request: RequestIdentity, probe = false): Promise<Lease | Wait> {
     const token = randomUUID();
-    const { redis, maxConcurrency, leaseMs, maxPauseMs } = this.#options;
-    const [state, ms] = (await this.#run(ACQUIRE_SCRIPT, this.#keys, [
+    const { maxConcurrency, leaseMs, maxPauseMs } = this.#options;
+    const [state, ms] = (await this.run(ACQUIRE_SCRIPT, this.#keys, [
       this.#rate,
       this.#auto ? 1 : 0,
       WINDOW_MARGIN_MS,
@@ -139,30 +175,46 @@ export class RequestBudget {
       leaseMs,
       token,
       this.#auto?.max ?? 0,
+      probe ? 1 : 0,
     ])) as [number, number];
     if (state === 2 && ms > maxPauseMs) {
       throw new RateLimitWaitTooLongError(request, ms, maxPauseMs);
     }
+    if (state === 3) return { waitMs: 0, down: true };
     if (state !== 1) return { waitMs: ms };
     this.#held += 1;
     let held = true;
     return {
       grantedAt: ms,
-      release: async () => {
-        if (!held) return;
+      release: async (health = null) => {
+        if (!held) return false;
         held = false;
         this.#held -= 1;
-        const released = redis.zrem(this.#keys[1], token);
-        // One connection runs commands in order: a waiter's next try reaches Redis after this
-        // removal, so it need not wait for the reply.
-        for (const wake of this.#waiting) wake();
-        await released;
+        const { window, failures, maxAgeMs } = this.#options.outageRule ?? OUTAGE_RULE;
+        const sign = health === null ? "" : health === "failed" ? "f" : "h";
+        try {
+          const tripped = await this.run(RELEASE_NOTING_SCRIPT, this.#releaseKeys, [
+            token,
+            sign,
+            window,
+            failures,
+            maxAgeMs,
+          ]);
+          return Number(tripped) === 1;
+        } finally {
+          // After the reply: the script may have been sent twice (NOSCRIPT), and a waiter's try
+          // must find the slot free.
+          for (const wake of this.#waiting) wake();
+        }
       },
     };
   }
 
-  /** Waits for a slot (in order with the other callers of this process) and takes it. */
-  async acquire(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
+  /**
+   * Waits for a slot (in order with the other callers of this process) and takes it. Throws
+   * UpstreamDownError while the upstream is declared down, unless this is the outage's `probe`.
+   */
+  async acquire(request: RequestIdentity, signal?: AbortSignal, probe = false): Promise<Lease> {
     const previous = this.#queue;
     let done!: () => void;
     this.#queue = new Promise<void>((resolve) => {
@@ -170,7 +222,7 @@ export class RequestBudget {
     });
     try {
       await abortable(previous, signal);
-      return await this.#take(request, signal);
+      return await this.#take(request, signal, probe);
     } finally {
       // Whoever queued behind us may go only after our predecessor has, even if we were aborted.
       void previous.then(done);
@@ -179,7 +231,7 @@ export class RequestBudget {
 
   /** Every process waits `ms` before its next send (after a 429 or an exhausted window). */
   async pause(ms: number): Promise<void> {
-    await this.#run(PAUSE_SCRIPT, [this.#keys[2]], [Math.max(0, Math.ceil(ms))]);
+    await this.run(PAUSE_SCRIPT, [this.#keys[2]], [Math.max(0, Math.ceil(ms))]);
   }
 
   /**
@@ -189,7 +241,7 @@ export class RequestBudget {
   async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
     if (!this.#auto) return null;
     return rateChange(
-      await this.#run(
+      await this.run(
         SET_LIMIT_SCRIPT,
         [this.#keys[3]],
         [requestsPerSecond, this.#auto.max ?? 0, this.#rate, LEARNED_RATE_TTL_MS],
@@ -205,7 +257,7 @@ export class RequestBudget {
   async slowDown(lease: Lease): Promise<RateChange | null> {
     if (!this.#auto) return null;
     return rateChange(
-      await this.#run(
+      await this.run(
         SLOW_DOWN_SCRIPT,
         [this.#keys[3]],
         [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
@@ -222,7 +274,7 @@ export class RequestBudget {
     if (!this.#auto) return null;
     const probe = this.#options.probe ?? PROBE_PACE;
     return rateChange(
-      await this.#run(
+      await this.run(
         RAISE_SCRIPT,
         [this.#keys[3], this.#keys[4]],
         [
@@ -259,11 +311,12 @@ export class RequestBudget {
     };
   }
 
-  async #take(request: RequestIdentity, signal?: AbortSignal): Promise<Lease> {
+  async #take(request: RequestIdentity, signal: AbortSignal | undefined, probe: boolean) {
     for (;;) {
       signal?.throwIfAborted();
-      const taken = await this.tryAcquire(request);
+      const taken = await this.tryAcquire(request, probe);
       if ("release" in taken) return taken;
+      if (taken.down) throw new UpstreamDownError(request.operation);
       if (taken.waitMs < 0) {
         await this.#leaseReleased(this.#held < this.#options.maxConcurrency, signal);
       } else await sleep(taken.waitMs, undefined, { signal });
@@ -271,7 +324,7 @@ export class RequestBudget {
   }
 
   /** A script run with the budget's now last (see NOW_TEXT): the clock's, or 0 for Redis's. */
-  #run(script: RedisScript, keys: readonly string[], args: readonly (string | number)[]) {
+  run(script: RedisScript, keys: readonly string[], args: readonly (string | number)[]) {
     return script.run(this.#options.redis, keys, [...args, this.#options.clock?.() ?? 0]);
   }
 

@@ -3,6 +3,7 @@ import type { EtlConfig } from "../config/etl-config-schema.js";
 import { AuthError, errorMessage, isUpstreamAnswer } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import { type GateListener, notifyAll } from "./gate-listeners.js";
+import { credentialNotifications } from "../notify/credential-notifications.js";
 
 export interface CredentialGateOptions {
   /** One request to the upstream: resolves if the credential is accepted, AuthError if not. */
@@ -13,6 +14,9 @@ export interface CredentialGateOptions {
    */
   readonly recheckMs: number;
   readonly logger: Logger;
+  /** Told of each refusal that closes the gate, and of each acceptance. */
+  readonly onRefused?: (message: string) => void;
+  readonly onAccepted?: () => void;
 }
 
 type Listener = GateListener;
@@ -112,6 +116,7 @@ export class CredentialGate {
       { err: error.message, recheckMs: this.#options.recheckMs },
       "the upstream refuses the credential: taking no jobs until it is accepted again",
     );
+    this.#options.onRefused?.(error.message);
     // A gate that was never open has no worker taking jobs to pause.
     if (wasOpen) this.#notify(this.#onClose);
   }
@@ -172,6 +177,7 @@ export class CredentialGate {
     );
     this.#standing = { state: "accepted" };
     this.#checks = 0;
+    this.#options.onAccepted?.();
     this.#notify(this.#onOpen);
   }
 }
@@ -181,12 +187,18 @@ export class CredentialGate {
  * request, the territories look-up `etl check` makes; any answer but a 401 accepts the credential.
  */
 export function credentialGateOf(
-  context: Pick<AppContext, "http" | "api" | "logger">,
-  config: Pick<EtlConfig, "credential_recheck_ms" | "territory_keys">,
+  context: Pick<AppContext, "http" | "api" | "logger" | "notifier" | "redis">,
+  config: Pick<EtlConfig, "credential_recheck_ms" | "territory_keys" | "redis_prefix">,
 ): CredentialGate {
   return new CredentialGate({
     logger: context.logger,
     recheckMs: config.credential_recheck_ms,
+    ...credentialNotifications(
+      context.notifier,
+      context.redis,
+      config.redis_prefix,
+      context.logger,
+    ),
     check: async () => {
       context.http.forgetRefusal();
       await context.api.catalogue.getTerritories({ key: config.territory_keys[0] ?? "all" });

@@ -7,6 +7,7 @@ import { savePageSizes } from "../warehouse/page-sizes.js";
 import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
 import { handBackDuringOutage } from "./hand-back.js";
+import { healthSignOf } from "../http/upstream-health.js";
 import { lockPartition } from "./partition-lock.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
@@ -14,8 +15,9 @@ import type { WorkerDeps } from "./worker-deps.js";
  * Runs one partition, holding its lock. A failure is thrown so BullMQ retries the job with
  * backoff, but for an answer larger than max_response_bytes or a failure no retry can cure (a 404
  * for an unknown artist): another attempt would ask the same and be refused again. A partition cut short by a shutdown, by a refused credential
- * (which closes the worker's credential gate) or by Postgres or Redis going away (which closes
- * its dependency gate) goes back to the queue without spending an attempt.
+ * (which closes the worker's credential gate), by Postgres or Redis going away (which closes
+ * its dependency gate) or by the upstream's outage goes back to the queue without spending an
+ * attempt.
  */
 export async function processPartition(
   job: Job<PartitionJobData>,
@@ -66,7 +68,12 @@ async function runLocked(
     job.data.partition,
   );
   deps.onPartition?.(outcome);
-  if (outcome.status === "failed") await handBackDuringOutage(job, token, deps.dependencies);
+  if (outcome.status === "failed") {
+    // Declared by another worker maybe, which this one has not met yet: Redis says.
+    const upstreamDown =
+      healthSignOf(outcome.error) === "failed" && (await deps.upstream.standing()) !== null;
+    await handBackDuringOutage(job, token, deps.dependencies, upstreamDown);
+  }
   const learned = deps.runner.pageSizes?.takeChanged() ?? [];
   if (learned.length > 0) {
     // The partition's rows are committed: page sizes that could not be saved (Postgres went

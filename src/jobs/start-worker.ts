@@ -9,6 +9,7 @@ import { PARTITION_JOB, type PartitionJobData, RUN_JOB, type RunJobData } from "
 import { processPartition } from "./process-partition.js";
 import { processRun } from "./process-run.js";
 import type { WorkerDeps } from "./worker-deps.js";
+import { notifyRunEnded } from "./run-notifications.js";
 import { errorMessage } from "../errors.js";
 import {
   MAX_STALLED_COUNT,
@@ -104,7 +105,10 @@ function listenToJobs(worker: Worker, events: JobEvents): void {
   const { deps, logger } = events;
   worker.on("completed", (job) => {
     if (job.name !== RUN_JOB || !job.id) return;
-    runFinished(events, job.id, { status: "succeeded", finishedAt: finishedAt(job) });
+    runFinished(events, job as Job<RunJobData>, {
+      status: "succeeded",
+      finishedAt: finishedAt(job),
+    });
   });
   worker.on("failed", (job, error) => jobFailed(events, job, error));
   worker.on("stalled", (jobId) => {
@@ -117,18 +121,26 @@ function listenToJobs(worker: Worker, events: JobEvents): void {
 }
 
 /**
- * A run's end, in etl.runs. A worker that dies before leaves it running there: `etl status`
- * finds its job finished (or gone) in the queue and records that.
- * Postgres away: written once it answers, as an attempt's end is, before the queue trims the job.
+ * A run's end, in etl.runs, and told to the notification targets that want it. A worker that
+ * dies before leaves it running there: `etl status` finds its job finished (or gone) in the queue
+ * and records that. Postgres away: written once it answers, as an attempt's end is, before the
+ * queue trims the job.
  */
-function runFinished({ deps, logger, write }: JobEvents, runId: string, end: RunEnd): void {
+function runFinished({ deps, logger, write }: JobEvents, job: Job<RunJobData>, end: RunEnd): void {
+  const runId = job.id ?? "";
+  const { db } = deps.runner;
+  const notify = () =>
+    notifyRunEnded(deps.notifier, db, { runId, kind: job.data.kind, ...end }).catch(
+      (err: unknown) =>
+        logger.warn({ jobId: runId, err: errorMessage(err) }, "could not tell of the run's end"),
+    );
   write(
-    recordRunFinished(deps.runner.db, runId, end).catch((err: unknown) => {
+    recordRunFinished(db, runId, end).then(notify, (err: unknown) => {
       logger.warn(
         { jobId: runId, status: end.status, err: errorMessage(err) },
         "could not record the run's end in etl.runs yet",
       );
-      deps.dependencies.defer(() => recordRunFinished(deps.runner.db, runId, end));
+      deps.dependencies.defer(() => recordRunFinished(db, runId, end).then(notify));
     }),
   );
 }
@@ -151,7 +163,7 @@ function jobFailed(events: JobEvents, job: Job | undefined, error: Error): void 
   // finishedOn: BullMQ has moved the job to failed, with no attempt left.
   if (job?.finishedOn === undefined || !job.id) return;
   if (job.name === RUN_JOB) {
-    runFinished(events, job.id, {
+    runFinished(events, job as Job<RunJobData>, {
       status: "failed",
       finishedAt: finishedAt(job),
       error: error.message,
@@ -180,17 +192,21 @@ function jobFailed(events: JobEvents, job: Job | undefined, error: Error): void 
 }
 
 /**
- * Jobs are taken while the upstream accepts the key and Postgres and Redis answer. Not waiting
- * for the active jobs on a pause: the job that met the refusal or the outage is one of them.
- * The gates' first checks start now; the worker starts when both open.
+ * Jobs are taken while the upstream accepts the key and is not declared down, and Postgres and
+ * Redis answer. Not waiting for the active jobs on a pause: the job that met the refusal or the
+ * outage is one of them (an active job's requests wait for a down upstream's return). The gates'
+ * first checks start now; the worker starts when both open.
  */
 function runWhileGatesOpen(worker: Worker, deps: WorkerDeps): void {
-  const runnable = () => deps.credential.accepted && deps.dependencies.open;
+  const runnable = () => deps.credential.accepted && deps.dependencies.open && !deps.upstream.down;
+  // resume() also starts a worker that never ran.
+  const resume = () => (runnable() ? worker.resume() : undefined);
   for (const gate of [deps.credential, deps.dependencies]) {
     gate.on("close", () => worker.pause(true));
-    // resume() also starts a worker that never ran.
-    gate.on("open", () => (runnable() ? worker.resume() : undefined));
+    gate.on("open", resume);
   }
+  deps.upstream.on("down", () => void worker.pause(true));
+  deps.upstream.on("up", () => void resume());
   void deps.credential.verify();
   void deps.dependencies.probe();
 }

@@ -4,6 +4,8 @@ import type { RunnerDeps } from "../streams/run-partition.js";
 import type { PartitionOutcome } from "../streams/partition-outcome.js";
 import type { CredentialGate } from "./credential-gate.js";
 import type { DependencyGate } from "./dependency-gate.js";
+import type { UpstreamOutage } from "../http/upstream-outage.js";
+import type { Notifier } from "../notify/notifier.js";
 
 /** What the processors need; `today` is taken when each job starts. */
 export interface WorkerDeps {
@@ -17,6 +19,10 @@ export interface WorkerDeps {
   readonly credential: CredentialGate;
   /** Closed while Postgres or Redis does not answer: the worker then takes no job. */
   readonly dependencies: DependencyGate;
+  /** Declared down while most requests fail: the worker then takes no job. */
+  readonly upstream: UpstreamOutage;
+  /** Told of runs that ended failed or needing attention, and of what else an operator hears of. */
+  readonly notifier: Notifier;
   readonly onPartition?: (outcome: PartitionOutcome) => void;
   /** A job found stalled by this worker (its lock expired while active) went back to the queue. */
   readonly onStalled?: () => void;

@@ -4,6 +4,7 @@ import type { HttpAttemptEvent } from "../http/http-client.js";
 import { type StreamSchedule, staleAfterSeconds } from "../config/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
 import { withTimeout } from "../async/with-timeout.js";
+import type { OutageStanding } from "../http/upstream-outage.js";
 import type { PartitionOutcome } from "../streams/partition-outcome.js";
 import type { PageWarning } from "../streams/partition.js";
 import { packageVersion } from "../package-version.js";
@@ -71,6 +72,10 @@ export interface MetricSources {
   readonly requestRate?: RequestRateSource;
   readonly credentialRefused?: CredentialSource;
   readonly dependencies?: DependenciesSource;
+  /** Read from Redis: the upstream's outage, null while it is not declared down. */
+  readonly upstreamOutage?: () => Promise<OutageStanding | null>;
+  /** How many retries of this process waited for the retry budget. */
+  readonly retriesWaited?: () => number;
 }
 
 export interface EtlMetricsOptions {
@@ -106,8 +111,8 @@ export interface EtlMetrics {
   setSources(sources: MetricSources): void;
 }
 
-/** How long one read of the request rate serves the gauges that show it: within one scrape. */
-const RATE_READ_REUSE_MS = 500;
+/** How long one read of a scrape-time source serves the gauges that show it: within one scrape. */
+const SCRAPE_READ_REUSE_MS = 500;
 
 /** The states BullMQ counts by default: always exported, so a state at 0 is a series at 0. */
 export const QUEUE_STATES = [
@@ -340,9 +345,13 @@ function registerScrapeGauges(
   registerSchemaChanges(registry, changesReading);
   registerScheduleGauges(registry, options.schedules ?? []);
   for (const gauge of STREAM_GAUGES) registerStreamGauge(registry, streamsReading, gauge);
-  registerRequestRateGauges(registry, rateReader(sources, kept));
+  registerRequestRateGauges(
+    registry,
+    scrapeReader("requestRate", () => sources().requestRate, kept),
+  );
   registerCredentialGauge(registry, sources);
   registerDependencyGauges(registry, sources);
+  registerOutageGauges(registry, sources, kept);
 }
 
 /** etl_queue_jobs and etl_workers, read from Redis. */
@@ -545,20 +554,24 @@ function registerRequestRateGauges(
   });
 }
 
-/** The budget's rate, read once per scrape by both gauges: they collect at the same time. */
-function rateReader(
-  sources: () => MetricSources,
+/**
+ * A scrape-time source read once per scrape by the gauges that show it: they collect at the same
+ * time. Undefined without the source, or when it failed.
+ */
+function scrapeReader<T>(
+  name: string,
+  pick: () => (() => Promise<T>) | undefined,
   options: KeptReadingOptions,
-): () => Promise<CurrentRate | undefined> {
-  let rateRead: { at: number; rate: Promise<CurrentRate | undefined> } | null = null;
+): () => Promise<T | undefined> {
+  let read: { at: number; value: Promise<T | undefined> } | null = null;
   return () => {
-    const source = sources().requestRate;
+    const source = pick();
     if (!source) return Promise.resolve(undefined);
     const now = performance.now();
-    if (!rateRead || now - rateRead.at > RATE_READ_REUSE_MS) {
-      rateRead = { at: now, rate: readSource("requestRate", source, options) };
+    if (!read || now - read.at > SCRAPE_READ_REUSE_MS) {
+      read = { at: now, value: readSource(name, source, options) };
     }
-    return rateRead.rate;
+    return read.value;
   };
 }
 
@@ -617,6 +630,65 @@ function registerDependencyGauges(registry: Registry, sources: () => MetricSourc
         if (since !== null)
           dependencySince.set({ dependency: label(name) }, since.getTime() / 1000);
       }
+    },
+  });
+}
+
+/** What is known of an outage, as gauges with no series while the upstream is not down. */
+const OUTAGE_GAUGES: readonly {
+  readonly name: string;
+  readonly help: string;
+  readonly value: (outage: OutageStanding) => number;
+}[] = [
+  {
+    name: "etl_upstream_down_since_timestamp_seconds",
+    help: "When the upstream was declared down (Unix time); no series while it is not.",
+    value: (outage) => outage.since.getTime() / 1000,
+  },
+  {
+    name: "etl_upstream_down_probes_failed",
+    help: "Probes of the down upstream that failed so far in this outage; no series while it is not down.",
+    value: (outage) => outage.probes,
+  },
+];
+
+/** The upstream's outage, read from Redis once per scrape, and the retries the budget held back. */
+function registerOutageGauges(
+  registry: Registry,
+  sources: () => MetricSources,
+  options: KeptReadingOptions,
+): void {
+  const standing = scrapeReader("upstreamOutage", () => sources().upstreamOutage, options);
+  const down: Gauge = new Gauge({
+    name: "etl_upstream_down",
+    help: "1 while the upstream is declared down (most requests failed: every worker takes no job and sends nothing but a probe, backing off up to 2 minutes), else 0; read from Redis at scrape time.",
+    registers: [registry],
+    collect: async () => {
+      const outage = await standing();
+      if (outage === undefined) down.remove();
+      else down.set(outage ? 1 : 0);
+    },
+  });
+  for (const { name, help, value } of OUTAGE_GAUGES) {
+    const gauge: Gauge = new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect: async () => {
+        const outage = await standing();
+        if (outage) gauge.set(value(outage));
+        else gauge.remove();
+      },
+    });
+  }
+  const waited: Counter = new Counter({
+    name: "etl_retries_waited_total",
+    help: "Retries of this process that waited for the retry budget (a retry costs 2 tokens, an answer refunds 1, and 1 comes back each second): the upstream failed more than the budget lets retries add to its load.",
+    registers: [registry],
+    collect: () => {
+      const source = sources().retriesWaited;
+      waited.reset();
+      if (source) waited.inc(source());
     },
   });
 }

@@ -1,4 +1,5 @@
 import { foregroundRun } from "../warehouse/foreground-run.js";
+import type { RunEnd } from "../warehouse/runs.js";
 import { recordStreamSettings } from "../warehouse/stream-settings.js";
 import type { DayRange } from "./plan-partitions.js";
 import { STREAMS } from "./registry.js";
@@ -17,6 +18,7 @@ export async function recordedSync(
   streams: readonly Stream[],
   range: DayRange,
   stopped: () => boolean,
+  ended?: (runId: string, end: RunEnd) => Promise<void>,
 ): Promise<{ readonly runId: string; readonly result: StreamSummary[] }> {
   await recordStreamSettings(deps.db, streamSettings(deps.config, STREAMS));
   return foregroundRun(
@@ -24,5 +26,6 @@ export async function recordedSync(
     { kind: "sync", streams: streams.map((s) => s.name), range },
     stopped,
     (runId) => runSync({ ...deps, run: runId }, streams, range),
+    ended,
   );
 }

@@ -65,6 +65,7 @@ export interface StreamFreshness {
   readonly schedule: string | null;
   readonly stale: boolean;
   readonly missingDays: number | null;
+  readonly lastSuccessAt: Date | null;
 }
 
 /** Per stream, as analytics.stream_freshness says it: the view BI tools read is the one rule. */
@@ -74,12 +75,15 @@ export async function streamFreshness(db: Warehouse): Promise<StreamFreshness[]>
     schedule: string | null;
     stale: boolean;
     missing_days: number | null;
-  }>`select stream, schedule, stale, missing_days from analytics.stream_freshness`.execute(db);
+    last_success_at: Date | null;
+  }>`select stream, schedule, stale, missing_days, last_success_at
+       from analytics.stream_freshness`.execute(db);
   return rows.map((row) => ({
     stream: row.stream,
     schedule: row.schedule,
     stale: row.stale,
     missingDays: row.missing_days,
+    lastSuccessAt: row.last_success_at,
   }));
 }
 

@@ -75,11 +75,11 @@ export interface CliResult {
 /**
  * Runs `etl <args>` as its own process, the way an operator does, with only the given env; in
  * turn with the file's other CLI processes (`spawning`), unless `atOnce`: for processes a test
- * needs side by side.
+ * needs side by side. It is killed after `timeoutMs` (a minute unless told).
  */
 export function runCli(
   args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; atOnce?: boolean },
+  options: { cwd: string; env: Record<string, string>; atOnce?: boolean; timeoutMs?: number },
 ): Promise<CliResult> {
   const run = () =>
     new Promise<CliResult>((resolvePromise) => {
@@ -89,7 +89,7 @@ export function runCli(
         {
           cwd: options.cwd,
           env: { PATH: process.env.PATH ?? "", ...options.env },
-          timeout: 60_000,
+          timeout: options.timeoutMs ?? 60_000,
         },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;

@@ -30,6 +30,8 @@ export function startQueueHarness(harness: SyncHarness): QueueHarness {
           queue,
           redis: harness.upstream.context.redis,
           credential: credentialGateOf(harness.upstream.context, harness.config),
+          upstream: harness.upstream.context.http.outage,
+          notifier: harness.upstream.context.notifier,
           dependencies: dependencyGateOf({
             db: harness.warehouse.db,
             redis: harness.upstream.context.redis,

@@ -6,6 +6,7 @@ import {
 } from "../../src/app-context.js";
 import { envSchema } from "../../src/config/env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
+import type { OutageRule } from "../../src/http/upstream-health.js";
 import { createLogger } from "../../src/logging/logger.js";
 import { type Sandbox, type SandboxOptions, startSandbox } from "../../sandbox/index.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "./redis.js";
@@ -26,6 +27,8 @@ export interface UpstreamOptions {
   readonly sandbox?: SandboxOptions;
   readonly etl?: Partial<Record<keyof EtlConfig, unknown>>;
   readonly http?: AppContextOptions["http"];
+  /** The outage's rule (default NEVER_DOWN below). */
+  readonly outageRule?: OutageRule;
   /** Use this key instead of the sandbox's (to provoke a 401). */
   readonly apiKey?: string;
   /** Another Redis than the machine's (one the test may restart). */
@@ -84,6 +87,21 @@ export async function startClient(
   };
 }
 
+/**
+ * The outage rule of the tests' client stacks unless one asks for another: never down. Many tests
+ * make every request fail to see partitions fail; an upstream declared down would make them wait
+ * for its return instead. The outage's own tests ask for the real rule (OUTAGE_RULE), and the
+ * worker processes the tests spawn have it.
+ */
+const NEVER_DOWN = { window: 20, failures: 21, maxAgeMs: 60_000 };
+
+/**
+ * The retry budget of the tests' client stacks unless one asks for another: never short. Tests
+ * that make every request fail count on each request's retries, not on the budget's pace; the
+ * budget's own tests ask for the real one (RETRY_BUDGET).
+ */
+const RETRIES_UNBOUNDED = { capacity: 1e9, retryCost: 0, successRefund: 0, refillPerSecond: 0 };
+
 /** A client stack like a separate process's: its own connections, the same Redis budget. */
 async function connect(
   sandbox: Pick<Sandbox, "url" | "apiKey">,
@@ -116,6 +134,15 @@ async function connect(
   const logger = createLogger({ level: "debug", secrets: [apiKey, sandbox.apiKey], destination });
   return createAppContext(
     { env, etl, configPath: "(test)" },
-    { logger, http: { retryBaseMs: 20, retryMaxDelayMs: 200, ...options.http } },
+    {
+      logger,
+      http: {
+        retryBaseMs: 20,
+        retryMaxDelayMs: 200,
+        retryBudget: RETRIES_UNBOUNDED,
+        ...options.http,
+      },
+      outageRule: options.outageRule ?? NEVER_DOWN,
+    },
   );
 }

@@ -97,6 +97,15 @@ export async function operatorUrlOf(worker: EtlProcess, timeoutMs = 60_000): Pro
   }
 }
 
+/** A worker's /readyz: its status and each check's word. */
+export async function readiness(worker: WorkerProcess) {
+  const response = await fetch(`${worker.operatorUrl}/readyz`);
+  return {
+    status: response.status,
+    body: (await response.json()) as { status: string; checks: Record<string, string> },
+  };
+}
+
 function safeJson(line: string): Record<string, unknown> | null {
   try {
     return JSON.parse(line) as Record<string, unknown>;

@@ -44,15 +44,16 @@ function budget(maxConcurrency: number): RequestBudget {
 }
 
 describe("the request budget's calls to Redis", () => {
-  it("sends the acquire script by its hash, its text only once", async () => {
+  it("sends the acquire and release scripts by their hash, each text only once", async () => {
     const shared = budget(4);
     await redis.call("SCRIPT", "FLUSH");
     await redis.config("RESETSTAT");
     for (let i = 0; i < 20; i++) await (await shared.acquire(request)).release();
     const calls = await commandCalls();
-    expect(calls.evalsha).toBe(20);
-    // The first EVALSHA met NOSCRIPT and loaded it.
-    expect(calls.eval).toBe(1);
+    // One acquire and one release a request.
+    expect(calls.evalsha).toBe(40);
+    // The first EVALSHA of each met NOSCRIPT and loaded it.
+    expect(calls.eval).toBe(2);
   });
 
   it("waits for its own release without polling when it holds every slot", async () => {
@@ -66,7 +67,7 @@ describe("the request budget's calls to Redis", () => {
     await (await third).release();
     await held[1]?.release();
     const calls = await commandCalls();
-    // One refused try, the grant after the release; nothing in between.
-    expect(calls.evalsha).toBe(2);
+    // One refused try, the grant after the release, and the three releases; nothing in between.
+    expect(calls.evalsha).toBe(5);
   });
 });

@@ -68,7 +68,7 @@ async function refused(shared: RequestBudget): Promise<Wait> {
 /** A request granted after every decrease so far, so its 429 counts. */
 const grantedAfterEveryDecrease: Lease = {
   grantedAt: Number.MAX_SAFE_INTEGER,
-  release: () => Promise.resolve(),
+  release: () => Promise.resolve(false),
 };
 
 function budget(overrides: Partial<RequestBudgetOptions> = {}): RequestBudget {

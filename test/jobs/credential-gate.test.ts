@@ -20,6 +20,7 @@ function gate(): CredentialGate {
   const made = credentialGateOf(upstream.context, {
     credential_recheck_ms: 3_600_000,
     territory_keys: [],
+    redis_prefix: upstream.prefix,
   });
   gates.push(made);
   return made;

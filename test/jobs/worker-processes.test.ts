@@ -12,7 +12,12 @@ import { deleteKeysWithPrefix, keysWithPrefix, REDIS_URL, uniquePrefix } from ".
 import { trendItemDifferences } from "../helpers/reconcile-trends.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
-import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import {
+  endProcesses,
+  readiness,
+  spawnWorker,
+  type WorkerProcess,
+} from "../helpers/worker-process.js";
 import { until } from "../helpers/until.js";
 
 const RATE = 20;
@@ -59,17 +64,6 @@ async function stop(processes: readonly WorkerProcess[], signal: NodeJS.Signals 
   return Promise.all(processes.map((p) => p.exited));
 }
 
-interface HealthBody {
-  readonly status: string;
-  readonly checks: Record<string, string>;
-}
-
-async function readiness(process: WorkerProcess) {
-  const response = await fetch(`${process.operatorUrl}/readyz`);
-  return { status: response.status, body: (await response.json()) as HealthBody };
-}
-
-/** The re-checks of a refused credential so far, as /readyz says. */
 /** A log line's pino level (40 warn, 50 error); 0 for a line that is not one. */
 function logLevel(line: string): number {
   try {
@@ -80,7 +74,8 @@ function logLevel(line: string): number {
   }
 }
 
-function checksSoFar(health: { readonly body: HealthBody }): number {
+/** The re-checks of a refused credential so far, as /readyz says. */
+function checksSoFar(health: Awaited<ReturnType<typeof readiness>>): number {
   return Number(/(\d+) checks so far/.exec(health.body.checks.upstream_credential ?? "")?.[1] ?? 0);
 }
 

@@ -108,6 +108,7 @@ describe("a stream's gaps and staleness, for analysts", () => {
       schedule: "*/15 * * * * UTC",
       stale: true,
       missingDays: null,
+      lastSuccessAt: expect.any(Date),
     });
   });
 

@@ -4,6 +4,7 @@ import { toText } from "../../api/read-values.js";
 import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
 import { loadAppConfig } from "../load-app-config.js";
+import { outageText } from "../../http/upstream-outage.js";
 import { AuthError } from "../../errors.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
@@ -71,7 +72,10 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
  * operation (a territory lookup) and looks up each configured UPC and artist id, printing one
  * line per check.
  */
-export async function checkCommand(out: Output): Promise<ExitCode> {
+export async function checkCommand(
+  out: Output,
+  options: { readonly notify?: boolean } = {},
+): Promise<ExitCode> {
   const config = loadAppConfig();
   const { env } = config;
   out.line(`config    ok    ${config.configPath}: ${describeTracking(config)}`);
@@ -87,10 +91,34 @@ export async function checkCommand(out: Output): Promise<ExitCode> {
     destination: { write: (line: string) => void held.push(line) },
   });
   try {
-    return await checkDependencies(out, config, pgOk, logger);
+    return await checkDependencies(out, config, pgOk, logger, options.notify ?? false);
   } finally {
     for (const line of held) process.stderr.write(line);
   }
+}
+
+/** `--notify`: a test notification to every target, one try each; a line per target. */
+async function checkNotifications(out: Output, context: AppContext): Promise<boolean> {
+  const at = new Date();
+  const results = await context.notifier.test({
+    event: "test",
+    key: at.toISOString(),
+    at,
+    summary: "a test notification from `etl check --notify`: this target receives music-etl's",
+    command: "npx etl check --notify",
+  });
+  if (results.length === 0) {
+    out.line("notify    FAIL  no target: `notifications` in the config lists none");
+    return false;
+  }
+  for (const { target, problem } of results) {
+    out.line(
+      problem === null
+        ? `notify    ok    ${target}: the test notification was accepted`
+        : `notify    FAIL  ${target}: ${problem}`,
+    );
+  }
+  return results.every((r) => r.problem === null);
 }
 
 async function checkTrackedIds(
@@ -118,6 +146,7 @@ async function checkDependencies(
   config: AppConfig,
   pgOk: boolean,
   logger: Logger,
+  notify: boolean,
 ): Promise<ExitCode> {
   const { env, etl } = config;
   let context: AppContext;
@@ -135,6 +164,14 @@ async function checkDependencies(
     out.line(
       `redis     ok    ${displayUrl(env.REDIS_URL)} (request budget ${context.budget.scope})`,
     );
+    // Declared down by the workers: a request would wait for its end, not fail fast.
+    const outage = await context.http.outage.standing();
+    if (outage) {
+      out.line(
+        `upstream  FAIL  ${failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", outageText(outage))}`,
+      );
+      return ExitCode.failure;
+    }
     const key = etl.territory_keys[0] ?? "all";
     const started = performance.now();
     try {
@@ -157,7 +194,8 @@ async function checkDependencies(
       return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
     }
     const trackedOk = await checkTrackedIds(out, context, config);
-    return pgOk && trackedOk ? ExitCode.ok : ExitCode.failure;
+    const notifyOk = !notify || (await checkNotifications(out, context));
+    return pgOk && trackedOk && notifyOk ? ExitCode.ok : ExitCode.failure;
   } finally {
     await context.close();
   }

@@ -12,7 +12,7 @@ import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
 import { catalogueArtistsNote } from "../catalogue-artists-note.js";
 import { duration } from "../duration-text.js";
-import { configuredRate, learnedRate, rateReason } from "../learned-rate.js";
+import { budgetReading, configuredRate, rateReason } from "../learned-rate.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 import { startDateNote } from "../start-date-note.js";
@@ -123,7 +123,7 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     if (radio) out.line(radio);
     const early = startDateNote(etl, range);
     if (early) out.line(early);
-    const rate = (await learnedRate(env, etl)) ?? configuredRate(etl.requests_per_second);
+    const rate = (await budgetReading(env, etl))?.rate ?? configuredRate(etl.requests_per_second);
     out.line(rateText(total, rate));
     if (leftOut) out.line(leftOut);
     return ExitCode.ok;

@@ -35,7 +35,8 @@ import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { ExitCode } from "../exit-codes.js";
 import { causeLine, PERMANENT_HINT } from "../failure-lines.js";
 import { queueStatus } from "../queue-status.js";
-import { learnedRate, rateReason } from "../learned-rate.js";
+import { budgetReading, rateReason } from "../learned-rate.js";
+import { outageText } from "../../http/upstream-outage.js";
 import { lostRunLines } from "../run-lines.js";
 import { RECENT_SCHEMA_CHANGE_DAYS, recentSchemaChangeLines } from "../schema-change-lines.js";
 import { type Output, table } from "../output.js";
@@ -240,9 +241,14 @@ async function queueLines(
 ): Promise<{ lines: string[]; reachable: boolean }> {
   const section = await queueSection(queue, ready, env.REDIS_URL);
   const lost = lostRunLines(await lostRuns(db));
-  const rate = section.reachable ? await learnedRate(env, etl) : null;
-  const rateLines = rate
-    ? [`request rate: ${rate.requestsPerSecond} req/s (${rateReason(rate)})`]
+  const reading = section.reachable ? await budgetReading(env, etl) : null;
+  const rateLines = reading
+    ? [
+        `request rate: ${reading.rate.requestsPerSecond} req/s (${rateReason(reading.rate)})`,
+        ...(reading.outage
+          ? [`${outageText(reading.outage)}: the workers take no job until it answers`]
+          : []),
+      ]
     : [];
   return {
     lines: [...section.lines, ...rateLines, ...(lost.length === 0 ? [] : ["", ...lost])],

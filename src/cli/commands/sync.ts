@@ -1,4 +1,5 @@
 import { createAppContext } from "../../app-context.js";
+import { notifyRunEnded } from "../../jobs/run-notifications.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { AuthError } from "../../errors.js";
 import { recordedSync } from "../../streams/recorded-sync.js";
@@ -31,7 +32,9 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
   const db = createWarehouse(config.env.DATABASE_URL);
-  const context = await createAppContext(config);
+  const context = await createAppContext(config, {
+    http: { outageWaitMs: config.etl.outage_wait_ms },
+  });
   const started = performance.now();
   const stop = listenForStop();
   try {
@@ -50,7 +53,13 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
     if (early) out.line(early);
     let run: { runId: string; result: StreamSummary[] };
     try {
-      run = await recordedSync(deps, streams, range, () => stop.signal.aborted);
+      run = await recordedSync(
+        deps,
+        streams,
+        range,
+        () => stop.signal.aborted,
+        (runId, end) => notifyRunEnded(context.notifier, db, { runId, kind: "sync", ...end }),
+      );
     } catch (error) {
       if (error instanceof AuthError) {
         out.line(`error: ${error.message}`);

@@ -7,6 +7,7 @@ import { type SchedulerWatch, watchSchedulers } from "../../jobs/scheduler-watch
 import { type CredentialGate, credentialGateOf } from "../../jobs/credential-gate.js";
 import { type DependencyGate, dependencyGateOf } from "../../jobs/dependency-gate.js";
 import { type EtlWorker, startEtlWorker } from "../../jobs/start-worker.js";
+import { watchStaleStreams } from "../../jobs/stale-watch.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
 import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
@@ -50,6 +51,7 @@ export async function workerCommand(): Promise<ExitCode> {
   const stopping = listenForStop();
   let schedulers: SchedulerWatch | undefined;
   let server: OperatorServer | undefined;
+  let stale: { stop(): void } | undefined;
   try {
     // Before anything is written to Redis: a port already taken ends the worker with nothing done.
     server = await serveOperator(parts);
@@ -72,12 +74,15 @@ export async function workerCommand(): Promise<ExitCode> {
       "worker started",
     );
     void reportCatchUp(db, etl, logger);
+    stale = watchStaleStreams({ db, notifier: context.notifier, logger });
     const signal = await stopping.received;
     logger.info({ signal, graceMs: etl.shutdown_grace_ms }, "stopping: taking no new jobs");
     await worker.stop(etl.shutdown_grace_ms);
     logger.info("worker stopped");
+    await notifyIfLastWorker(queue, context.notifier);
     return ExitCode.ok;
   } finally {
+    stale?.stop();
     await schedulers?.stop();
     await dependencies.stop();
     await server?.close();
@@ -85,6 +90,23 @@ export async function workerCommand(): Promise<ExitCode> {
     await context.close();
     await db.destroy();
   }
+}
+
+/**
+ * Tells that the last worker is gone when this one stopped and no other is connected to the
+ * queue: nothing runs the schedules now. A worker that dies is not told of (the EtlWorkerDown
+ * alert is), nor one that stops while others run.
+ */
+async function notifyIfLastWorker(queue: Queue, notifier: AppContext["notifier"]): Promise<void> {
+  if (!notifier.wants("last_worker_gone") || (await queue.getWorkersCount()) > 0) return;
+  const at = new Date();
+  notifier.notify({
+    event: "last_worker_gone",
+    key: at.toISOString(),
+    at,
+    summary: "the last worker stopped: no schedule runs, and queued jobs wait, until one starts",
+    command: "npx etl worker",
+  });
 }
 
 /** What the worker is made of, built before it serves anything; workerCommand closes them. */
@@ -161,6 +183,8 @@ function metricSources({
     schemaChanges: () => schemaChangeCounts(db),
     credentialRefused: () => credential.refused,
     dependencies: () => dependencies.standings(),
+    upstreamOutage: () => context.http.outage.standing(),
+    retriesWaited: () => context.http.retries.waited,
   };
 }
 
@@ -169,6 +193,7 @@ function serveOperator({
   metrics,
   dependencies,
   credential,
+  context,
   queue,
   logger,
 }: WorkerParts): Promise<OperatorServer> {
@@ -181,6 +206,7 @@ function serveOperator({
       postgres: () => dependencies.health("postgres"),
       redis: () => dependencies.health("redis"),
       upstream_credential: () => credential.health(),
+      upstream: () => context.http.outage.health(),
     },
     queues: [queue],
     logger,
@@ -199,6 +225,8 @@ async function startProcessing(parts: WorkerParts): Promise<EtlWorker> {
       redis: context.redis,
       credential,
       dependencies,
+      upstream: context.http.outage,
+      notifier: context.notifier,
       runner: {
         db,
         api: context.api,
