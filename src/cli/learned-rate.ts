@@ -43,7 +43,7 @@ export async function budgetReading(env: EnvConfig, etl: EtlConfig): Promise<Bud
       const budget = requestBudget(etl, upstream, redis);
       return {
         rate: await budget.currentRate(),
-        outage: outageStanding(await redis.hgetall(budget.outageKeys[0])),
+        outage: await outageStanding(budget),
       };
     }, LEARNED_RATE_WAIT_MS);
   } catch {

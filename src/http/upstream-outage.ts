@@ -148,9 +148,8 @@ export class UpstreamOutage {
   }
 
   /** The outage as Redis holds it; null when the upstream is not declared down. */
-  async standing(): Promise<OutageStanding | null> {
-    const { budget } = this.#options;
-    return outageStanding(await budget.redis.hgetall(budget.outageKeys[0]));
+  standing(): Promise<OutageStanding | null> {
+    return outageStanding(this.#options.budget);
   }
 
   /**
@@ -256,8 +255,12 @@ export class UpstreamOutage {
   }
 }
 
-/** An outage's hash as the scripts keep it (outage-scripts.ts); null when there is none. */
-export function outageStanding(hash: Record<string, string>): OutageStanding | null {
+/**
+ * The outage of `budget`'s upstream, read from its hash as the scripts keep it (outage-scripts.ts);
+ * null when there is none.
+ */
+export async function outageStanding(budget: RequestBudget): Promise<OutageStanding | null> {
+  const hash = await budget.redis.hgetall(budget.outageKeys[0]);
   if (hash.since === undefined) return null;
   const time = (value: string | undefined) =>
     value === undefined ? null : new Date(Number(value));
