@@ -156,6 +156,11 @@ export interface SandboxKnobs {
    * a server that streams its JSON does: a client learns its size only as it arrives.
    */
   chunkedBodies: boolean;
+  /**
+   * Days (YYYY-MM-DD) whose trends list ends early without a word: its last item is never
+   * served, while the totals and the chart still count it. A list cut short upstream.
+   */
+  shortListDays: string[];
 }
 
 /** Knobs to change; drift and shapes merge field by field. */

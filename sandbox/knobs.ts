@@ -47,10 +47,12 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
   },
   dropFirstPayoutResponse: false,
   chunkedBodies: false,
+  shortListDays: [],
 };
 
 const isNonNegative = (value: unknown) =>
   typeof value === "number" && Number.isFinite(value) && value >= 0;
+const isDay = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
 const isBoolean = (value: unknown) => typeof value === "boolean";
 const isOneOf =
   (...allowed: string[]) =>
@@ -100,6 +102,8 @@ const CHECKS: Record<
   chartsShape: isOneOf("wrapped", "array"),
   dropFirstPayoutResponse: isBoolean,
   chunkedBodies: isBoolean,
+  shortListDays: (value) =>
+    Array.isArray(value) && value.every((day) => typeof day === "string" && isDay(day)),
 };
 
 const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {

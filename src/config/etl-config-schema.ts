@@ -1,6 +1,7 @@
 import { notificationTargetsSchema } from "./notification-targets.js";
 import { z } from "zod";
 import { schemaContractSchema } from "./schema-contract.js";
+import { historySettingSchema } from "./history-setting.js";
 import { partitionsInFlight } from "./partitions-in-flight.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
 import {
@@ -272,6 +273,7 @@ export const etlConfigSchema = z
       .min(0, "must be 0 or more")
       .default(600_000),
     schema_contract: schemaContractSchema,
+    history: historySettingSchema,
     notifications: notificationTargetsSchema,
     redis_prefix: z
       .string()

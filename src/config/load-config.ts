@@ -7,7 +7,7 @@ import { describeJsonSyntaxError } from "./json-syntax-error.js";
 import { type EnvConfig, envSchema } from "./env-schema.js";
 import { type EtlConfig, etlConfigSchema } from "./etl-config-schema.js";
 import { toConfigProblems } from "./zod-problems.js";
-import { unknownContractKeys } from "./schema-contract.js";
+import { unknownStreamKeys } from "./per-stream.js";
 import { didYouMean } from "../similar-names.js";
 
 export interface AppConfig {
@@ -17,14 +17,17 @@ export interface AppConfig {
   readonly configPath: string;
 }
 
+/** The settings given per stream or family, whose keys must name one. */
+const PER_STREAM_SETTINGS = ["schema_contract", "history"] as const;
+
 export interface LoadConfigOptions {
   readonly cwd?: string;
   readonly env?: NodeJS.ProcessEnv;
   /** Whether the command calls the upstream, so MUSIC_API_URL and MUSIC_API_KEY must be set. */
   readonly upstream?: boolean;
   /**
-   * The names the file may give a stream (its streams' and families'): a `schema_contract` key
-   * naming none is refused. The streams are declared above this layer: the caller knows them.
+   * The names the file may give a stream (its streams' and families'): a `schema_contract` or
+   * `history` key naming none is refused. The streams are declared above this layer: the caller knows them.
    */
   readonly streams?: readonly string[];
 }
@@ -102,10 +105,12 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     ...controlCharacterProblems(file),
     ...(fileResult.success ? [] : toConfigProblems(fileResult.error, true, etlConfigSchema)),
     ...(fileResult.success && options.streams
-      ? unknownContractKeys(fileResult.data.schema_contract, options.streams).map((key) => ({
-          field: `schema_contract.${key}`,
-          problem: `is not a stream or family${didYouMean(key, options.streams ?? [])}`,
-        }))
+      ? PER_STREAM_SETTINGS.flatMap((name) =>
+          unknownStreamKeys(fileResult.data[name], options.streams ?? []).map((key) => ({
+            field: `${name}.${key}`,
+            problem: `is not a stream or family${didYouMean(key, options.streams ?? [])}`,
+          })),
+        )
       : []),
   ];
   if (!fileResult.success || problems.length > 0) {

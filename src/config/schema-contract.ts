@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { perStream } from "./per-stream.js";
 
 /**
  * What a stream's tables do with a field no column holds yet, or a value its column's type cannot
@@ -29,13 +30,5 @@ export function schemaContractOf(
   contracts: Readonly<Record<string, SchemaContract>>,
   stream: { readonly name: string; readonly family: string },
 ): SchemaContract {
-  return contracts[stream.name] ?? contracts[stream.family] ?? contracts.default ?? "evolve";
-}
-
-/** The keys of `schema_contract` that name no stream nor family (`named`): a typo, refused. */
-export function unknownContractKeys(
-  contracts: Readonly<Record<string, SchemaContract>>,
-  named: readonly string[],
-): string[] {
-  return Object.keys(contracts).filter((key) => key !== "default" && !named.includes(key));
+  return perStream(contracts, stream, "evolve");
 }

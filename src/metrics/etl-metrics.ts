@@ -60,6 +60,15 @@ export interface SchemaChangeSample {
 
 export type SchemaChangesSource = () => Promise<readonly SchemaChangeSample[]>;
 
+/** How many days' trends readings of a selection and sale type disagree (etl.reading_checks). */
+export interface DisagreementSample {
+  readonly selectionType: string;
+  readonly saleType: string;
+  readonly days: number;
+}
+
+export type DisagreementsSource = () => Promise<readonly DisagreementSample[]>;
+
 export interface MetricSources {
   /** Read from Redis: while it is away, etl_queue_jobs keeps the counts last read. */
   readonly queueCounts?: QueueCountsSource;
@@ -69,6 +78,8 @@ export interface MetricSources {
   readonly streams?: StreamsSource;
   /** Read from Postgres: while it is away, etl_schema_changes_total keeps the counts last read. */
   readonly schemaChanges?: SchemaChangesSource;
+  /** Read from Postgres: while it is away, etl_reading_disagreements keeps the counts last read. */
+  readonly disagreements?: DisagreementsSource;
   readonly requestRate?: RequestRateSource;
   readonly credentialRefused?: CredentialSource;
   readonly dependencies?: DependenciesSource;
@@ -339,10 +350,18 @@ function registerScrapeGauges(
   const streamsReading = new KeptReading("streams", () => sources().streams, kept);
   const workersReading = new KeptReading("workers", () => sources().workers, kept);
   const changesReading = new KeptReading("schema_changes", () => sources().schemaChanges, kept);
+  const readingsReading = new KeptReading("readings", () => sources().disagreements, kept);
 
   registerQueueGauges(registry, queueReading, workersReading);
-  registerSourceStale(registry, [queueReading, streamsReading, workersReading, changesReading]);
+  registerSourceStale(registry, [
+    queueReading,
+    streamsReading,
+    workersReading,
+    changesReading,
+    readingsReading,
+  ]);
   registerSchemaChanges(registry, changesReading);
+  registerDisagreements(registry, readingsReading);
   registerScheduleGauges(registry, options.schedules ?? []);
   for (const gauge of STREAM_GAUGES) registerStreamGauge(registry, streamsReading, gauge);
   registerRequestRateGauges(
@@ -430,6 +449,25 @@ function registerSchemaChanges(
       changes.reset();
       for (const { table, change, count } of changesReading.value ?? []) {
         changes.inc({ table: label(table), change: label(change) }, count);
+      }
+    },
+  });
+}
+
+function registerDisagreements(
+  registry: Registry,
+  reading: KeptReading<readonly DisagreementSample[]>,
+): void {
+  const gauge: Gauge<"selection_type" | "sale_type"> = new Gauge({
+    name: "etl_reading_disagreements",
+    help: "Days whose three trends readings disagree (the totals, the sum of the list's items, the chart's Total), as last checked after a run, by selection and sale type (analytics.reading_checks), read from Postgres at scrape time. The data is left as received.",
+    labelNames: ["selection_type", "sale_type"] as const,
+    registers: [registry],
+    collect: async () => {
+      await reading.read();
+      gauge.reset();
+      for (const { selectionType, saleType, days } of reading.value ?? []) {
+        gauge.set({ selection_type: label(selectionType), sale_type: label(saleType) }, days);
       }
     },
   });

@@ -43,7 +43,9 @@ import {
   linkSchemaChanges,
   type SchemaChange,
 } from "../warehouse/discovered-columns.js";
+import { perStream } from "../config/per-stream.js";
 import { type SchemaContract, schemaContractOf } from "../config/schema-contract.js";
+import type { WriterNote } from "../warehouse/writer-note.js";
 
 /** A page read but not yet written: its responses are landed with its rows. */
 export interface PendingPage {
@@ -154,6 +156,8 @@ export class PartitionLoad {
   readonly #options: PartitionLoadOptions;
   /** What the stream's tables do with a field no column holds (schema_contract). */
   readonly #contract: SchemaContract;
+  /** Who writes, as the history of restated values records it. */
+  readonly #writer: WriterNote;
   readonly #states: OutputState[];
   #pendingPages: PendingPage[] = [];
   #pendingRejections: PendingRejection[] = [];
@@ -176,6 +180,11 @@ export class PartitionLoad {
   constructor(options: PartitionLoadOptions) {
     this.#options = options;
     this.#contract = schemaContractOf(options.config.schema_contract, options.stream);
+    this.#writer = {
+      attempt: options.runId,
+      replaying: !options.checkpoint,
+      keepHistory: perStream<boolean>(options.config.history, options.stream, true),
+    };
     this.#states = options.stream.outputs.map((output) => ({
       output,
       pending: [],
@@ -520,7 +529,11 @@ export class PartitionLoad {
   async #writeRows(db: Kysely<unknown>, state: OutputState): Promise<number> {
     let written = 0;
     const pending = this.#completed(state);
-    const table = { ...state.output.target, version: state.discovery?.version() };
+    const table = {
+      ...state.output.target,
+      version: state.discovery?.version(),
+      writer: this.#writer,
+    };
     for (const { target, rows } of rowsByShape(table, pending, state.targets)) {
       if (state.expectNew) {
         const copied = await insertNewRows(db, target, rows);
@@ -624,7 +637,9 @@ export class PartitionLoad {
         "replaceWithin" in output
           ? [...state.within.values()]
           : [{ ...output.scope(partition), ...snapshot }];
-      if (scopes.length > 0) deletes.push(deleteMissingQuery(output.target, scopes, state.seen));
+      if (scopes.length > 0) {
+        deletes.push(deleteMissingQuery(output.target, scopes, state.seen, this.#writer));
+      }
     }
     // A partition that never ran before has nothing in quarantine but what this load put there.
     if (this.#options.quarantine === "replace" && !this.#options.expectNew) {

@@ -12,6 +12,7 @@ export const READER_SCHEMAS = [
   "artist_stats",
   "royalties",
   "analytics",
+  "history",
 ] as const;
 
 /** An unquoted lower-case SQL identifier, so the name reads the same in psql and BI tools. */

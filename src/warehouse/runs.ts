@@ -83,13 +83,20 @@ export interface RunEnd {
   readonly error?: string;
 }
 
-/** Records how the run ended (a run not recorded, queued by an older release, is left so). */
-export async function recordRunFinished(db: Db, runId: string, end: RunEnd): Promise<void> {
-  await db
-    .updateTable("etl.runs")
-    .set({ status: end.status, finished_at: end.finishedAt, error: end.error ?? null })
-    .where("run_id", "=", runId)
-    .execute();
+/**
+ * Records how the run ended (a run not recorded, queued by an older release, is left so), and
+ * checks the trends readings of the days its attempts changed against each other
+ * (etl.reading_checks); returns how many of those readings disagree.
+ */
+export async function recordRunFinished(db: Db, runId: string, end: RunEnd): Promise<number> {
+  const { rows } = await sql<{ disagreements: number }>`
+    with ended as (
+      update etl.runs set status = ${end.status}, finished_at = ${end.finishedAt},
+                          error = ${end.error ?? null}
+       where run_id = ${runId}
+      returning run_id)
+    select etl.check_run_readings(run_id) as disagreements from ended`.execute(db);
+  return rows[0]?.disagreements ?? 0;
 }
 
 /** Runs a command runs itself, in the foreground: no queue job stands for them. */

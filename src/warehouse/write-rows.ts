@@ -3,6 +3,7 @@ import { CompiledQuery, type Kysely, sql } from "kysely";
 import { jsonText } from "../json/json-body.js";
 import type { KeptKeys } from "./kept-keys.js";
 import type { Row, TableKey } from "./row.js";
+import { type WriterNote, writerNoteCondition } from "./writer-note.js";
 
 /** A warehouse table as the row writer sees it. */
 export interface TableTarget extends VersionedTable {
@@ -16,6 +17,8 @@ export interface TableTarget extends VersionedTable {
  */
 export interface VersionedTable extends TableKey {
   readonly version?: string;
+  /** Who writes, for the history of restated values (see writer-note.ts). */
+  readonly writer?: WriterNote;
 }
 
 /** Rows of one shape and the target that writes exactly their columns. */
@@ -168,17 +171,24 @@ async function copyUnderSavepoint(
   return rows.length;
 }
 
-/** The ON CONFLICT clause shared by both paths: update only what changed. */
+/**
+ * The ON CONFLICT clause shared by both paths: update only what changed. A replay leaves
+ * synced_at as the sync set it: it derives again what was received, and restates nothing.
+ */
 function onConflict(target: TableTarget) {
-  const conflict =
-    target.columns.length === 0
-      ? sql`do nothing`
-      : sql`do update set ${sql.join(
-          target.columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
-        )}, synced_at = now()
-        where row(${sql.join(target.columns.map((c) => sql`t.${sql.ref(c)}`))})
-          is distinct from row(${sql.join(target.columns.map((c) => sql`excluded.${sql.ref(c)}`))})`;
-  return sql`on conflict (${sql.join(target.key.map((c) => sql.ref(c)))}) ${conflict}`;
+  const key = sql`on conflict (${sql.join(target.key.map((c) => sql.ref(c)))})`;
+  if (target.columns.length === 0) return sql`${key} do nothing`;
+  const { writer } = target;
+  const changed = sql`row(${sql.join(target.columns.map((c) => sql`t.${sql.ref(c)}`))})
+    is distinct from row(${sql.join(target.columns.map((c) => sql`excluded.${sql.ref(c)}`))})`;
+  // The note only for a row that changes: CASE evaluates it after the comparison, not for all.
+  const condition = writer
+    ? sql`case when ${changed} then ${writerNoteCondition(writer)} else false end`
+    : changed;
+  return sql`${key} do update set ${sql.join(
+    target.columns.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`),
+  )}, synced_at = ${writer?.replaying ? sql`t.synced_at` : sql`now()`}
+    where ${condition}`;
 }
 
 /** An identifier as Postgres reads it, quoted; a schema-qualified name part by part. */
@@ -308,8 +318,14 @@ const COPY_ESCAPES: Record<string, string> = {
  * The keys go once for all scopes. A scope value is compared with `=`, a null one with `is null`
  * (incomes whose period could not be read are a scope too): `is not distinct from` would hide
  * the key's index from the planner, and every partition's delete would read the whole table.
+ * With `writer`, the note is taken as each row is removed (CASE: only for those).
  */
-export function deleteMissingQuery(target: TableKey, scopes: readonly Row[], keep: KeptKeys) {
+export function deleteMissingQuery(
+  target: TableKey,
+  scopes: readonly Row[],
+  keep: KeptKeys,
+  writer?: WriterNote,
+) {
   const scoped = Object.keys(scopes[0] ?? {});
   const rest = target.key.filter((column) => !scoped.includes(column));
   const inScope = (scope: Row) =>
@@ -336,6 +352,9 @@ export function deleteMissingQuery(target: TableKey, scopes: readonly Row[], kee
             rest.map((c) => sql`k.${sql.ref(c)} = t.${sql.ref(c)}::text`),
             sql` and `,
           )})`;
+  const removed = writer
+    ? sql`case when ${kept} then false else ${writerNoteCondition(writer)} end`
+    : sql`not ${kept}`;
   return sql`delete from ${sql.table(target.table)} as t
-    where (${sql.join(scopes.map(inScope), sql` or `)}) and not ${kept}`;
+    where (${sql.join(scopes.map(inScope), sql` or `)}) and ${removed}`;
 }

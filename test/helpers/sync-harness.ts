@@ -31,9 +31,17 @@ export interface SyncHarness {
   readonly warehouse: TestWarehouse;
   readonly config: EtlConfig;
   /** Runs `streams` (default: the registry's, or those `only` names). */
-  /** `db`: the warehouse as another process would open it (caches of its own). */
+  /**
+   * `db`: the warehouse as another process would open it (caches of its own); `settings` change
+   * the config for this sync.
+   */
   sync(
-    options?: DayRange & { only?: string[]; streams?: readonly Stream[]; db?: Warehouse },
+    options?: DayRange & {
+      only?: string[];
+      streams?: readonly Stream[];
+      db?: Warehouse;
+      settings?: Partial<EtlConfig>;
+    },
   ): Promise<StreamSummary[]>;
   /**
    * Replays `streams` (default: the registry's) from the stored responses, with no request;
@@ -88,7 +96,8 @@ export async function startSyncHarness(
         ...(options.to === undefined ? {} : { to: options.to }),
       };
       const db = options.db ?? deps.db;
-      return (await recordedSync({ ...deps, db }, streams, range, () => false)).result;
+      const runner = { ...deps, db, config: { ...config, ...options.settings } };
+      return (await recordedSync(runner, streams, range, () => false)).result;
     },
     replay: (streams = STREAMS, range = {}, settings = {}) =>
       runReplay(

@@ -41,14 +41,14 @@ describe("the statements of one partition", () => {
     // that deletes the rows no longer served, records the partition's state, ends the attempt
     // and reads the table's discovered columns (another worker may have added one since), then
     // commit. Once per process, the page sizes learned, the table's column types (what its
-    // columns can hold) and its discovered columns; once per sync, the streams' settings and the
-    // run's start and end.
+    // columns can hold) and its discovered columns; once per sync, the streams' settings, the
+    // run's start, and its end with the check of the trends days it changed.
     const counts: Record<string, number> = {};
     for (const statement of first) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
       'insert into "etl"."stream_settings"': 1,
       "insert into etl.runs": 1,
-      'update "etl"."runs" set': 1,
+      "with ended as": 1,
       'select "operation", "cap",': 1,
       "select column_name, udt_name,": 1,
       "select column_name, field,": 1,

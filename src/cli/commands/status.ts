@@ -32,6 +32,7 @@ import {
 } from "../../warehouse/stream-settings.js";
 import { permanentFailures } from "../../warehouse/stream-state.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
+import { disagreementSummary } from "../../warehouse/reading-checks.js";
 import { ExitCode } from "../exit-codes.js";
 import { causeLine, PERMANENT_HINT } from "../failure-lines.js";
 import { queueStatus } from "../queue-status.js";
@@ -80,6 +81,26 @@ const SCHEMA_CHANGES_LISTED = 5;
 async function schemaChangeSection(db: Warehouse): Promise<string[]> {
   const since = new Date(Date.now() - RECENT_SCHEMA_CHANGE_DAYS * 86_400_000);
   return recentSchemaChangeLines(await recentSchemaChanges(db, since, SCHEMA_CHANGES_LISTED));
+}
+
+/**
+ * The days whose trends readings disagree (totals, the list's items, the chart's Total): worth
+ * knowing before a report goes out. The data stays as received.
+ */
+async function readingsLine(db: Warehouse): Promise<string | null> {
+  const summary = await disagreementSummary(db);
+  if (!summary) return null;
+  const { day, selectionType, saleType, itemsGap, chartGap } = summary.largest;
+  const gaps = [
+    itemsGap !== null && itemsGap !== "0" ? `the list's items ${signed(itemsGap)}` : null,
+    chartGap !== null && chartGap !== "0" ? `the chart's Total ${signed(chartGap)}` : null,
+  ].filter((gap) => gap !== null);
+  return `readings disagree: ${summary.readings} of a day's totals, list and chart, ${summary.firstDay}..${summary.lastDay}; the largest, ${day} ${selectionType} ${saleType}: ${gaps.join(", ")} against the total (analytics.reading_checks; docs/warehouse.md says what it usually means)`;
+}
+
+/** A difference with its sign: "+20", "-3". */
+function signed(difference: string): string {
+  return difference.startsWith("-") ? difference : `+${difference}`;
 }
 
 /**
@@ -163,6 +184,8 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     for (const line of permanent.length === 0 ? [] : [...permanent, ""]) out.line(line);
     const changes = await schemaChangeSection(db);
     for (const line of changes.length === 0 ? [] : [...changes, ""]) out.line(line);
+    const readings = await readingsLine(db);
+    for (const line of readings === null ? [] : [readings, ""]) out.line(line);
     const queueReport = await queueLines(db, queue, ready, env, etl);
     for (const line of queueReport.lines) out.line(line);
     if (options.html !== undefined) {

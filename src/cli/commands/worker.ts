@@ -29,6 +29,7 @@ import { recordStreamSettings } from "../../warehouse/stream-settings.js";
 import { streamSettings } from "../../streams/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-sizes.js";
 import { streamOverviews } from "../../warehouse/stream-overview.js";
+import { disagreementCounts } from "../../warehouse/reading-checks.js";
 import { schemaChangeCounts } from "../../warehouse/schema-changes.js";
 import { catchUpLine } from "../catch-up-line.js";
 import { errorMessage } from "../../errors.js";
@@ -181,6 +182,7 @@ function metricSources({
         unreadPartitions: s.unread.length,
       })),
     schemaChanges: () => schemaChangeCounts(db),
+    disagreements: () => disagreementCounts(db),
     credentialRefused: () => credential.refused,
     dependencies: () => dependencies.standings(),
     upstreamOutage: () => context.http.outage.standing(),
