@@ -27,7 +27,7 @@ export interface DisagreementSummary {
   readonly readings: number;
   readonly firstDay: string;
   readonly lastDay: string;
-  /** The one whose list is furthest from the day's total. */
+  /** The one with the largest gap, of the list or the chart, from the day's total. */
   readonly largest: {
     readonly day: string;
     readonly selectionType: string;

@@ -86,17 +86,16 @@ export interface RunEnd {
 /**
  * Records how the run ended (a run not recorded, queued by an older release, is left so), and
  * checks the trends readings of the days its attempts changed against each other
- * (etl.reading_checks); returns how many of those readings disagree.
+ * (etl.reading_checks), in the same statement.
  */
-export async function recordRunFinished(db: Db, runId: string, end: RunEnd): Promise<number> {
-  const { rows } = await sql<{ disagreements: number }>`
+export async function recordRunFinished(db: Db, runId: string, end: RunEnd): Promise<void> {
+  await sql`
     with ended as (
       update etl.runs set status = ${end.status}, finished_at = ${end.finishedAt},
                           error = ${end.error ?? null}
        where run_id = ${runId}
       returning run_id)
-    select etl.check_run_readings(run_id) as disagreements from ended`.execute(db);
-  return rows[0]?.disagreements ?? 0;
+    select etl.check_run_readings(run_id) from ended`.execute(db);
 }
 
 /** Runs a command runs itself, in the foreground: no queue job stands for them. */
