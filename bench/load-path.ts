@@ -8,12 +8,8 @@ import { etlConfigSchema } from "../src/config/etl-config-schema.js";
 import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
 import { createWarehouse } from "../src/warehouse/database.js";
 import { migrateToLatest } from "../src/warehouse/migrate.js";
-import {
-  copyData,
-  insertNewRows,
-  type TableTarget,
-  upsertRows,
-} from "../src/warehouse/write-rows.js";
+import { insertNewRows, type TableTarget, upsertRows } from "../src/warehouse/write-rows.js";
+import { copyData } from "../src/warehouse/copy-text.js";
 import { type Row } from "../src/warehouse/row.js";
 import { pathKey } from "../src/schema/record-fields.js";
 import { ColumnDiscovery } from "../src/streams/column-discovery.js";

@@ -1,5 +1,5 @@
 import type { AppContext } from "../src/app-context.js";
-import { RateLimitedError } from "../src/errors.js";
+import { RateLimitedError } from "../src/http/upstream-errors.js";
 import type { CurrentRate } from "../src/http/auto-rate.js";
 import type { Upstream } from "../test/helpers/upstream.js";
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { ParameterError } from "../errors.js";
-import type { HttpAttemptEvent, HttpClient } from "../http/http-client.js";
+import type { HttpClient } from "../http/http-client.js";
+import type { HttpAttemptEvent } from "../http/http-exchange.js";
 import type { Operation } from "./operation.js";
 import { artistStatsOperations } from "./operations/artist-stats.js";
 import { catalogueOperations } from "./operations/catalogue.js";

@@ -12,7 +12,7 @@ export interface RecordList {
 }
 
 /** A response that is one object the spec does not show (`{obj: ...}` or `{data: ...}` opened). */
-export interface Snapshot {
+export interface ObjectAnswer {
   readonly data: unknown;
   readonly raw: unknown;
 }
@@ -37,6 +37,6 @@ export function toRecordList(body: unknown): RecordList {
   return { ...splitItems(list.items), list, raw: body };
 }
 
-export function toSnapshot(body: unknown): Snapshot {
+export function toObjectAnswer(body: unknown): ObjectAnswer {
   return { data: unwrapObject(body), raw: body };
 }

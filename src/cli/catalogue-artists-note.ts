@@ -6,8 +6,8 @@ import type { Stream } from "../streams/stream.js";
 /**
  * What a plan leaves out when the run it plans finds artists in a catalogue that has never been
  * synced, said in a line next to its total (null when it leaves nothing out): how many artists
- * `artist_names` finds is known only once it has, and each costs its per-artist requests. A
- * first plan of 138 requests for a sync that then made 753 must say so, not leave it to be found.
+ * `artist_names` finds is known only once it has, and each costs its per-artist requests: a total
+ * that leaves them out without a word would pass for the whole cost of the sync.
  */
 export function catalogueArtistsNote(
   plan: RequestPlan,

@@ -1,4 +1,5 @@
-import { errorMessage, permanentCause } from "../errors.js";
+import { errorMessage } from "../errors.js";
+import { permanentCause } from "../http/upstream-errors.js";
 
 /** A failed partition as a run's summary knows it. */
 export interface FailedPartition {

@@ -1,4 +1,5 @@
-import { AuthError, ConfigError, EtlError, ParameterError, UsageError } from "../errors.js";
+import { ConfigError, EtlError, ParameterError, UsageError } from "../errors.js";
+import { AuthError } from "../http/upstream-errors.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../warehouse/missing-database.js";
 import type { EnvConfig } from "../config/env-schema.js";
 import { ExitCode } from "./exit-codes.js";

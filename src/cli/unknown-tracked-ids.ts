@@ -1,6 +1,6 @@
 import type { ApiClient } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { UpstreamStatusError } from "../errors.js";
+import { UpstreamStatusError } from "../http/upstream-errors.js";
 
 /** What one look-up of a configured id found. */
 type Found = "known" | "unknown";

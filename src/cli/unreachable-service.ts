@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import { displayUrl } from "../config/display-url.js";
 import type { EnvConfig } from "../config/env-schema.js";
-import { NEVER_CONNECTED } from "../errors.js";
+import { NEVER_CONNECTED } from "../http/upstream-errors.js";
 
 interface SocketFailure {
   readonly code: string;

@@ -1,28 +1,18 @@
 import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
-import { RateLimitWaitTooLongError, UpstreamDownError } from "../errors.js";
+import { RateLimitWaitTooLongError, UpstreamDownError } from "./upstream-errors.js";
 import {
-  AUTO_BACKOFF_FACTOR,
-  AUTO_MIN_RATE,
   type AutoRate,
   type CurrentRate,
-  LEARNED_RATE_TTL_MS,
   PROBE_PACE,
   type ProbePace,
   type RateChange,
-  type RateSource,
   type RequestRate,
 } from "./auto-rate.js";
-import {
-  ACQUIRE_SCRIPT,
-  PAUSE_SCRIPT,
-  RAISE_SCRIPT,
-  type RedisScript,
-  SET_LIMIT_SCRIPT,
-  SLOW_DOWN_SCRIPT,
-} from "./budget-scripts.js";
+import { ACQUIRE_SCRIPT, PAUSE_SCRIPT, type RedisScript } from "./budget-scripts.js";
 import { RELEASE_NOTING_SCRIPT } from "./outage-scripts.js";
+import { LearnedRate } from "./learned-rate.js";
 import { type HealthSign, OUTAGE_RULE, type OutageRule } from "./upstream-health.js";
 
 export interface RequestBudgetOptions {
@@ -128,6 +118,7 @@ export class RequestBudget {
   readonly #auto: AutoRate | null;
   /** The configured rate, or with "auto" the rate until one is learned. */
   readonly #rate: number;
+  readonly #learned: LearnedRate;
   /** One acquirer per process talks to Redis at a time; the others queue here, in order. */
   #queue: Promise<void> = Promise.resolve();
   /** Woken when this process releases a lease. */
@@ -157,6 +148,14 @@ export class RequestBudget {
     const rate = options.requestsPerSecond;
     this.#auto = typeof rate === "number" ? null : rate;
     this.#rate = typeof rate === "number" ? rate : rate.start;
+    this.#learned = new LearnedRate({
+      auto: this.#auto,
+      rate: this.#rate,
+      probe: options.probe ?? PROBE_PACE,
+      keys: [this.#keys[3], this.#keys[4]],
+      redis: options.redis,
+      run: (script, keys, args) => this.run(script, keys, args),
+    });
   }
 
   /**
@@ -238,77 +237,23 @@ export class RequestBudget {
    * The upstream stated its limit (requests per second). With "auto" it becomes the rate of every
    * process sharing the budget, up to the ceiling, and probing stops; a fixed rate ignores it.
    */
-  async setLimit(requestsPerSecond: number): Promise<RateChange | null> {
-    if (!this.#auto) return null;
-    return rateChange(
-      await this.run(
-        SET_LIMIT_SCRIPT,
-        [this.#keys[3]],
-        [requestsPerSecond, this.#auto.max ?? 0, this.#rate, LEARNED_RATE_TTL_MS],
-      ),
-    );
+  setLimit(requestsPerSecond: number): Promise<RateChange | null> {
+    return this.#learned.setLimit(requestsPerSecond);
   }
 
-  /**
-   * The upstream refused `lease`'s request with 429 without stating its limit. With "auto" the
-   * shared rate is lowered (AUTO_BACKOFF_FACTOR, not below the last rate that held), once for all
-   * the 429s of requests granted before the last decrease.
-   */
-  async slowDown(lease: Lease): Promise<RateChange | null> {
-    if (!this.#auto) return null;
-    return rateChange(
-      await this.run(
-        SLOW_DOWN_SCRIPT,
-        [this.#keys[3]],
-        [this.#rate, AUTO_MIN_RATE, AUTO_BACKOFF_FACTOR, lease.grantedAt, LEARNED_RATE_TTL_MS],
-      ),
-    );
+  /** The upstream refused `lease`'s request with 429 without stating its limit (LearnedRate). */
+  slowDown(lease: Lease): Promise<RateChange | null> {
+    return this.#learned.slowDown(lease.grantedAt);
   }
 
-  /**
-   * `lease`'s request succeeded without the upstream stating its limit. With "auto" the shared
-   * rate is raised when it has held a step with requests waiting for it (see RAISE_TEXT), never
-   * past the ceiling.
-   */
-  async speedUp(lease: Lease): Promise<RateChange | null> {
-    if (!this.#auto) return null;
-    const probe = this.#options.probe ?? PROBE_PACE;
-    return rateChange(
-      await this.run(
-        RAISE_SCRIPT,
-        [this.#keys[3], this.#keys[4]],
-        [
-          this.#rate,
-          this.#auto.max ?? 0,
-          lease.grantedAt,
-          probe.stepMs,
-          probe.holdMs,
-          LEARNED_RATE_TTL_MS,
-          probe.holdRequests,
-          probe.longestHoldMs,
-        ],
-      ),
-    );
+  /** `lease`'s request succeeded without the upstream stating its limit (LearnedRate). */
+  speedUp(lease: Lease): Promise<RateChange | null> {
+    return this.#learned.speedUp(lease.grantedAt);
   }
 
   /** The rate the budget allows now: the configured one, or with "auto" the learned one. */
-  async currentRate(): Promise<CurrentRate> {
-    if (!this.#auto) return { requestsPerSecond: this.#rate, source: "config" };
-    const [rate, source, refused] = await this.#options.redis.hmget(
-      this.#keys[3],
-      "rate",
-      "source",
-      "refused",
-    );
-    if (rate === null) return { requestsPerSecond: this.#rate, source: "start" };
-    const ceiling = this.#auto.max;
-    // As the budget paces: a rate learned above this process's ceiling is held at it.
-    const capped = ceiling !== null && Number(rate) > ceiling;
-    return {
-      requestsPerSecond: capped ? ceiling : Number(rate),
-      source: capped ? "ceiling" : (LEARNED_SOURCES.find((known) => known === source) ?? "probe"),
-      ...(refused === null ? {} : { refusedAt: Number(refused) }),
-    };
+  currentRate(): Promise<CurrentRate> {
+    return this.#learned.current();
   }
 
   async #take(request: RequestIdentity, signal: AbortSignal | undefined, probe: boolean) {
@@ -348,15 +293,6 @@ export class RequestBudget {
     }
     signal?.throwIfAborted();
   }
-}
-
-const LEARNED_SOURCES: readonly RateSource[] = ["start", "limit", "probe", "backoff", "ceiling"];
-
-/** A script's {from, to}, or null when it left the rate as it was. */
-function rateChange(result: unknown): RateChange | null {
-  if (!Array.isArray(result)) return null;
-  const [from, to] = result as [string, string];
-  return { from: Number(from), to: Number(to) };
 }
 
 function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> {

@@ -1,4 +1,4 @@
-import { FailureBodyError, RateLimitedError, UpstreamError } from "../errors.js";
+import { FailureBodyError, RateLimitedError, UpstreamError } from "./upstream-errors.js";
 
 /**
  * What one attempt says of the upstream's health: "failed" when the upstream itself failed (a

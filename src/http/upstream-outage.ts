@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { errorMessage, isUpstreamAnswer, RateLimitWaitTooLongError } from "../errors.js";
+import { errorMessage } from "../errors.js";
+import { isUpstreamAnswer, RateLimitWaitTooLongError } from "./upstream-errors.js";
 import type { Logger } from "../logging/logger.js";
 import {
   CLAIM_PROBE_SCRIPT,

@@ -1,8 +1,9 @@
 import type { AppContext } from "../app-context.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { AuthError, errorMessage, isUpstreamAnswer } from "../errors.js";
+import { errorMessage } from "../errors.js";
+import { AuthError, isUpstreamAnswer } from "../http/upstream-errors.js";
 import type { Logger } from "../logging/logger.js";
-import { type GateListener, notifyAll } from "./gate-listeners.js";
+import { type Gate, GateEvents, type GateListener, ProbeTimer } from "./gate.js";
 import { credentialNotifications } from "../notify/credential-notifications.js";
 
 export interface CredentialGateOptions {
@@ -18,8 +19,6 @@ export interface CredentialGateOptions {
   readonly onRefused?: (message: string) => void;
   readonly onAccepted?: () => void;
 }
-
-type Listener = GateListener;
 
 /** The first wait before checking again a credential that could not be checked yet. */
 const FIRST_RECHECK_MS = 1_000;
@@ -39,25 +38,25 @@ type Standing =
  * request every `recheckMs` until it is accepted (a key rotated, an account restored); then the
  * gate opens and work resumes by itself.
  */
-export class CredentialGate {
+export class CredentialGate implements Gate {
+  readonly name = "credential";
   readonly #options: CredentialGateOptions;
-  readonly #onClose: Listener[] = [];
-  readonly #onOpen: Listener[] = [];
+  readonly #events: GateEvents;
+  readonly #timer = new ProbeTimer(() => void this.#recheck());
   #standing: Standing = { state: "unchecked", problem: null };
-  #timer: NodeJS.Timeout | null = null;
-  #checks = 0;
   #closed = false;
 
   constructor(options: CredentialGateOptions) {
     this.#options = options;
+    this.#events = new GateEvents(this.name, options.logger);
   }
 
   /**
    * Called when the gate opens (the first accepted check included: the worker starts taking jobs)
    * and when a refusal closes an open gate (the worker pauses).
    */
-  on(event: "close" | "open", listener: Listener): void {
-    (event === "close" ? this.#onClose : this.#onOpen).push(listener);
+  on(event: "close" | "open", listener: GateListener): void {
+    this.#events.on(event, listener);
   }
 
   /**
@@ -77,7 +76,7 @@ export class CredentialGate {
   }
 
   /** True once a check found the credential accepted, until a refusal. */
-  get accepted(): boolean {
+  get open(): boolean {
     return this.#standing.state === "accepted";
   }
 
@@ -90,7 +89,7 @@ export class CredentialGate {
   health(): Promise<void> {
     const standing = this.#standing;
     if (standing.state === "accepted") return Promise.resolve();
-    const every = `checked again every ${Math.round(this.#options.recheckMs / 1000)} s, ${this.#checks} checks so far`;
+    const every = `checked again every ${Math.round(this.#options.recheckMs / 1000)} s, ${this.#timer.checks} checks so far`;
     return Promise.reject(
       new Error(
         standing.state === "refused"
@@ -105,8 +104,7 @@ export class CredentialGate {
   /** Stops checking (the worker is stopping). */
   close(): void {
     this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#timer.stop();
   }
 
   #refuse(error: AuthError): void {
@@ -118,28 +116,21 @@ export class CredentialGate {
     );
     this.#options.onRefused?.(error.message);
     // A gate that was never open has no worker taking jobs to pause.
-    if (wasOpen) this.#notify(this.#onClose);
-  }
-
-  #notify(listeners: readonly Listener[]): void {
-    notifyAll(listeners, this.#options.logger, "credential");
+    if (wasOpen) this.#events.notify("close");
   }
 
   #schedule(): void {
-    if (this.#closed) return;
     const { recheckMs } = this.#options;
     // A worker that started while the upstream was away for a moment should not wait minutes.
-    const waitMs =
+    this.#timer.after(
       this.#standing.state === "unchecked"
-        ? Math.min(recheckMs, FIRST_RECHECK_MS * 2 ** this.#checks)
-        : recheckMs;
-    this.#timer = setTimeout(() => void this.#recheck(), waitMs);
-    this.#timer.unref();
+        ? this.#timer.backoffMs(FIRST_RECHECK_MS, recheckMs)
+        : recheckMs,
+    );
   }
 
   async #recheck(): Promise<void> {
-    this.#timer = null;
-    this.#checks += 1;
+    this.#timer.checks += 1;
     await this.#check();
   }
 
@@ -170,15 +161,15 @@ export class CredentialGate {
 
   #accept(): void {
     this.#options.logger.info(
-      { checks: this.#checks },
+      { checks: this.#timer.checks },
       this.#standing.state === "refused"
         ? "the upstream accepts the credential again: resuming"
         : "the upstream accepts the credential: taking jobs",
     );
     this.#standing = { state: "accepted" };
-    this.#checks = 0;
+    this.#timer.reset();
     this.#options.onAccepted?.();
-    this.#notify(this.#onOpen);
+    this.#events.notify("open");
   }
 }
 

@@ -3,7 +3,8 @@ import type { Redis } from "ioredis";
 import { withTimeout } from "../async/with-timeout.js";
 import { errorMessage } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
-import { type GateListener, notifyAll } from "./gate-listeners.js";
+import { DeferredRecords } from "./deferred-records.js";
+import { type Gate, GateEvents, type GateListener, ProbeTimer } from "./gate.js";
 import { redisCheck } from "../operator/health-checks.js";
 import pg from "pg";
 import type { Warehouse } from "../warehouse/database.js";
@@ -35,15 +36,10 @@ export interface DependencyStanding {
   readonly problem: string | null;
 }
 
-type Listener = GateListener;
-
 const FIRST_RECHECK_MS = 1_000;
 const DEFAULT_RECHECK_MS = 15_000;
 const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
 const NAMES: readonly DependencyName[] = ["postgres", "redis"];
-/** How long one deferred record may take, and how often it may fail while Postgres answers. */
-const RECORD_TIMEOUT_MS = 10_000;
-const RECORD_TRIES = 3;
 
 /**
  * Whether the worker's own dependencies, Postgres and Redis, answer, as last found. A job cannot
@@ -53,30 +49,29 @@ const RECORD_TRIES = 3;
  * that could not be written meanwhile are kept and written once both answer again. The gate
  * starts closed: a worker takes work once a first probe finds both.
  */
-export class DependencyGate {
+export class DependencyGate implements Gate {
+  readonly name = "dependencies";
   readonly #options: DependencyGateOptions;
-  readonly #onClose: Listener[] = [];
-  readonly #onOpen: Listener[] = [];
+  readonly #events: GateEvents;
   readonly #standing = new Map<DependencyName, DependencyStanding>(
     NAMES.map((name) => [name, { name, up: false, since: null, problem: null }]),
   );
-  readonly #deferred: { readonly write: () => Promise<void>; failures: number }[] = [];
-  #writing: Promise<boolean> | null = null;
+  readonly #deferred: DeferredRecords;
+  readonly #timer = new ProbeTimer(() => void this.probe());
   #open = false;
-  #checks = 0;
-  #timer: NodeJS.Timeout | null = null;
-  #stopped = false;
   #probing: Promise<boolean> | null = null;
   /** The probe the callers that came while one was under way share, begun once it ends. */
   #queued: Promise<boolean> | null = null;
 
   constructor(options: DependencyGateOptions) {
     this.#options = options;
+    this.#events = new GateEvents(this.name, options.logger);
+    this.#deferred = new DeferredRecords(options.logger);
   }
 
   /** Called when the gate opens (both answer) and when a dependency found away closes it. */
-  on(event: "close" | "open", listener: Listener): void {
-    (event === "close" ? this.#onClose : this.#onOpen).push(listener);
+  on(event: "close" | "open", listener: GateListener): void {
+    this.#events.on(event, listener);
   }
 
   get open(): boolean {
@@ -135,12 +130,12 @@ export class DependencyGate {
    * again, in the order kept.
    */
   defer(record: () => Promise<void>): void {
-    this.#deferred.push({ write: record, failures: 0 });
+    this.#deferred.add(record);
   }
 
   /** How many records wait to be written. */
   get deferred(): number {
-    return this.#deferred.length;
+    return this.#deferred.size;
   }
 
   /**
@@ -161,11 +156,9 @@ export class DependencyGate {
 
   /** Stops probing (the worker is stopping); records still deferred are tried once more. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#timer.stop();
     await this.#probing;
-    await this.#writeDeferred();
+    await this.#deferred.write();
     this.#options.onStop?.();
   }
 
@@ -185,7 +178,7 @@ export class DependencyGate {
         }
       }),
     );
-    this.#checks += 1;
+    this.#timer.checks += 1;
     for (const { name, problem } of results) this.#note(name, problem);
     const allUp = results.every((r) => r.problem === null);
     if (!allUp) this.#closeGate();
@@ -193,7 +186,7 @@ export class DependencyGate {
     else {
       // A record deferred while the gate stayed open (a write that failed alone) waits no
       // longer than the next probe.
-      await this.#writeDeferred();
+      await this.#deferred.write();
       this.#schedule();
     }
     return allUp && this.#open;
@@ -226,74 +219,25 @@ export class DependencyGate {
     this.#open = false;
     if (wasOpen) {
       // The open gate's next probe was far off: the backoff starts again from a second.
-      if (this.#timer) clearTimeout(this.#timer);
-      this.#timer = null;
-      this.#checks = 0;
-      this.#notify(this.#onClose);
+      this.#timer.reset();
+      this.#events.notify("close");
     }
     this.#schedule();
   }
 
   async #reopen(): Promise<void> {
     // Records of attempts cut short come before new work, so status is true before jobs run.
-    if (!(await this.#writeDeferred())) return this.#schedule();
+    if (!(await this.#deferred.write())) return this.#schedule();
     this.#open = true;
-    this.#checks = 0;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
+    this.#timer.reset();
     this.#schedule();
-    this.#notify(this.#onOpen);
-  }
-
-  /**
-   * Writes the deferred records in order; false if one still fails (it and the rest are kept).
-   * One writer at a time: a stop may come while the gate reopens.
-   */
-  #writeDeferred(): Promise<boolean> {
-    this.#writing ??= this.#writeEach().finally(() => {
-      this.#writing = null;
-    });
-    return this.#writing;
-  }
-
-  async #writeEach(): Promise<boolean> {
-    for (let record = this.#deferred[0]; record !== undefined; record = this.#deferred[0]) {
-      try {
-        await withTimeout(record.write, RECORD_TIMEOUT_MS);
-      } catch (error) {
-        record.failures += 1;
-        // Refused again and again while Postgres answers: the record itself is at fault, and
-        // must not keep the worker from its jobs. (Its attempt is closed by the next attempt.)
-        const dropped = record.failures >= RECORD_TRIES;
-        this.#options.logger[dropped ? "error" : "warn"](
-          { err: errorMessage(error), waiting: this.#deferred.length, failures: record.failures },
-          dropped
-            ? "a record of an attempt cut short by an outage was refused again: dropped"
-            : "records of attempts cut short by an outage could not be written yet",
-        );
-        if (!dropped) return false;
-      }
-      this.#deferred.shift();
-    }
-    return true;
+    this.#events.notify("open");
   }
 
   /** The next probe: every recheckMs while open (an idle worker notices an outage too). */
   #schedule(): void {
-    if (this.#stopped || this.#timer) return;
     const recheckMs = this.#options.recheckMs ?? DEFAULT_RECHECK_MS;
-    const waitMs = this.#open
-      ? recheckMs
-      : Math.min(recheckMs, FIRST_RECHECK_MS * 2 ** Math.min(this.#checks, 10));
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      if (!this.#stopped) void this.probe();
-    }, waitMs);
-    this.#timer.unref();
-  }
-
-  #notify(listeners: readonly Listener[]): void {
-    notifyAll(listeners, this.#options.logger, "dependencies");
+    this.#timer.after(this.#open ? recheckMs : this.#timer.backoffMs(FIRST_RECHECK_MS, recheckMs));
   }
 }
 

@@ -7,7 +7,8 @@ import type { Redis } from "ioredis";
  * would hold hundreds of megabytes of Redis until the run ends. A run folds that hash into a
  * count on its own job hash as it goes: only the count of children done is read (`processed` of
  * getDependenciesCount), and nothing else reads the hash. Atomic, so a child completing meanwhile
- * is either in the hash or in the count.
+ * is either in the hash or in the count. The hash is not BullMQ's public API: bullmq is pinned to
+ * one version, and test/jobs/folded-children.test.ts fails on an upgrade that changes it.
  */
 const FOLD = `
 local n = redis.call('HLEN', KEYS[1])

@@ -4,7 +4,7 @@ import {
   type PlanOptions,
   planSlices,
 } from "../streams/plan-partitions.js";
-import type { RunnerDeps } from "../streams/run-partition.js";
+import type { RunnerDeps } from "../streams/attempt-record.js";
 import type { Stream } from "../streams/stream.js";
 import type { Partition } from "../streams/partition.js";
 

@@ -1,9 +1,10 @@
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
-import { AuthError, errorMessage, permanentCause, ResponseTooLargeError } from "../errors.js";
-import { runPartition } from "../streams/run-partition.js";
+import { errorMessage } from "../errors.js";
+import { AuthError, permanentCause, ResponseTooLargeError } from "../http/upstream-errors.js";
+import { syncPartition } from "../streams/sync-partition.js";
 import { utcToday } from "../time/calendar.js";
 import type { Stream } from "../streams/stream.js";
-import { savePageSizes } from "../warehouse/page-sizes.js";
+import { savePageSizes } from "../warehouse/page-size-facts.js";
 import { jobStream } from "./job-stream.js";
 import type { PartitionJobData } from "./job-types.js";
 import { handBackDuringOutage } from "./hand-back.js";
@@ -52,7 +53,7 @@ async function runLocked(
   deps: WorkerDeps,
   stream: Stream,
 ): Promise<{ rowsWritten: number; requests: number }> {
-  const outcome = await runPartition(
+  const outcome = await syncPartition(
     {
       ...deps.runner,
       logger: deps.runner.logger.child({ jobId: job.id }),

@@ -49,19 +49,10 @@ async function allFinished(queue: Queue, jobIds: readonly string[]): Promise<boo
 }
 
 /**
- * Fans a run out into child partition jobs, a window at a time (`plan_window` partitions queued
- * and unfinished: a year of a large account is hundreds of thousands of partitions, which all in
- * Redis at once would cost its memory in proportion to the backfill and fix their order for
- * good; planned as the window drains, what comes next can still go ahead). Each time it is
- * taken up it counts the streams it can plan (so its progress has a total), tops the window up,
- * newest day first across its streams (plan-window.ts), saves where it stands in its job data,
- * and steps aside (delayed) for TOP_UP_MS, so it holds a worker only while it plans. A stream
- * planned from what another wrote (`Stream.after`) waits for that stream's partitions to finish;
- * those come first. Once every stream is planned, the run waits (in BullMQ's waiting-children
- * state) for its last partitions, then prunes stored responses older than keep_responses_days.
- * Each time it is taken up, it is recorded as running in etl.runs (and recorded there if no
- * command did: a scheduled run). A run's partitions go ahead of backfills' when it is urgent
- * (run-priority.ts).
+ * Fans a run out into partition jobs a window at a time (`plan_window` unfinished at once), so
+ * that Redis holds no more of a year's backfill than the window, and steps aside between top-ups
+ * so that it holds a worker only while it plans. docs/architecture.md, "The queue", tells the whole
+ * course of a run.
  */
 export async function processRun(
   job: Job<RunJobData>,

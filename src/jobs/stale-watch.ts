@@ -2,7 +2,7 @@ import { errorMessage } from "../errors.js";
 import type { Logger } from "../logging/logger.js";
 import type { Notifier } from "../notify/notifier.js";
 import type { Warehouse } from "../warehouse/database.js";
-import { streamFreshness } from "../warehouse/stream-settings.js";
+import { streamFreshness } from "../warehouse/recorded-settings.js";
 
 /** How often a worker looks for streams gone stale: the alert rule's own evaluation is coarser. */
 export const STALE_WATCH_MS = 300_000;

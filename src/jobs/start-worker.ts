@@ -9,6 +9,8 @@ import { PARTITION_JOB, type PartitionJobData, RUN_JOB, type RunJobData } from "
 import { processPartition } from "./process-partition.js";
 import { processRun } from "./process-run.js";
 import type { WorkerDeps } from "./worker-deps.js";
+import type { Gate } from "./gate.js";
+import { upstreamGate } from "./upstream-gate.js";
 import { notifyRunEnded } from "./run-notifications.js";
 import { errorMessage } from "../errors.js";
 import {
@@ -192,21 +194,19 @@ function jobFailed(events: JobEvents, job: Job | undefined, error: Error): void 
 }
 
 /**
- * Jobs are taken while the upstream accepts the key and is not declared down, and Postgres and
- * Redis answer. Not waiting for the active jobs on a pause: the job that met the refusal or the
- * outage is one of them (an active job's requests wait for a down upstream's return). The gates'
- * first checks start now; the worker starts when both open.
+ * Jobs are taken while every gate is open: the upstream accepts the key and is not declared
+ * down, and Postgres and Redis answer. Not waiting for the active jobs on a pause: the job that
+ * met the refusal or the outage is one of them (an active job's requests wait for a down
+ * upstream's return). The gates' first checks start now; the worker starts when all are open.
  */
 function runWhileGatesOpen(worker: Worker, deps: WorkerDeps): void {
-  const runnable = () => deps.credential.accepted && deps.dependencies.open && !deps.upstream.down;
+  const gates: readonly Gate[] = [deps.credential, deps.dependencies, upstreamGate(deps.upstream)];
   // resume() also starts a worker that never ran.
-  const resume = () => (runnable() ? worker.resume() : undefined);
-  for (const gate of [deps.credential, deps.dependencies]) {
+  const resume = () => (gates.every((gate) => gate.open) ? worker.resume() : undefined);
+  for (const gate of gates) {
     gate.on("close", () => worker.pause(true));
     gate.on("open", resume);
   }
-  deps.upstream.on("down", () => void worker.pause(true));
-  deps.upstream.on("up", () => void resume());
   void deps.credential.verify();
   void deps.dependencies.probe();
 }

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunnerDeps } from "../streams/run-partition.js";
+import type { RunnerDeps } from "../streams/attempt-record.js";
 import type { PartitionOutcome } from "../streams/partition-outcome.js";
 import type { CredentialGate } from "./credential-gate.js";
 import type { DependencyGate } from "./dependency-gate.js";

@@ -17,7 +17,7 @@ import {
   type WantedColumn,
 } from "../warehouse/discovered-columns.js";
 import type { Row } from "../warehouse/row.js";
-import { copyText } from "../warehouse/write-rows.js";
+import { copyText } from "../warehouse/copy-text.js";
 
 /** What the untyped report calls each kind. */
 const EXPECTED: Readonly<Record<ColumnKind, Expected>> = {

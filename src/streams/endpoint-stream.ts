@@ -1,12 +1,12 @@
 import type { z } from "zod";
 import type { Operation } from "../api/operation.js";
-import type { RecordList, Snapshot } from "../api/results.js";
+import type { RecordList, ObjectAnswer } from "../api/results.js";
 import type { StreamFamily } from "../config/families.js";
 import type { JsonRecord } from "../json/json-record.js";
 import type { Row } from "../warehouse/row.js";
 import { type AnyPaging, NO_PAGING, type ParamsOf } from "./paging.js";
 import type { Partition, ReadContext } from "./partition.js";
-import { NO_SCOPE, type PartitionSet } from "./partition-set.js";
+import type { PartitionSet } from "./partition-set.js";
 import { listRecords, objectRecords } from "./record-selectors.js";
 import { fieldsRead } from "../schema/fields-read.js";
 import {
@@ -38,12 +38,12 @@ export type WriteMode =
 
 /**
  * Where a page's records are in the answer as the operation parsed it: "list" (a RecordList's
- * objects, paged by the stream's paging), "object" (a Snapshot: one record, or one per element
+ * objects, paged by the stream's paging), "object" (a ObjectAnswer: one record, or one per element
  * of a list), or a function for answers whose records are made from it (a series' points).
  */
 export type RecordSelector<T, R> =
   | (T extends RecordList ? "list" : never)
-  | (T extends Snapshot ? "object" : never)
+  | (T extends ObjectAnswer ? "object" : never)
   | ((parsed: T, context: ReadContext) => PageRecords<R>);
 
 /** A list inside each record, stored in a table of its own (a product's assets), merged by key. */
@@ -175,7 +175,7 @@ export function endpointStream<
 >(declared: EndpointDeclaration<P, S, T, R, G>): Stream {
   const { partitions, columns, records } = declared;
   const { scope } = partitions;
-  if (declared.mode !== "upsert" && scope === NO_SCOPE) {
+  if (declared.mode !== "upsert" && partitions.sharesTable) {
     throw new Error(
       `${declared.name}: its partitions own no rows (look-ups share the table): only an upsert may write them`,
     );
@@ -187,7 +187,7 @@ export function endpointStream<
       : declared.operation) as Operation<S, T> & PagedOperation<S, ParamsOf<G>>;
   const select = (parsed: T, context: ReadContext): PageRecords<R> => {
     if (records === "list") return listRecords(parsed as RecordList) as PageRecords<R>;
-    if (records === "object") return objectRecords(parsed as Snapshot) as PageRecords<R>;
+    if (records === "object") return objectRecords(parsed as ObjectAnswer) as PageRecords<R>;
     return records(parsed, context);
   };
   const raw = declared.raw ?? ((record: R): unknown => record);

@@ -1,4 +1,4 @@
-import type { PageSizeFacts } from "../warehouse/page-sizes.js";
+import type { PageSizeFacts } from "../warehouse/page-size-facts.js";
 /**
  * What the upstream has shown of its page sizes, per operation. An upstream may serve fewer
  * records than asked without saying so (a cap below the `limit` asked): a short page is then not

@@ -21,13 +21,12 @@ export interface PartitionSet<P extends Partition> {
   readonly scope: (partition: P) => Row;
   /** One partition per day of the run's range: a run plans them a day at a time, newest first. */
   readonly daily?: boolean;
+  /**
+   * The partitions share their table and none owns rows (the look-ups each add to one table): only
+   * an upsert may write them, since a replace would have each delete the others' rows.
+   */
+  readonly sharesTable?: true;
 }
-
-/**
- * Rows that no partition owns: the look-ups each add to a table they share, so only an upsert may
- * write them (a replace would have each look-up delete the others' rows).
- */
-export const NO_SCOPE = (): Row => ({});
 
 /** Every row of the table is the one partition's (a list synced whole on every run). */
 export const WHOLE_TABLE = (): Row => ({});

@@ -5,9 +5,9 @@ import {
   lastSuccesses,
   succeededCheckpoints,
 } from "../warehouse/stream-state.js";
-import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/tracked-artists.js";
+import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/artist-links.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import type { RunnerDeps } from "./run-partition.js";
+import type { RunnerDeps } from "./attempt-record.js";
 import type { PlanContext, Stream } from "./stream.js";
 import type { Partition } from "./partition.js";
 

@@ -1,4 +1,4 @@
-import type { RecordList, Snapshot } from "../api/results.js";
+import type { RecordList, ObjectAnswer } from "../api/results.js";
 import { splitItems } from "../api/results.js";
 import { asRecord, type JsonRecord } from "../json/json-record.js";
 import { listWarnings } from "./paging.js";
@@ -22,7 +22,7 @@ export function listRecords({ records, others, list }: RecordList): PageRecords<
  * list of objects is one record per element (its position is its index); nothing (null, `{}`,
  * `[]`: PHP's empty map) is none. What is no object at all is quarantined.
  */
-export function objectRecords({ data }: Snapshot): PageRecords<JsonRecord> {
+export function objectRecords({ data }: ObjectAnswer): PageRecords<JsonRecord> {
   if (data === null || data === undefined) return { records: [] };
   const record = asRecord(data);
   if (record) return { records: [record] };

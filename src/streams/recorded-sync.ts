@@ -1,9 +1,9 @@
 import { foregroundRun } from "../warehouse/foreground-run.js";
 import type { RunEnd } from "../warehouse/runs.js";
-import { recordStreamSettings } from "../warehouse/stream-settings.js";
+import { recordStreamSettings } from "../warehouse/recorded-settings.js";
 import type { DayRange } from "./plan-partitions.js";
 import { STREAMS } from "./registry.js";
-import type { RunnerDeps } from "./run-partition.js";
+import type { RunnerDeps } from "./attempt-record.js";
 import { runSync, type StreamSummary } from "./run-sync.js";
 import type { Stream } from "./stream.js";
 import { streamSettings } from "./stream-settings.js";

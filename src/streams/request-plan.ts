@@ -2,7 +2,7 @@ import { requestHistory } from "../warehouse/sync-runs.js";
 import { artists } from "./artist-stats/artists.js";
 import { type ArtistProjection, projectTrackedArtists } from "./artist-stats/projected-artists.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
-import type { RunnerDeps } from "./run-partition.js";
+import type { RunnerDeps } from "./attempt-record.js";
 import type { Stream } from "./stream.js";
 
 /**

@@ -3,7 +3,8 @@ import { replaySources, type ReplaySourceRow } from "../warehouse/replay-sources
 import { storedResponses } from "../warehouse/responses.js";
 import { PageSizes } from "./page-sizes.js";
 import type { DayRange } from "./plan-partitions.js";
-import { type RunnerDeps, replayPartition } from "./run-partition.js";
+import type { RunnerDeps } from "./attempt-record.js";
+import { replayPartition } from "./replay-partition.js";
 import { type PartitionOutcome } from "./partition-outcome.js";
 import { type StreamSummary, StreamTally } from "./stream-tally.js";
 import type { Stream } from "./stream.js";
@@ -58,7 +59,7 @@ export async function runReplay(
               const responses = await storedResponses(deps.db, row.responseIds);
               done.push(
                 await replayPartition(runner, stream, {
-                  runId: row.runId,
+                  attemptId: row.attemptId,
                   partition: { ...(row.partitionData as object), key: row.partition },
                   extractedOn: row.extractedOn,
                   responses,

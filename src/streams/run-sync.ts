@@ -1,11 +1,12 @@
 import { setMaxListeners } from "node:events";
 import pLimit, { type LimitFunction } from "p-limit";
-import { AuthError } from "../errors.js";
+import { AuthError } from "../http/upstream-errors.js";
 import { type LinkedAbort, linkedAbort } from "../async/linked-abort.js";
-import { loadPageSizes, savePageSizes } from "../warehouse/page-sizes.js";
+import { loadPageSizes, savePageSizes } from "../warehouse/page-size-facts.js";
 import { PageSizes } from "./page-sizes.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
-import { type RunnerDeps, runPartition } from "./run-partition.js";
+import type { RunnerDeps } from "./attempt-record.js";
+import { syncPartition } from "./sync-partition.js";
 import { type PartitionOutcome } from "./partition-outcome.js";
 import type { Stream } from "./stream.js";
 import type { Partition } from "./partition.js";
@@ -137,7 +138,7 @@ class StreamRuns {
   /** Null when the sync stopped before the partition's turn came. */
   async #syncPartition(stream: Stream, partition: Partition): Promise<PartitionOutcome | null> {
     if (this.#runner.signal.aborted) return null;
-    const outcome = await runPartition(this.#runner, stream, partition);
+    const outcome = await syncPartition(this.#runner, stream, partition);
     if (outcome.error instanceof AuthError) {
       this.#refused = outcome.error;
       this.#abort.abort(this.#refused);

@@ -1,6 +1,6 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { scheduleIntervalSeconds, staleAfterSeconds } from "../config/schedule-interval.js";
-import type { StreamSettings } from "../warehouse/stream-settings.js";
+import type { StreamSettings } from "../warehouse/recorded-settings.js";
 import { artistDayPartitions } from "./artist-stats/tracked-artists.js";
 import type { Stream } from "./stream.js";
 

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { CatalogueArtistLink } from "../warehouse/tracked-artists.js";
+import type { CatalogueArtistLink } from "../warehouse/artist-links.js";
 import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { ListPage } from "../api/list-page.js";
 import type { Operation } from "../api/operation.js";

@@ -28,7 +28,7 @@ export interface WantedColumn {
 export interface ChangeOrigin {
   readonly stream: string;
   readonly partition: string;
-  readonly runId: string;
+  readonly attemptId: string;
 }
 
 /** A change made to a table, as etl.schema_changes records it. */
@@ -215,7 +215,7 @@ async function changeUnderLock(
     const { rows } = await sql<{ change_id: string }>`insert into etl.schema_changes
         (table_name, column_name, field, change, from_type, to_type, stream, partition, run_id)
       values (${table}, ${name}, ${field}, ${made}, ${from}, ${to},
-              ${origin.stream}, ${origin.partition}, ${origin.runId})
+              ${origin.stream}, ${origin.partition}, ${origin.attemptId})
       returning change_id`.execute(db);
     const changeId = String(rows[0]?.change_id);
     known.set(pathKey(field), { column: name, field, kind: to });

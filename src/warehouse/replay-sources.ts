@@ -3,7 +3,7 @@ import type { Database } from "./schema.js";
 
 /** A successful sync of a partition whose responses a replay loads again. */
 export interface ReplaySourceRow {
-  readonly runId: string;
+  readonly attemptId: string;
   readonly partition: string;
   readonly partitionData: unknown;
   readonly extractedOn: string;
@@ -62,7 +62,7 @@ export async function* replaySources(
       select * from chosen where run_id > ${after} order by run_id limit ${SLICE}`.execute(db);
     if (rows.length === 0) return;
     yield rows.map((row) => ({
-      runId: row.run_id,
+      attemptId: row.run_id,
       partition: row.partition,
       partitionData: row.partition_data,
       extractedOn: row.extracted_on,

@@ -10,7 +10,7 @@ import { discoveredFingerprintsOf } from "./discovered-columns.js";
 type Db = Kysely<Database>;
 
 export interface SyncRunStart {
-  readonly runId: string;
+  readonly attemptId: string;
   /**
    * No attempt of this partition was started before: its rows are most likely not stored yet
    * (another partition may have stored the same entity).
@@ -86,7 +86,7 @@ export async function startSyncRun(
   );
   const [row] = rows;
   if (!row) throw new Error(`the attempt of ${stream} ${partition} was not opened`);
-  return { runId: row.run_id, firstAttempt: !row.ever_ran, abandoned: row.abandoned };
+  return { attemptId: row.run_id, firstAttempt: !row.ever_ran, abandoned: row.abandoned };
 }
 
 /**
@@ -127,8 +127,8 @@ export interface SyncRunEnd {
   readonly pages?: readonly string[];
 }
 
-export async function finishSyncRun(db: Db, runId: string, end: SyncRunEnd): Promise<void> {
-  await closeRun(db, runId, end).execute();
+export async function finishSyncRun(db: Db, attemptId: string, end: SyncRunEnd): Promise<void> {
+  await closeRun(db, attemptId, end).execute();
 }
 
 /** What the statement closing a succeeded attempt does besides closing it. */
@@ -160,7 +160,7 @@ export interface SucceededClosed {
  */
 export async function finishSucceededAttempt(
   db: Db,
-  runId: string,
+  attemptId: string,
   end: SyncRunEnd,
   close: SucceededClose,
 ): Promise<SucceededClosed> {
@@ -190,7 +190,7 @@ export async function finishSucceededAttempt(
           close.deletes.map((_, i) => sql`(select count(*) from ${sql.table(`deleted_${i}`)})`),
           sql` + `,
         )}`;
-  const row = await closeRun(creator, runId, end, deleted)
+  const row = await closeRun(creator, attemptId, end, deleted)
     .returning(["rows_written", discoveredFingerprintsOf(close.discoveredOf).as("discovered")])
     .executeTakeFirstOrThrow();
   return {
@@ -201,7 +201,7 @@ export async function finishSucceededAttempt(
 
 function closeRun(
   db: Pick<Db, "updateTable">,
-  runId: string,
+  attemptId: string,
   end: SyncRunEnd,
   deleted = sql<string>`0`,
 ) {
@@ -222,15 +222,15 @@ function closeRun(
       response_ids: end.responseIds ? [...end.responseIds] : null,
       pages: end.pages ? [...end.pages] : null,
     })
-    .where("run_id", "=", runId);
+    .where("run_id", "=", attemptId);
 }
 
 /** Whether an attempt is still open (`running`): no later attempt closed it as abandoned. */
-export async function attemptRunning(db: Db, runId: string): Promise<boolean> {
+export async function attemptRunning(db: Db, attemptId: string): Promise<boolean> {
   const row = await db
     .selectFrom("etl.sync_runs")
     .select("status")
-    .where("run_id", "=", runId)
+    .where("run_id", "=", attemptId)
     .executeTakeFirst();
   return row?.status === "running";
 }

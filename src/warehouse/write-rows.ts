@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { jsonText } from "../json/json-body.js";
+import { copyData, copyText } from "./copy-text.js";
 import type { KeptKeys } from "./kept-keys.js";
 import type { Row, TableKey } from "./row.js";
 import { type WriterNote, writerNoteCondition } from "./writer-note.js";
@@ -100,8 +101,6 @@ export function dedupeByKey(rows: readonly Row[], key: readonly string[]): Row[]
 
 /** Below this many rows one INSERT … VALUES beats COPY's extra round trips. */
 const COPY_FROM_ROWS = 500;
-/** Rows encoded at a time for COPY: Postgres parses one chunk while the next is encoded. */
-const COPY_CHUNK_ROWS = 1_000;
 
 /**
  * Inserts new rows and updates changed ones. A row whose values are all equal to the stored ones
@@ -273,44 +272,6 @@ function stagingName(target: TableTarget, columns: readonly string[]): string {
     .digest("hex");
   return `etl_staging_${digest.slice(0, 16)}`;
 }
-
-/** Rows in COPY's text format (tab-separated, \\N for null, backslash escapes), in chunks. */
-export function* copyData(rows: readonly Row[], columns: readonly string[]): Generator<string> {
-  for (let start = 0; start < rows.length; start += COPY_CHUNK_ROWS) {
-    let chunk = "";
-    for (const row of rows.slice(start, start + COPY_CHUNK_ROWS)) {
-      chunk += `${columns.map((column) => copyField(row[column])).join("\t")}\n`;
-    }
-    yield chunk;
-  }
-}
-
-function copyField(value: unknown): string {
-  if (value === null || value === undefined) return "\\N";
-  return copyText(value).replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] ?? c);
-}
-
-/** A value as Postgres reads it, the way node-postgres would have sent it as a parameter. */
-export function copyText(value: unknown): string {
-  switch (typeof value) {
-    case "string":
-      return value;
-    case "number":
-    case "bigint":
-    case "boolean":
-      return String(value);
-    default:
-      return value instanceof Date ? value.toISOString() : jsonText(value);
-  }
-}
-
-const COPY_SPECIAL = /[\\\n\r\t]/g;
-const COPY_ESCAPES: Record<string, string> = {
-  "\\": "\\\\",
-  "\n": "\\n",
-  "\r": "\\r",
-  "\t": "\\t",
-};
 
 /**
  * The statement that deletes the rows of one partition whose key is not among `keep`: rows in any

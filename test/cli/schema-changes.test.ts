@@ -108,7 +108,7 @@ describe("columns added or widened, as an operator sees them", () => {
       setting.warehouse.db as unknown as Kysely<unknown>,
       "catalogue.dsps",
       [{ field: ["x_flags", "beta"], kind: "text" }],
-      { stream: "dsps", partition: attempt?.partition ?? "", runId: attempt?.run_id ?? "" },
+      { stream: "dsps", partition: attempt?.partition ?? "", attemptId: attempt?.run_id ?? "" },
     );
     const made = await changesOfRun(driftRun);
     expect(made.map(changeText)).toContain("catalogue.dsps.x_flags__beta: boolean → text");
@@ -185,7 +185,11 @@ describe("columns added or widened, as an operator sees them", () => {
       setting.warehouse.db as unknown as Kysely<unknown>,
       "catalogue.territories",
       fields.map((field) => ({ field, kind: "bigint" })),
-      { stream: "territories", partition: attempt?.partition ?? "", runId: attempt?.run_id ?? "" },
+      {
+        stream: "territories",
+        partition: attempt?.partition ?? "",
+        attemptId: attempt?.run_id ?? "",
+      },
     );
     const made = await changesOfRun(backfillRun);
     expect(made).toHaveLength(23);

@@ -33,13 +33,20 @@ describe("the reference documents", () => {
     expect(commands.filter((c) => c !== "help" && !text.includes(`| \`${c}`))).toEqual([]);
   });
 
-  it("docs/operations.md names every metric the worker exports", async () => {
-    const metrics = await createEtlMetrics({
-      streams: ["trend_items"],
-    }).registry.getMetricsAsJSON();
-    const names = metrics.map((m) => m.name).filter((name) => name.startsWith("etl_"));
-    expect(names).toContain("etl_workers");
-    const text = doc("operations.md");
-    expect(names.filter((name) => !text.includes(`\`${name}\``))).toEqual([]);
+  it("every metric says itself in one short line, and docs/operations.md has its row", async () => {
+    const metrics = (
+      await createEtlMetrics({ streams: ["trend_items"] }).registry.getMetricsAsJSON()
+    ).filter((metric) => metric.name.startsWith("etl_"));
+    expect(metrics.map((metric) => metric.name)).toContain("etl_workers");
+    const rows = new Set(
+      [
+        ...doc("operations.md").matchAll(
+          /^\| `(etl_[a-z_]+)` \| (?:counter|gauge|histogram) \| /gm,
+        ),
+      ].map((row) => row[1]),
+    );
+    expect(metrics.filter((metric) => !rows.has(metric.name)).map((m) => m.name)).toEqual([]);
+    const long = metrics.filter((metric) => metric.help.length > 100 || metric.help.includes("\n"));
+    expect(long.map((metric) => `${metric.name}: ${metric.help}`)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../src/app-context.js";
-import { RateLimitedError } from "../../src/errors.js";
+import { RateLimitedError } from "../../src/http/upstream-errors.js";
 import type { Upstream } from "./upstream.js";
 import { until } from "./until.js";
 

@@ -3,7 +3,7 @@ import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { Stream } from "../../src/streams/stream.js";
 import type { Warehouse } from "../../src/warehouse/database.js";
-import type { RunnerDeps } from "../../src/streams/run-partition.js";
+import type { RunnerDeps } from "../../src/streams/attempt-record.js";
 import { runReplay } from "../../src/streams/run-replay.js";
 import { recordedSync } from "../../src/streams/recorded-sync.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getTerritories } from "../../src/api/operations/catalogue.js";
-import { BodyCharsetError } from "../../src/errors.js";
+import { BodyCharsetError } from "../../src/http/upstream-errors.js";
 import { declaredCharset, decodeBody } from "../../src/http/body-charset.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 

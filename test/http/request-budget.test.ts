@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RateLimitWaitTooLongError } from "../../src/errors.js";
+import { RateLimitWaitTooLongError } from "../../src/http/upstream-errors.js";
 import {
   AUTO_MIN_RATE,
   type AutoRate,

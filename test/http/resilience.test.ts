@@ -5,8 +5,8 @@ import {
   NetworkError,
   RateLimitWaitTooLongError,
   UpstreamStatusError,
-} from "../../src/errors.js";
-import type { HttpAttemptEvent } from "../../src/http/http-client.js";
+} from "../../src/http/upstream-errors.js";
+import type { HttpAttemptEvent } from "../../src/http/http-exchange.js";
 import type { FaultKind } from "../../sandbox/index.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { listIncomes } from "../../src/api/operations/royalties.js";
-import { isUpstreamAnswer, ResponseTooLargeError } from "../../src/errors.js";
+import { isUpstreamAnswer, ResponseTooLargeError } from "../../src/http/upstream-errors.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 /** A limit well below the incomes list (about 330 KB), well above the chunks it comes in. */

@@ -7,7 +7,7 @@ import {
   RateLimitedError,
   RequestTimeoutError,
   UpstreamStatusError,
-} from "../../src/errors.js";
+} from "../../src/http/upstream-errors.js";
 import { RequestBudget } from "../../src/http/request-budget.js";
 import { type HealthSign, healthSignOf } from "../../src/http/upstream-health.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";

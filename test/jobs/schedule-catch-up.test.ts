@@ -6,7 +6,7 @@ import { scheduleCatchUp } from "../../src/jobs/schedule-catch-up.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { addDays, daysBetween, utcToday } from "../../src/time/calendar.js";
 import { streamSettings } from "../../src/streams/stream-settings.js";
-import { recordStreamSettings } from "../../src/warehouse/stream-settings.js";
+import { recordStreamSettings } from "../../src/warehouse/recorded-settings.js";
 import { planRequests } from "../../src/streams/request-plan.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";

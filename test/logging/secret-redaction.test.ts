@@ -1,6 +1,6 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HttpAttemptEvent } from "../../src/http/http-client.js";
+import type { HttpAttemptEvent } from "../../src/http/http-exchange.js";
 import { capturedLog } from "../helpers/captured-log.js";
 import { REDACTED, secretRedactor } from "../../src/logging/redact-secrets.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logging/logger.js";
-import { createEtlMetrics, type EtlMetrics, QUEUE_STATES } from "../../src/metrics/etl-metrics.js";
+import { createEtlMetrics, type EtlMetrics } from "../../src/metrics/etl-metrics.js";
+import { QUEUE_STATES } from "../../src/metrics/queue-gauges.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
 import { runPromtool } from "../helpers/promtool.js";
 import { startUpstream } from "../helpers/upstream.js";

@@ -2,14 +2,14 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Exchange } from "../../src/api/api-client.js";
 import { defineOperation } from "../../src/api/operation.js";
-import { toRecordList, toSnapshot } from "../../src/api/results.js";
+import { toRecordList, toObjectAnswer } from "../../src/api/results.js";
 import { toInteger, toText } from "../../src/api/read-values.js";
 import { asRecord } from "../../src/json/json-record.js";
 import { endpointStream } from "../../src/streams/endpoint-stream.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import { NO_PAGING, offsetPaging } from "../../src/streams/paging.js";
 import type { Partition, ReadContext } from "../../src/streams/partition.js";
-import { NO_SCOPE, type PartitionSet } from "../../src/streams/partition-set.js";
+import type { PartitionSet } from "../../src/streams/partition-set.js";
 import type { FetchContext, PageFetch, PlanContext, Stream } from "../../src/streams/stream.js";
 
 /** An artist on a day: the scope every row of the partition carries. */
@@ -37,7 +37,7 @@ const objectOperation = defineOperation({
   name: "test.object",
   params: z.object({ artist_id: z.number() }),
   request: (query) => ({ method: "GET", path: "/object", query }),
-  parse: toSnapshot,
+  parse: toObjectAnswer,
 });
 
 /** Answers under `other`: a stream reading it with the wrong operation finds nothing. */
@@ -292,7 +292,11 @@ describe("an endpoint's declaration", () => {
   });
 
   it("refuses a replace or a snapshot over partitions that own no rows", () => {
-    const LOOKUPS: PartitionSet<ArtistDay> = { plan: () => [partition], scope: NO_SCOPE };
+    const LOOKUPS: PartitionSet<ArtistDay> = {
+      plan: () => [partition],
+      scope: () => ({}),
+      sharesTable: true,
+    };
     const declare = (mode: "upsert" | "replace" | "snapshot") =>
       endpointStream({
         name: "test_lookups",

@@ -11,7 +11,7 @@ import type { Stream } from "../../src/streams/stream.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import { PartitionLoad } from "../../src/streams/partition-load.js";
 import { PhaseTimer } from "../../src/streams/phase-timer.js";
-import { landPages } from "../../src/streams/run-partition.js";
+import { landPages } from "../../src/streams/sync-partition.js";
 import { startSyncRun } from "../../src/warehouse/sync-runs.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -54,13 +54,13 @@ async function load(
   of: Partition = partition,
   settings: EtlConfig = config,
 ): Promise<{ load: PartitionLoad; noted: UntypedValue[] }> {
-  const { runId, firstAttempt } = await startSyncRun(warehouse.db, stream.name, of.key);
+  const { attemptId, firstAttempt } = await startSyncRun(warehouse.db, stream.name, of.key);
   const noted: UntypedValue[] = [];
   const partitionLoad = new PartitionLoad({
     db: warehouse.db,
     stream,
     partition: of,
-    runId,
+    attemptId,
     config: settings,
     today: TODAY,
     ownsLink: () => true,
@@ -93,7 +93,7 @@ describe("a partition's load", () => {
     expect(await warehouse.query("select 1 from etl.stream_state")).toEqual([]);
     await partitionLoad.finish({ requests: 1 });
     expect(await stations()).toEqual(["a", "b", "c", "d", "e"]);
-    expect(partitionLoad.rowsWritten).toBe(5);
+    expect(partitionLoad.account.rowsWritten).toBe(5);
     expect(
       await warehouse.query("select status, rows_written::int, requests::int from etl.sync_runs"),
     ).toEqual([{ status: "succeeded", rows_written: 5, requests: 1 }]);
@@ -131,10 +131,10 @@ describe("a partition's load", () => {
       "select reason, response_id is not null as has_response from etl.rejected_records",
     );
     expect(rejected).toEqual([{ reason: "list item is not an object", has_response: true }]);
-    expect(partitionLoad.rowsRejected).toBe(1);
+    expect(partitionLoad.account.rowsRejected).toBe(1);
     // The list says it holds more; a value of a field the spec does not show is typed as sent
     // (spins as text: "many"), and a field no column held became one.
-    expect(partitionLoad.warnings.map((warning) => warning.kind)).toEqual(["truncated"]);
+    expect(partitionLoad.account.warnings.map((warning) => warning.kind)).toEqual(["truncated"]);
     expect(
       await warehouse.query(
         "select spins, raw->>'spins' as raw_spins, unknown_field from artist_stats.radio",
@@ -162,7 +162,7 @@ describe("a partition's load", () => {
       }),
     ]);
     await partitionLoad.finish({ requests: 1 });
-    expect(partitionLoad.warnings.map((warning) => warning.message)).toEqual([
+    expect(partitionLoad.account.warnings.map((warning) => warning.message)).toEqual([
       'catalogue.products: new field renamed_title kept in raw (schema_contract "freeze")',
       'catalogue.products: new field renamed_label kept in raw (schema_contract "freeze")',
     ]);
@@ -190,7 +190,7 @@ describe("a partition's load", () => {
     const { load: partitionLoad } = await load(products, upc, frozen);
     await partitionLoad.page(null, [product(4, "high")]);
     await partitionLoad.finish({ requests: 1 });
-    expect(partitionLoad.warnings.map((warning) => warning.message)).toEqual([
+    expect(partitionLoad.account.warnings.map((warning) => warning.message)).toEqual([
       "1 values could not be typed: rank_hint (integer)",
     ]);
     expect(

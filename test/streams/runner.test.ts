@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toInteger } from "../../src/api/read-values.js";
-import { AuthError, UpstreamStatusError } from "../../src/errors.js";
-import { runPartition } from "../../src/streams/run-partition.js";
+import { AuthError, UpstreamStatusError } from "../../src/http/upstream-errors.js";
+import { syncPartition } from "../../src/streams/sync-partition.js";
 import { runSync } from "../../src/streams/run-sync.js";
 import { readListPage } from "../../src/api/list-page.js";
 import type { Paging } from "../../src/streams/paging.js";
@@ -405,7 +405,7 @@ describe("the runner", () => {
       if (day === "2026-03-05") throw new Error("the reader fails on the page's last record");
       return [{ day, selection_type: "dsp", stream_count: 1, raw: { day } }];
     });
-    const outcome = await runPartition(deps(4, 2), stream, {
+    const outcome = await syncPartition(deps(4, 2), stream, {
       key: "2026-03-01",
       day: "2026-03-01",
     });
@@ -464,7 +464,7 @@ describe("the runner", () => {
         ],
       },
     );
-    const outcome = await runPartition(deps(), stream, { key: "later-column" });
+    const outcome = await syncPartition(deps(), stream, { key: "later-column" });
     expect(outcome.status).toBe("succeeded");
     const stored = await warehouse.query<{ day: string; download_count: string | null }>(
       `select day::text, download_count::text from sales.trend_totals
@@ -476,7 +476,7 @@ describe("the runner", () => {
     ]);
     // A later read whose rows do not name the column leaves what was stored in it.
     served = [{ day: days[1] }];
-    expect((await runPartition(deps(), stream, { key: "later-column" })).status).toBe("succeeded");
+    expect((await syncPartition(deps(), stream, { key: "later-column" })).status).toBe("succeeded");
     const [kept] = await warehouse.query<{ download_count: string | null }>(
       `select download_count::text from sales.trend_totals
         where selection_type = 'dsp' and day = '2026-08-12'`,
@@ -503,7 +503,7 @@ describe("the runner", () => {
         },
       ],
     );
-    const outcome = await runPartition(deps(), stream, { key: day, day });
+    const outcome = await syncPartition(deps(), stream, { key: day, day });
     expect(outcome.status).toBe("succeeded");
     expect(outcome.untyped).toEqual([
       { field: "n", expected: "integer", count: 2, examples: ['"n/a"'] },
@@ -529,7 +529,7 @@ describe("the runner", () => {
         raw: record,
       },
     ]);
-    const outcome = await runPartition(deps(), stream, { key: day, day });
+    const outcome = await syncPartition(deps(), stream, { key: day, day });
     expect(outcome.status).toBe("succeeded");
     expect(outcome.warnings.map((w) => w.kind)).toEqual(["untyped"]);
     expect(
@@ -562,7 +562,7 @@ describe("the runner", () => {
         return stream.fetch(...args);
       },
     };
-    const outcome = await runPartition(deps(), slowStream, {
+    const outcome = await syncPartition(deps(), slowStream, {
       key: "2026-03-01",
       day: "2026-03-01",
     });
@@ -585,12 +585,12 @@ describe("the runner", () => {
   it("copies the rows of a partition that never ran straight in, and merges them once it has", async () => {
     const day = "2026-04-01";
     const partition = { key: `copied|${day}`, day };
-    const first = await runPartition(deps(), itemsStream("copied", day, 3), partition);
+    const first = await syncPartition(deps(), itemsStream("copied", day, 3), partition);
     expect(first).toMatchObject({ status: "succeeded", rowsWritten: 900 });
     expect(await rowsOutsideCheckpointVersion("copied", day)).toBe(900);
 
     const changed = itemsStream("copied", day, 3, (i) => (i % 3 === 0 ? -i - 1 : i));
-    const again = await runPartition(deps(), changed, partition);
+    const again = await syncPartition(deps(), changed, partition);
     expect(again).toMatchObject({ status: "succeeded", rowsWritten: 300 });
     expect(await rowsOutsideCheckpointVersion("copied", day)).toBe(600);
     const [negative] = await warehouse.query<{ n: number }>(
@@ -603,7 +603,7 @@ describe("the runner", () => {
   it("merges the rows of a partition that never ran when one of its keys proves stored", async () => {
     const day = "2026-04-02";
     // Another partition stored the first 300 items, with other counts, first.
-    await runPartition(
+    await syncPartition(
       deps(),
       itemsStream("first-writer", day, 1, (i) => i + 1),
       {
@@ -611,7 +611,7 @@ describe("the runner", () => {
         day,
       },
     );
-    const outcome = await runPartition(deps(), itemsStream("second-writer", day, 4), {
+    const outcome = await syncPartition(deps(), itemsStream("second-writer", day, 4), {
       key: `second-writer|${day}`,
       day,
     });

@@ -14,7 +14,7 @@ import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js
 
 let warehouse: TestWarehouse;
 const TABLE = "public.discovered";
-const ORIGIN = { stream: "test_stream", partition: "p", runId: "run-1" };
+const ORIGIN = { stream: "test_stream", partition: "p", attemptId: "attempt-1" };
 
 beforeAll(async () => {
   warehouse = await createTestWarehouse("discovered_columns");

@@ -26,14 +26,14 @@ const answer = (text: string, page = "null") => ({
 
 /** A successful sync of a partition that read these responses. */
 async function sync(partition: string, texts: string[]): Promise<string[]> {
-  const { runId } = await startSyncRun(warehouse.db, "s", partition);
+  const { attemptId } = await startSyncRun(warehouse.db, "s", partition);
   const ids = await landResponses(
     warehouse.db,
     "s",
     partition,
     texts.map((t, i) => answer(t, String(i))),
   );
-  await finishSyncRun(warehouse.db, runId, {
+  await finishSyncRun(warehouse.db, attemptId, {
     status: "succeeded",
     requests: texts.length,
     rowsWritten: 0,

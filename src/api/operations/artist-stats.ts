@@ -21,7 +21,7 @@ import {
   orderedRange,
   positiveInt,
 } from "../params.js";
-import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
+import { type RecordList, type ObjectAnswer, toRecordList, toObjectAnswer } from "../results.js";
 
 const BASE = `${API_PREFIX}/artist-stats`;
 
@@ -142,7 +142,7 @@ function snapshotOperation(name: string, path: string) {
       path: `${BASE}${path}`,
       query,
     }),
-    parse: (body): Snapshot => toSnapshot(body),
+    parse: (body): ObjectAnswer => toObjectAnswer(body),
   });
 }
 

@@ -4,7 +4,7 @@ import { toInteger, toMoney, toDecimal, toText } from "../read-values.js";
 import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import { amount } from "../params.js";
-import { type RecordList, type Snapshot, toRecordList, toSnapshot } from "../results.js";
+import { type RecordList, type ObjectAnswer, toRecordList, toObjectAnswer } from "../results.js";
 
 export interface Payout {
   readonly id: string | null;
@@ -158,7 +158,7 @@ export const getInvoice = defineOperation({
   name: "royalties.getInvoice",
   params: z.object({}),
   request: () => ({ method: "GET", path: `${API_PREFIX}/invoice` }),
-  parse: (body): Snapshot => toSnapshot(body),
+  parse: (body): ObjectAnswer => toObjectAnswer(body),
 });
 
 export const royaltiesOperations = {

@@ -3,7 +3,7 @@ import { SALE_TYPES, SELECTION_TYPES } from "../enums.js";
 import { toText } from "../read-values.js";
 import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { listOf, readListPage, recordsOf, unwrapObject } from "../list-page.js";
-import { toRecordList, toSnapshot } from "../results.js";
+import { toRecordList, toObjectAnswer } from "../results.js";
 import { API_PREFIX, defineOperation } from "../operation.js";
 import {
   calendarDate,
@@ -69,7 +69,7 @@ export const getTrendsTotal = defineOperation({
     .object({ selection_type, start_date: calendarDate, end_date: calendarDate, ...filters })
     .refine(rangeInOrder, ORDERED),
   request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsTotal`, body: params }),
-  parse: toSnapshot,
+  parse: toObjectAnswer,
 });
 
 export const getTrendsList = defineOperation({

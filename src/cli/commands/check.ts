@@ -5,7 +5,7 @@ import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { outageText } from "../../http/upstream-outage.js";
-import { AuthError } from "../../errors.js";
+import { AuthError } from "../../http/upstream-errors.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";

@@ -2,7 +2,7 @@ import type { CallOptions } from "../../api/api-client.js";
 import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
 import { loadAppConfig } from "../load-app-config.js";
-import { UpstreamStatusError } from "../../errors.js";
+import { UpstreamStatusError } from "../../http/upstream-errors.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import {

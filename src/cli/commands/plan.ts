@@ -12,7 +12,7 @@ import { UsageError } from "../../errors.js";
 import { ExitCode } from "../exit-codes.js";
 import { catalogueArtistsNote } from "../catalogue-artists-note.js";
 import { duration } from "../duration-text.js";
-import { budgetReading, configuredRate, rateReason } from "../learned-rate.js";
+import { budgetReading, configuredRate, rateReason } from "../budget-reading.js";
 import { type Output, table } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 import { startDateNote } from "../start-date-note.js";

@@ -29,14 +29,14 @@ import {
   missingDays,
   type StreamFreshness,
   streamFreshness,
-} from "../../warehouse/stream-settings.js";
+} from "../../warehouse/recorded-settings.js";
 import { permanentFailures } from "../../warehouse/stream-state.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
 import { disagreementSummary } from "../../warehouse/reading-checks.js";
 import { ExitCode } from "../exit-codes.js";
 import { causeLine, PERMANENT_HINT } from "../failure-lines.js";
 import { queueStatus } from "../queue-status.js";
-import { budgetReading, rateReason } from "../learned-rate.js";
+import { budgetReading, rateReason } from "../budget-reading.js";
 import { outageText } from "../../http/upstream-outage.js";
 import { lostRunLines } from "../run-lines.js";
 import { RECENT_SCHEMA_CHANGE_DAYS, recentSchemaChangeLines } from "../schema-change-lines.js";

@@ -1,7 +1,7 @@
 import { createAppContext } from "../../app-context.js";
 import { notifyRunEnded } from "../../jobs/run-notifications.js";
 import { loadAppConfig } from "../load-app-config.js";
-import { AuthError } from "../../errors.js";
+import { AuthError } from "../../http/upstream-errors.js";
 import { recordedSync } from "../../streams/recorded-sync.js";
 import { selectStreams } from "../../streams/registry.js";
 import type { StreamSummary } from "../../streams/run-sync.js";

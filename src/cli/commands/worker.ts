@@ -13,11 +13,8 @@ import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
-import {
-  createEtlMetrics,
-  type EtlMetrics,
-  type MetricSources,
-} from "../../metrics/etl-metrics.js";
+import { createEtlMetrics, type EtlMetrics } from "../../metrics/etl-metrics.js";
+import type { MetricSources } from "../../metrics/metric-sources.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { type OperatorServer, startOperatorServer } from "../../operator/operator-server.js";
 import { PageSizes } from "../../streams/page-sizes.js";
@@ -25,9 +22,9 @@ import { STREAMS } from "../../streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
-import { recordStreamSettings } from "../../warehouse/stream-settings.js";
+import { recordStreamSettings } from "../../warehouse/recorded-settings.js";
 import { streamSettings } from "../../streams/stream-settings.js";
-import { loadPageSizes } from "../../warehouse/page-sizes.js";
+import { loadPageSizes } from "../../warehouse/page-size-facts.js";
 import { streamOverviews } from "../../warehouse/stream-overview.js";
 import { disagreementCounts } from "../../warehouse/reading-checks.js";
 import { schemaChangeCounts } from "../../warehouse/schema-changes.js";

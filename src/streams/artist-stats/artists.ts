@@ -2,13 +2,13 @@ import type { Exchange } from "../../api/api-client.js";
 import { artistId, cmStats } from "../../api/operations/artist-stats.js";
 import { oneOrMany, toText } from "../../api/read-values.js";
 import { asRecord } from "../../json/json-record.js";
-import { toSnapshot } from "../../api/results.js";
-import { UpstreamStatusError } from "../../errors.js";
+import { toObjectAnswer } from "../../api/results.js";
+import { UpstreamStatusError } from "../../http/upstream-errors.js";
 import { NO_PAGING } from "../paging.js";
 import { defineStream, type FetchContext } from "../stream.js";
 import { type Partition } from "../partition.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
-import type { CatalogueArtistLink } from "../../warehouse/tracked-artists.js";
+import type { CatalogueArtistLink } from "../../warehouse/artist-links.js";
 
 /** How an artist was found, in the order found_via lists them. */
 const WAYS = ["config", "streaming_id", "catalogue_artist"] as const;
@@ -68,7 +68,7 @@ async function summaryOf({ api, call }: FetchContext, id: number): Promise<Excha
 
 /** The name in a /cm-stats answer: of the summary, or of its first element that has one. */
 function summaryName(body: unknown): string | null {
-  for (const element of oneOrMany(toSnapshot(body).data)) {
+  for (const element of oneOrMany(toObjectAnswer(body).data)) {
     const name = toText(asRecord(element)?.name);
     if (name !== null) return name;
   }

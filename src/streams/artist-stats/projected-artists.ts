@@ -1,6 +1,6 @@
 import type { EtlConfig } from "../../config/etl-config-schema.js";
 import type { Warehouse } from "../../warehouse/database.js";
-import { catalogueArtistLinks, resolvedStreamingIds } from "../../warehouse/tracked-artists.js";
+import { catalogueArtistLinks, resolvedStreamingIds } from "../../warehouse/artist-links.js";
 import { artists } from "./artists.js";
 
 /**

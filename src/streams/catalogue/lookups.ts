@@ -2,7 +2,7 @@ import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { compound, product } from "../dimensions.js";
 import { pageNumberPaging } from "../paging.js";
 import type { Partition } from "../partition.js";
-import { NO_SCOPE, type PartitionSet } from "../partition-set.js";
+import type { PartitionSet } from "../partition-set.js";
 
 /** The look-ups' paging: pages from 0, 100 records asked (the upstream caps `page_size` at 100). */
 export const LOOKUP_PAGING = pageNumberPaging(100);
@@ -37,5 +37,9 @@ export function lookups(
   prefix: string,
   values: (config: EtlConfig) => readonly string[],
 ): PartitionSet<LookupPartition> {
-  return { plan: ({ config }) => lookupPartitions(prefix, values(config)), scope: NO_SCOPE };
+  return {
+    plan: ({ config }) => lookupPartitions(prefix, values(config)),
+    scope: () => ({}),
+    sharesTable: true,
+  };
 }

@@ -1,0 +1,262 @@
+import type { z } from "zod";
+import type { ApiClient, CallOptions } from "../api/api-client.js";
+import type { Operation } from "../api/operation.js";
+import type { HttpAttemptEvent } from "../http/http-exchange.js";
+import type { Logger } from "../logging/logger.js";
+import { collectUntyped, type UntypedValue } from "../api/untyped-values.js";
+import { landResponses } from "../warehouse/responses.js";
+import { markPartitionFailed } from "../warehouse/stream-state.js";
+import { finishSyncRun, startSyncRun, type SyncRunStart } from "../warehouse/sync-runs.js";
+import { errorMessage } from "../errors.js";
+import { permanentCause } from "../http/upstream-errors.js";
+import {
+  endsAsInterrupted,
+  recordSafely,
+  type RunnerDeps,
+  unrecordedFailure,
+} from "./attempt-record.js";
+import { PartitionLoad, type PartitionLoadOptions } from "./partition-load.js";
+import type { PartitionOutcome, PartitionStatus } from "./partition-outcome.js";
+import { PageSizes } from "./page-sizes.js";
+import { PhaseTimer } from "./phase-timer.js";
+import { type PagingRequest, pageKey } from "./paging.js";
+import type { FetchContext, PageFetch, Stream } from "./stream.js";
+import type { Cursor, Partition } from "./partition.js";
+
+/**
+ * Syncs one partition in two stages, page by page: extract (the stream's requests, their
+ * answers kept as received) then load (records read from those answers, written as rows). Rows
+ * are written in batches of `write_batch_rows` rows or `write_batch_bytes` of responses read,
+ * each batch in one transaction with the responses it was read from (a page larger than a batch
+ * lands them with its first). The last batch, the removal of rows the upstream no longer returns,
+ * the checkpoint and the audit row commit together, so a crash re-runs at most this partition,
+ * and re-running it changes nothing.
+ * It never throws: every failure, its audit rows' included, is the partition's outcome.
+ */
+export async function syncPartition(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+): Promise<PartitionOutcome> {
+  const noted: UntypedValue[] = [];
+  return collectUntyped(noted, () => syncAndRecord(deps, stream, partition, noted));
+}
+
+async function syncAndRecord(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  noted: UntypedValue[],
+): Promise<PartitionOutcome> {
+  const started = performance.now();
+  let opened: SyncRunStart;
+  try {
+    opened = await openSyncAttempt(deps, stream, partition);
+  } catch (error) {
+    return unrecordedFailure(deps, "sync", stream, partition, error, started);
+  }
+  const { abandoned } = opened;
+  const attempt = syncAttempt(deps, stream, partition, opened, noted);
+  const { log, load, requests } = attempt;
+  if (abandoned > 0) {
+    log.warn({ abandoned }, "closed attempts of a process that died while running this partition");
+  }
+  const outcome = (status: PartitionStatus, error?: unknown): PartitionOutcome =>
+    load.account.outcome(status, requests(), performance.now() - started, error);
+  try {
+    await fetchAndLoadPages(deps, attempt);
+    await load.finish({ requests: requests() });
+    return outcome("succeeded");
+  } catch (error) {
+    const status = await recordSyncFailure(deps, attempt, error);
+    return outcome(status, error);
+  } finally {
+    load.account.report(deps.logger, requests());
+  }
+}
+
+/** A sync attempt whose audit row is open. */
+interface SyncAttempt {
+  readonly stream: Stream;
+  readonly partition: Partition;
+  readonly attemptId: string;
+  readonly load: PartitionLoad;
+  readonly timer: PhaseTimer;
+  readonly log: Logger;
+  /** The options of every request it makes: they count the requests. */
+  readonly call: CallOptions;
+  /**
+   * The requests made so far, read when needed: a record of the attempt's end written later
+   * counts those still in flight when it threw.
+   */
+  readonly requests: () => number;
+}
+
+/** What a sync attempt holds once its audit row is open: its log, its load, its requests. */
+function syncAttempt(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  opened: SyncRunStart,
+  noted: UntypedValue[],
+): SyncAttempt {
+  const log = deps.logger.child({ stream: stream.name, partition: partition.key });
+  let requests = 0;
+  const timer = new PhaseTimer();
+  const load = syncLoad(deps, stream, partition, opened, noted, timer);
+  const call: CallOptions = {
+    signal: deps.signal,
+    onAttempt: ({ failureBody }: HttpAttemptEvent) => {
+      requests += 1;
+      if (failureBody !== undefined) load.account.noteFailureBody(failureBody);
+    },
+  };
+  const { attemptId } = opened;
+  return { stream, partition, attemptId, load, timer, log, call, requests: () => requests };
+}
+
+/** Opens the audit row of a sync attempt (closing a dead process's attempts, for a worker). */
+function openSyncAttempt(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+): Promise<SyncRunStart> {
+  return startSyncRun(deps.db, stream.name, partition.key, {
+    kind: "sync",
+    partitionData: partition,
+    extractedOn: deps.today,
+    closeAbandoned: deps.closeAbandoned,
+    run: deps.run,
+  });
+}
+
+/**
+ * The load stage of a sync attempt: it moves the checkpoint, lands the pages it is given, and
+ * expects new rows on a partition's first attempt.
+ */
+function syncLoad(
+  deps: RunnerDeps,
+  stream: Stream,
+  partition: Partition,
+  opened: SyncRunStart,
+  noted: UntypedValue[],
+  timer: PhaseTimer,
+): PartitionLoad {
+  return new PartitionLoad({
+    db: deps.db,
+    stream,
+    partition,
+    attemptId: opened.attemptId,
+    config: deps.config,
+    today: deps.today,
+    ownsLink: (link) => deps.api.ownsLink(link),
+    pageSizes: deps.pageSizes ?? new PageSizes(),
+    expectNew: opened.firstAttempt,
+    quarantine: stream.outputs.every((o) => o.mode === "replace") ? "replace" : "add",
+    noted,
+    timer,
+    checkpoint: true,
+    land: landPages(stream, partition, opened.firstAttempt),
+  });
+}
+
+/**
+ * How a sync lands a partition's pages: each response keyed by its page's cursor and place.
+ * `firstAttempt`: the partition never ran, so its responses are most likely not stored yet.
+ */
+export function landPages(
+  stream: Stream,
+  partition: Partition,
+  firstAttempt: boolean,
+): PartitionLoadOptions["land"] {
+  return (trx, pages) =>
+    landResponses(
+      trx,
+      stream.name,
+      partition.key,
+      pages.flatMap(({ cursor, exchanges }) =>
+        exchanges.map((exchange, part) => ({
+          page: pageKey(cursor),
+          part,
+          operation: exchange.operation,
+          params: exchange.params,
+          status: exchange.status,
+          text: exchange.bytes,
+        })),
+      ),
+      firstAttempt,
+    );
+}
+
+/**
+ * Fetches the partition's pages one after another, each loaded before the next is asked for,
+ * until the paging asks for no more or the load finds the list complete.
+ */
+async function fetchAndLoadPages(deps: RunnerDeps, attempt: SyncAttempt): Promise<void> {
+  const { stream, partition, load, timer, call } = attempt;
+  const context: FetchContext = { api: deps.api, config: deps.config, today: deps.today, call };
+  let cursor: Cursor = null;
+  for (;;) {
+    const request = stream.paging.request(cursor, partition);
+    if (request === null) return;
+    const page = pageFetch(deps.api, call, request);
+    const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
+    const next = await load.page(cursor, exchanges);
+    if (next === null) return;
+    cursor = next;
+  }
+}
+
+/**
+ * Records how a sync attempt that threw ended, and says which: interrupted (handed back as it
+ * was) or failed (noted in etl.stream_state in the transaction that closes the attempt).
+ */
+async function recordSyncFailure(
+  deps: RunnerDeps,
+  attempt: SyncAttempt,
+  error: unknown,
+): Promise<"interrupted" | "failed"> {
+  const { stream, partition, attemptId, load, log, requests } = attempt;
+  const { db } = deps;
+  const message = errorMessage(error);
+  if (endsAsInterrupted(error, deps.signal)) {
+    log.info(
+      { err: message, requests: requests() },
+      "partition interrupted; it is handed back as it was",
+    );
+    await recordSafely(log, deps, attemptId, () =>
+      finishSyncRun(db, attemptId, load.account.attemptEnd("interrupted", requests(), message)),
+    );
+    return "interrupted";
+  }
+  log.error({ err: message, requests: requests() }, "partition failed");
+  await recordSafely(log, deps, attemptId, () =>
+    db.transaction().execute(async (trx) => {
+      await markPartitionFailed(
+        trx,
+        stream.name,
+        partition.key,
+        message,
+        deps.jobId,
+        permanentCause(error),
+      );
+      await finishSyncRun(trx, attemptId, load.account.attemptEnd("failed", requests(), message));
+    }),
+  );
+  return "failed";
+}
+
+/** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
+function pageFetch(
+  api: ApiClient,
+  call: CallOptions,
+  request: PagingRequest<object>,
+): PageFetch<object> {
+  return {
+    params: request.params,
+    exchange: <S extends z.ZodType>(operation: Operation<S, unknown>, params: object) =>
+      request.link === undefined
+        ? api.exchange(operation, { ...params, ...request.params } as z.input<S>, call)
+        : api.follow(operation, request.link, call),
+  };
+}
