@@ -236,7 +236,7 @@ export class HttpClient {
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
       if (error instanceof FailureBodyError) failureBody = error.body;
-      if (error instanceof AuthError) this.#credential.refuse(error);
+      if (outcome === 401 && error instanceof AuthError) this.#credential.refuse(error);
       health = healthSignOf(error);
       problem = errorMessage(error);
       throw error;

@@ -12,7 +12,7 @@ export type GateListener = () => unknown;
  * work resumes by itself.
  */
 export interface Gate {
-  /** What it guards, for logs and /readyz. */
+  /** What it guards, as its log lines name it. */
   readonly name: string;
   readonly open: boolean;
   /** Called when the gate opens and when it closes. */
@@ -69,7 +69,7 @@ export class ProbeTimer {
 
   /** The wait of the backoff now: `firstMs` doubled per check, at most `maxMs`. */
   backoffMs(firstMs: number, maxMs: number): number {
-    return Math.min(maxMs, firstMs * 2 ** Math.min(this.checks, 10));
+    return Math.min(maxMs, firstMs * 2 ** Math.min(this.checks, 30));
   }
 
   /** The next probe in `waitMs`, unless one is set already or the timer stopped. */

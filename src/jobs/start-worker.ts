@@ -200,7 +200,11 @@ function jobFailed(events: JobEvents, job: Job | undefined, error: Error): void 
  * upstream's return). The gates' first checks start now; the worker starts when all are open.
  */
 function runWhileGatesOpen(worker: Worker, deps: WorkerDeps): void {
-  const gates: readonly Gate[] = [deps.credential, deps.dependencies, upstreamGate(deps.upstream)];
+  const gates: readonly Gate[] = [
+    deps.credential,
+    deps.dependencies,
+    upstreamGate(deps.upstream, deps.runner.logger),
+  ];
   // resume() also starts a worker that never ran.
   const resume = () => (gates.every((gate) => gate.open) ? worker.resume() : undefined);
   for (const gate of gates) {

@@ -47,7 +47,10 @@ export class LoadPages {
     return page;
   }
 
-  /** Lands the pages not written yet, in the write's transaction. */
+  /**
+   * Lands the pages not written yet, in the write's transaction, and notes the first response id
+   * of each (the ids come in page order, a page's responses one after another).
+   */
   async land(trx: Kysely<Database>, land: LandPages): Promise<void> {
     const ids = await land(trx, this.#pending);
     let at = 0;

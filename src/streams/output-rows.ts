@@ -56,6 +56,7 @@ export function outputState(
 /** Where the rows of a record go besides their output: the run's day, the contract, the quarantine. */
 export interface RowIntake {
   readonly today: string;
+  /** What the stream's tables do with a field no column holds (schema_contract). */
   readonly contract: SchemaContract;
   /** What carried a field first met in `record`: the page being read, or the record. */
   sourceOf(record: unknown): object;

@@ -24,6 +24,7 @@ export interface TableEvolutionOptions {
   readonly db: Warehouse;
   readonly partition: Partition;
   readonly today: string;
+  /** What the stream's tables do with a field no column holds (schema_contract). */
   readonly contract: SchemaContract;
   /** Who asks for a change, as etl.schema_changes records it. */
   readonly origin: ChangeOrigin;
