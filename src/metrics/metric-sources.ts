@@ -1,5 +1,7 @@
 import type { CurrentRate } from "../http/auto-rate.js";
 import type { OutageStanding } from "../http/upstream-outage.js";
+import type { DisagreementCount } from "../warehouse/reading-checks.js";
+import type { SchemaChangeCount } from "../warehouse/schema-changes.js";
 
 /** BullMQ's `queue.getJobCounts()`: job state → count. */
 export type QueueCountsSource = () => Promise<Record<string, number>>;
@@ -41,23 +43,11 @@ export interface DependencySample {
 
 export type DependenciesSource = () => readonly DependencySample[];
 
-/** How many columns of a table were added, or widened, from the first (etl.schema_changes). */
-export interface SchemaChangeSample {
-  readonly table: string;
-  readonly change: "added" | "widened";
-  readonly count: number;
-}
+/** How many columns of each table were added, or widened, from the first (etl.schema_changes). */
+export type SchemaChangesSource = () => Promise<readonly SchemaChangeCount[]>;
 
-export type SchemaChangesSource = () => Promise<readonly SchemaChangeSample[]>;
-
-/** How many days' trends readings of a selection and sale type disagree (etl.reading_checks). */
-export interface DisagreementSample {
-  readonly selectionType: string;
-  readonly saleType: string;
-  readonly days: number;
-}
-
-export type DisagreementsSource = () => Promise<readonly DisagreementSample[]>;
+/** How many days' trends readings disagree, by selection and sale type (etl.reading_checks). */
+export type DisagreementsSource = () => Promise<readonly DisagreementCount[]>;
 
 /** What the gauges read when Prometheus scrapes; set by the process once it has them. */
 export interface MetricSources {

@@ -1,7 +1,8 @@
 import { Counter, Gauge, type Registry } from "prom-client";
 import type { KeptReading } from "./kept-reading.js";
 import { label } from "./metric-label.js";
-import type { DisagreementSample, SchemaChangeSample } from "./metric-sources.js";
+import type { DisagreementCount } from "../warehouse/reading-checks.js";
+import type { SchemaChangeCount } from "../warehouse/schema-changes.js";
 
 /**
  * etl_schema_changes_total: a counter, but counted by Postgres rather than by this process, so it
@@ -10,7 +11,7 @@ import type { DisagreementSample, SchemaChangeSample } from "./metric-sources.js
  */
 export function registerSchemaChanges(
   registry: Registry,
-  changesReading: KeptReading<readonly SchemaChangeSample[]>,
+  changesReading: KeptReading<readonly SchemaChangeCount[]>,
 ): void {
   const changes: Counter<"table" | "change"> = new Counter({
     name: "etl_schema_changes_total",
@@ -30,7 +31,7 @@ export function registerSchemaChanges(
 
 export function registerDisagreements(
   registry: Registry,
-  reading: KeptReading<readonly DisagreementSample[]>,
+  reading: KeptReading<readonly DisagreementCount[]>,
 ): void {
   const gauge: Gauge<"selection_type" | "sale_type"> = new Gauge({
     name: "etl_reading_disagreements",
