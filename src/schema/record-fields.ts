@@ -17,30 +17,59 @@ const SEPARATOR = "\u0000";
  */
 export function recordFields(record: unknown): RecordField[] {
   const fields: RecordField[] = [];
-  forEachField(record, (_key, path, value) => fields.push({ path: path(), value }));
+  forEachField(record, (_key, value, name, inner) =>
+    fields.push({ path: fieldPath(name, inner), value }),
+  );
   return fields;
 }
 
 /**
- * Each field of a record as its discovered columns take them, with its path's key (pathKey) and its path made only
- * when asked: the load reads every record's fields, and most are seen many times.
+ * Each field of a record as its discovered columns take them: its path's key (pathKey), its value,
+ * and its path's names (`inner` for an object's field). Nothing is allocated per field but a nested
+ * field's key: the load reads every record's fields, and most are seen many times.
  */
 export function forEachField(
   record: unknown,
-  visit: (key: string, path: () => RecordField["path"], value: unknown) => void,
+  visit: (key: string, value: unknown, name: string, inner?: string) => void,
 ): void {
   const fields = asRecord(record);
   if (!fields) return;
-  for (const [name, value] of Object.entries(fields)) {
+  for (const name in fields) {
+    const value = fields[name];
     const object = asRecord(value);
     if (!object) {
-      visit(name, () => [name], value);
+      visit(name, value, name);
       continue;
     }
-    for (const [inner, innerValue] of Object.entries(object)) {
-      visit(`${name}${SEPARATOR}${inner}`, () => [name, inner], innerValue);
-    }
+    for (const inner in object) visit(nestedKey(name, inner), object[inner], name, inner);
   }
+}
+
+/**
+ * The keys of nested fields, made once per process: a key made anew for each record is hashed anew
+ * at each of the several lookups a field takes. Bounded: the fields are the upstream's to choose.
+ */
+const NESTED_KEYS = new Map<string, Map<string, string>>();
+const MAX_NESTED_PARENTS = 1_000;
+
+function nestedKey(name: string, inner: string): string {
+  let keys = NESTED_KEYS.get(name);
+  if (keys === undefined) {
+    if (NESTED_KEYS.size >= MAX_NESTED_PARENTS) NESTED_KEYS.clear();
+    keys = new Map();
+    NESTED_KEYS.set(name, keys);
+  }
+  let key = keys.get(inner);
+  if (key === undefined) {
+    key = `${name}${SEPARATOR}${inner}`;
+    if (keys.size < MAX_NESTED_PARENTS) keys.set(inner, key);
+  }
+  return key;
+}
+
+/** The path of a field as forEachField names it. */
+export function fieldPath(name: string, inner?: string): RecordField["path"] {
+  return inner === undefined ? [name] : [name, inner];
 }
 
 /** A path as one text ("photo.id"), for sets of paths. */

@@ -64,8 +64,9 @@ export function holds(kind: ColumnKind, value: unknown): boolean {
   if (value === null || value === undefined || kind === "jsonb") return true;
   // The common cases first, without classifying the value: every record's fields are asked.
   if (kind === "text") return typeof value !== "object" || value instanceof JsonDecimal;
-  if (typeof value === "number" && Number.isSafeInteger(value)) {
-    return kind === "bigint" || kind === "numeric";
+  if (typeof value === "number") {
+    if (kind === "numeric") return Number.isFinite(value);
+    if (Number.isSafeInteger(value)) return kind === "bigint";
   }
   const valueKind = kindOfValue(value);
   if (valueKind === kind) return true;

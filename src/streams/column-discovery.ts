@@ -1,8 +1,8 @@
 import type { Expected } from "../api/untyped-values.js";
 import { JsonDecimal } from "../json/json-body.js";
+import { asRecord } from "../json/json-record.js";
 import { columnNameOf } from "../schema/column-names.js";
-import { field as fieldAt } from "../api/read-values.js";
-import { forEachField, pathKey } from "../schema/record-fields.js";
+import { fieldPath, forEachField, pathKey } from "../schema/record-fields.js";
 import {
   type ColumnKind,
   covers,
@@ -31,6 +31,31 @@ const EXPECTED: Readonly<Record<ColumnKind, Expected>> = {
   jsonb: "json",
 };
 
+/**
+ * Column names by field, for every load of the process: a partition's load is short and reads the
+ * same few fields as the last, and a name is several regular expressions' work. Bounded, since the
+ * fields are the upstream's to choose.
+ */
+const COLUMN_NAMES = new Map<string, string>();
+const MAX_COLUMN_NAMES = 10_000;
+
+function columnNameFor(key: string, name: string, inner?: string): string {
+  let column = COLUMN_NAMES.get(key);
+  if (column === undefined) {
+    if (COLUMN_NAMES.size >= MAX_COLUMN_NAMES) COLUMN_NAMES.clear();
+    column = columnNameOf(fieldPath(name, inner));
+    COLUMN_NAMES.set(key, column);
+  }
+  return column;
+}
+
+/** A field's value in a record, at a path of one or two names, as discovered columns read it. */
+function valueAt(record: unknown, field: readonly string[]): unknown {
+  let value = asRecord(record)?.[field[0] as string];
+  if (field.length > 1) value = asRecord(value)?.[field[1] as string];
+  return value;
+}
+
 /** A field of the table's records that no declared column holds, as the load has seen it. */
 interface SeenField {
   readonly field: readonly string[];
@@ -38,6 +63,8 @@ interface SeenField {
   needed: ColumnKind | null;
   /** Where the value that last asked for a wider kind came from. */
   source: object | null;
+  /** The text last seen, which `needed` holds: a partition's records mostly repeat a day. */
+  lastHeld: string | undefined;
 }
 
 /** Whether a declared column and a field hold the same value (an id as a number or its text). */
@@ -76,7 +103,11 @@ export class ColumnDiscovery {
   readonly #covered: ReadonlySet<string> | null;
   #known: DiscoveredColumns;
   readonly #seen = new Map<string, SeenField>();
-  readonly #names = new Map<string, string>();
+  /**
+   * The text each discovered column (in the order of `#known`) last held: a partition's records
+   * mostly repeat a day or an instant, and asking again whether it fits is a regular expression.
+   */
+  #lastHeld: unknown[] = [];
 
   constructor(covered: ReadonlySet<string> | null, known: DiscoveredColumns) {
     this.#covered = covered;
@@ -89,9 +120,9 @@ export class ColumnDiscovery {
    */
   note(row: Row, source: object): string[] {
     const unheld: string[] = [];
-    forEachField(row.raw, (key, path, value) => {
-      if (!this.#noteField(row, key, path, value, source)) return;
-      if (!this.#known.has(key)) unheld.push(path().join("."));
+    forEachField(row.raw, (key, value, name, inner) => {
+      if (!this.#noteField(row, key, value, name, inner, source)) return;
+      if (!this.#known.has(key)) unheld.push(fieldPath(name, inner).join("."));
     });
     return unheld;
   }
@@ -100,23 +131,26 @@ export class ColumnDiscovery {
   #noteField(
     row: Row,
     key: string,
-    path: () => readonly string[],
     value: unknown,
+    name: string,
+    inner: string | undefined,
     source: object,
   ): boolean {
-    const name = this.#nameOf(key, path);
-    const named = Object.hasOwn(row, name);
+    const column = columnNameFor(key, name, inner);
+    const named = Object.hasOwn(row, column);
     if (this.#covered?.has(key) && (named || isContainer(value) || holdsAnywhere(row, value))) {
       return false;
     }
-    if ((named && sameValue(row[name], value)) || value === null || value === undefined) {
+    if ((named && sameValue(row[column], value)) || value === null || value === undefined) {
       return false;
     }
     let seen = this.#seen.get(key);
     if (!seen) {
-      seen = { field: path(), needed: this.#known.get(key)?.kind ?? null, source: null };
+      const needed = this.#known.get(key)?.kind ?? null;
+      seen = { field: fieldPath(name, inner), needed, source: null, lastHeld: undefined };
       this.#seen.set(key, seen);
     }
+    if (value === seen.lastHeld) return true;
     if (seen.needed === null) {
       seen.needed = kindOfValue(value);
       seen.source = source;
@@ -124,16 +158,8 @@ export class ColumnDiscovery {
       seen.needed = widen(seen.needed, value);
       seen.source = source;
     }
+    if (typeof value === "string") seen.lastHeld = value;
     return true;
-  }
-
-  #nameOf(key: string, path: () => readonly string[]): string {
-    let name = this.#names.get(key);
-    if (name === undefined) {
-      name = columnNameOf(path());
-      this.#names.set(key, name);
-    }
-    return name;
   }
 
   /**
@@ -163,6 +189,7 @@ export class ColumnDiscovery {
   /** The table's discovered columns as they now are (after a change, or another worker's). */
   learn(known: DiscoveredColumns): void {
     this.#known = known;
+    this.#lastHeld = [];
   }
 
   /**
@@ -183,14 +210,18 @@ export class ColumnDiscovery {
     // Copied by Object.assign: a spread copy then given new fields was three times slower here,
     // and every row of every write is completed (npm run bench, "schema discovery per record").
     const completed: Record<string, unknown> = Object.assign({}, row);
+    const lastHeld = this.#lastHeld;
+    let index = 0;
     for (const { column, field, kind } of this.#known.values()) {
-      const value = fieldAt(row.raw, ...field);
-      if (holds(kind, value)) {
+      const value = valueAt(row.raw, field);
+      if (value === lastHeld[index] || holds(kind, value)) {
         completed[column] = storedValue(kind, value);
+        if (typeof value === "string") lastHeld[index] = value;
       } else {
         completed[column] = null;
         misfit(field.join("."), EXPECTED[kind], value);
       }
+      index += 1;
     }
     return completed;
   }
