@@ -130,7 +130,7 @@ export class CredentialGate implements Gate {
   }
 
   async #recheck(): Promise<void> {
-    this.#timer.checks += 1;
+    this.#timer.probed();
     await this.#check();
   }
 

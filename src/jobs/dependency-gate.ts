@@ -178,7 +178,7 @@ export class DependencyGate implements Gate {
         }
       }),
     );
-    this.#timer.checks += 1;
+    this.#timer.probed();
     for (const { name, problem } of results) this.#note(name, problem);
     const allUp = results.every((r) => r.problem === null);
     if (!allUp) this.#closeGate();

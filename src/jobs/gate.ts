@@ -57,8 +57,7 @@ export class GateEvents {
  * the gate guards stays as it is.
  */
 export class ProbeTimer {
-  /** Probes since the last change: how far the backoff has gone. */
-  checks = 0;
+  #checks = 0;
   readonly #probe: () => void;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
@@ -67,9 +66,19 @@ export class ProbeTimer {
     this.#probe = probe;
   }
 
+  /** Probes since the last change: how far the backoff has gone. */
+  get checks(): number {
+    return this.#checks;
+  }
+
+  /** A probe was made: the backoff's next wait doubles. */
+  probed(): void {
+    this.#checks += 1;
+  }
+
   /** The wait of the backoff now: `firstMs` doubled per check, at most `maxMs`. */
   backoffMs(firstMs: number, maxMs: number): number {
-    return Math.min(maxMs, firstMs * 2 ** Math.min(this.checks, 30));
+    return Math.min(maxMs, firstMs * 2 ** Math.min(this.#checks, 30));
   }
 
   /** The next probe in `waitMs`, unless one is set already or the timer stopped. */
@@ -86,7 +95,7 @@ export class ProbeTimer {
   reset(): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
-    this.checks = 0;
+    this.#checks = 0;
   }
 
   stop(): void {

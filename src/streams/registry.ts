@@ -19,10 +19,10 @@ export const STREAMS: readonly Stream[] = [
   ...royaltiesStreams,
 ].sort((a, b) => STREAM_FAMILIES.indexOf(a.family) - STREAM_FAMILIES.indexOf(b.family));
 
-/** The streams named by `--only` (stream or family names), in registry order; all when none. */
 /** What the configuration and the commands may name: every stream, and every family. */
 export const STREAM_NAMES: readonly string[] = [...STREAMS.map((s) => s.name), ...STREAM_FAMILIES];
 
+/** The streams named by `--only` (stream or family names), in registry order; all when none. */
 export function selectStreams(only: readonly string[] | undefined): Stream[] {
   if (!only || only.length === 0) return [...STREAMS];
   const known = new Set<string>(STREAM_NAMES);
