@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { endToEnd } from "./end-to-end.js";
 import { fetchPath } from "./fetch-path.js";
+import { jsonParse } from "./json-parse.js";
 import { loadPath } from "./load-path.js";
 import { memory } from "./memory.js";
 import { pipeFull } from "./pipe-full.js";
@@ -23,6 +24,7 @@ const SECTIONS = [
   "plan",
   "response",
   "rate",
+  "json",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -53,7 +55,8 @@ if (values.help) {
               and its peak RSS, ÷ the body's size, and how it ends under the image's NODE_OPTIONS
   rate        "auto" finding a limit stated on every answer, on 429s alone, or never, the limit
               cut under three stacks, a max, and a fixed budget shared by two processes: the
-              rate held ÷ the limit, 429s, and the seconds until the limit is found`);
+              rate held ÷ the limit, 429s, and the seconds until the limit is found
+  json        a 6 MiB trend list parsed by src/json, by lossless-json and by JSON.parse`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
@@ -81,6 +84,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   plan: () => requestPlan(),
   response: () => responseMemory(values["response-mib"].split(",").map(Number)),
   rate: () => rateLearning(),
+  json: () => Promise.resolve(jsonParse()),
 };
 
 const results: SectionResult[] = [];
