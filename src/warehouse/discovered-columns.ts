@@ -90,9 +90,9 @@ export function discoveredFingerprintsOf(tables: readonly string[]): RawBuilder<
 const fingerprints = new WeakMap<DiscoveredColumns, string>();
 
 /**
- * The fingerprint Postgres makes of the same columns (migration 025): each column's name and type,
- * ordered by the name's UTF-8 bytes (the function's collate "C"). Kept per map: a load's columns
- * are one map until a change.
+ * The fingerprint Postgres keeps of the same columns (etl.discovered_fingerprint_of): each
+ * column's name and type, ordered by the name's UTF-8 bytes (the function's collate "C"). Kept
+ * per map: a load's columns are one map until a change.
  */
 export function fingerprintOf(columns: DiscoveredColumns): string {
   let fingerprint = fingerprints.get(columns);
