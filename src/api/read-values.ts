@@ -87,6 +87,11 @@ export function oneOrMany(value: unknown): unknown[] {
 
 /** The field at `path` of a record ("playlist", "id"), or undefined. */
 export function field(record: unknown, ...path: string[]): unknown {
+  return fieldAtPath(record, path);
+}
+
+/** The field at a path already held as a list: no copy of it per read, as `field`'s rest makes. */
+export function fieldAtPath(record: unknown, path: readonly string[]): unknown {
   let value: unknown = record;
   for (const key of path) value = asRecord(value)?.[key];
   return value;

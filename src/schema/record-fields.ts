@@ -25,8 +25,9 @@ export function recordFields(record: unknown): RecordField[] {
 
 /**
  * Each field of a record as its discovered columns take them: its path's key (pathKey), its value,
- * and its path's names (`inner` for an object's field). Nothing is allocated per field but a nested
- * field's key: the load reads every record's fields, and most are seen many times.
+ * and its path's names (`inner` for an object's field). No closure and no path is made per field,
+ * and a nested field's key is made once: the load reads every record's fields, and most are seen
+ * many times.
  */
 export function forEachField(
   record: unknown,
@@ -47,22 +48,30 @@ export function forEachField(
 
 /**
  * The keys of nested fields, made once per process: a key made anew for each record is hashed anew
- * at each of the several lookups a field takes. Bounded: the fields are the upstream's to choose.
+ * at each of the several lookups a field takes. At most MAX_NESTED_KEYS, all forgotten at once
+ * when full: the fields are the upstream's to choose (an object keyed by ids has a field per id).
  */
 const NESTED_KEYS = new Map<string, Map<string, string>>();
-const MAX_NESTED_PARENTS = 1_000;
+const MAX_NESTED_KEYS = 10_000;
+let nestedKeys = 0;
 
 function nestedKey(name: string, inner: string): string {
   let keys = NESTED_KEYS.get(name);
   if (keys === undefined) {
-    if (NESTED_KEYS.size >= MAX_NESTED_PARENTS) NESTED_KEYS.clear();
     keys = new Map();
     NESTED_KEYS.set(name, keys);
   }
   let key = keys.get(inner);
   if (key === undefined) {
     key = `${name}${SEPARATOR}${inner}`;
-    if (keys.size < MAX_NESTED_PARENTS) keys.set(inner, key);
+    if (nestedKeys >= MAX_NESTED_KEYS) {
+      NESTED_KEYS.clear();
+      NESTED_KEYS.set(name, keys);
+      keys.clear();
+      nestedKeys = 0;
+    }
+    keys.set(inner, key);
+    nestedKeys += 1;
   }
   return key;
 }

@@ -1,6 +1,6 @@
 import type { Expected } from "../api/untyped-values.js";
+import { fieldAtPath } from "../api/read-values.js";
 import { JsonDecimal } from "../json/json-body.js";
-import { asRecord } from "../json/json-record.js";
 import { columnNameOf } from "../schema/column-names.js";
 import { fieldPath, forEachField, pathKey } from "../schema/record-fields.js";
 import {
@@ -47,13 +47,6 @@ function columnNameFor(key: string, name: string, inner?: string): string {
     COLUMN_NAMES.set(key, column);
   }
   return column;
-}
-
-/** A field's value in a record, at a path of one or two names, as discovered columns read it. */
-function valueAt(record: unknown, field: readonly string[]): unknown {
-  let value = asRecord(record)?.[field[0] as string];
-  if (field.length > 1) value = asRecord(value)?.[field[1] as string];
-  return value;
 }
 
 /** A field of the table's records that no declared column holds, as the load has seen it. */
@@ -213,7 +206,7 @@ export class ColumnDiscovery {
     const lastHeld = this.#lastHeld;
     let index = 0;
     for (const { column, field, kind } of this.#known.values()) {
-      const value = valueAt(row.raw, field);
+      const value = fieldAtPath(row.raw, field);
       if (value === lastHeld[index] || holds(kind, value)) {
         completed[column] = storedValue(kind, value);
         if (typeof value === "string") lastHeld[index] = value;

@@ -26,34 +26,44 @@ describe("a record's fields", () => {
 
     for (let load = 0; load < 2; load++) {
       const discovery = new ColumnDiscovery(null, new Map());
-      discovery.note({ raw: record }, {});
-      const wanted = discovery.wanted();
-      expect(wanted).toHaveLength(24_000);
-      expect(wanted.find((w) => w.field[0] === "parent11999")?.field).toEqual([
-        "parent11999",
-        "innerName11999",
-      ]);
-      expect(columnNameOf(["parent11999", "innerName11999"])).toBe("parent11999__inner_name11999");
+      // A declared column of a field's name holds it: found by the name made for the field.
+      discovery.note({ raw: record, parent11999__inner_name11999: 11999, field0: 0 }, {});
+      const wanted = discovery.wanted().map((w) => w.field.join("."));
+      expect(wanted).toHaveLength(24_000 - 1);
+      expect(wanted).not.toContain("parent11999.innerName11999");
+      expect(wanted).toContain("parent11998.innerName11998");
+      expect(wanted).toContain("wide.field0");
     }
   });
 });
 
 describe("a load's discovered columns", () => {
-  it("hold a repeated day once it fits and still refuse the value that does not", () => {
+  it("hold a repeated day once it fits and still refuse each value that does not, column by column", () => {
     const discovery = new ColumnDiscovery(
       null,
-      known([["released"], "date"], [["plays"], "bigint"]),
+      known([["released"], "date"], [["code"], "bigint"]),
     );
-    const misfits: unknown[] = [];
-    const values = ["2026-01-05", "2026-01-05", "soon", "2026-01-05", "2026-02-30"];
-    const completed = values.map(
-      (released, plays) =>
-        discovery.complete({ raw: { released, plays } }, (_field, _expected, value) =>
-          misfits.push(value),
-        ).released,
-    );
-    expect(completed).toEqual(["2026-01-05", "2026-01-05", null, "2026-01-05", null]);
-    expect(misfits).toEqual(["soon", "2026-02-30"]);
+    const misfits: [string, unknown][] = [];
+    const values = ["2026-01-05", "soon", "soon", "2026-01-05", "2026-02-30"];
+    const completed = values.map((released) => {
+      const row = discovery.complete({ raw: { released, code: released } }, (field, _e, value) =>
+        misfits.push([field, value]),
+      );
+      return [row.released, row.code];
+    });
+    expect(completed).toEqual([
+      ["2026-01-05", null],
+      [null, null],
+      [null, null],
+      ["2026-01-05", null],
+      [null, null],
+    ]);
+    expect(misfits.filter(([field]) => field === "released").map(([, v]) => v)).toEqual([
+      "soon",
+      "soon",
+      "2026-02-30",
+    ]);
+    expect(misfits.filter(([field]) => field === "code")).toHaveLength(5);
   });
 
   it("widen for a value that follows a repeated one the column held", () => {
