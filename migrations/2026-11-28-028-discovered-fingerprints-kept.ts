@@ -1,11 +1,13 @@
 import { type Kysely, sql } from "kysely";
+import { commentOn } from "./support/comment-on.js";
 
 /**
  * The fingerprint of each table's discovered columns kept in a row of its own, made again by a
  * trigger whenever etl.discovered_columns changes, so that the statement closing every partition
  * reads it by key instead of aggregating and hashing the table's columns each time: a change of
  * columns is rare, a partition's close is not. etl.discovered_columns_fingerprints keeps its
- * signature and its answers, so a worker of the release before reads the same. Only adds.
+ * signature, its answers and its comment (a replaced function keeps it), so a worker of the
+ * release before reads the same. Only adds.
  */
 
 const TABLE =
@@ -15,20 +17,13 @@ const COLUMNS = {
   fingerprint:
     "An md5 of the table's discovered columns: each column's name and type, ordered by name in byte order.",
 };
-const FINGERPRINTS =
-  "For each table named, in order, an md5 of its discovered columns (etl.discovered_columns: each column's name and type, ordered by name in byte order); empty for a table with none. Equal fingerprints: the same columns of the same types. The worker compares the one its partition's closing statement reads with the columns it wrote by.";
-
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`
     create table etl.discovered_fingerprints (
       table_name text primary key,
       fingerprint text not null
     )`.execute(db);
-  await sql`comment on table etl.discovered_fingerprints is ${sql.lit(TABLE)}`.execute(db);
-  for (const [column, text] of Object.entries(COLUMNS)) {
-    await sql`comment on column ${sql.ref(`etl.discovered_fingerprints.${column}`)}
-                is ${sql.lit(text)}`.execute(db);
-  }
+  await commentOn(db, "etl.discovered_fingerprints", TABLE, COLUMNS);
   await sql`
     create function etl.discovered_fingerprint_of(target text) returns text
       language sql stable as $$
@@ -85,8 +80,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       return prints;
     end
     $$`.execute(db);
-  await sql`comment on function etl.discovered_columns_fingerprints(text[])
-              is ${sql.lit(FINGERPRINTS)}`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
