@@ -12,6 +12,7 @@ export type {
   SandboxStats,
   ShapeKnobs,
 } from "./interfaces.js";
+export { endpointRecords } from "./endpoint-modules.js";
 export { DEFAULT_KNOBS } from "./knobs.js";
 export { startSandbox } from "./server.js";
 export { SHAPE_VARIANTS, shapeVariantsPatch } from "./shape-variants.js";

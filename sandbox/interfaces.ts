@@ -47,8 +47,11 @@ export interface DriftKnobs {
  * (the records are the same), except `revision`, which changes the dataset itself.
  */
 export interface ShapeKnobs {
-  /** /artist-stats/urls: one record per domain with `url` an array of its links. */
-  urlArrays: boolean;
+  /**
+   * The endpoint modules (sandbox/endpoints/, by file name) that serve their other plausible
+   * shape: the same records, presented as that module says.
+   */
+  otherShapes: string[];
   /** Offset-paged lists serve at most this many records a page, whatever limit/size asked. */
   pageCap: number | null;
   /** GET /payouts, /payouts/pending and /incomes paged by a 1-based `page` query parameter. */

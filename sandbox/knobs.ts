@@ -1,4 +1,5 @@
 import { CREDENTIAL_ECHO_STATUSES } from "./credential-echo.js";
+import { ENDPOINT_MODULES } from "./endpoint-modules.js";
 import { FAULT_KINDS } from "./faults.js";
 import type { DriftKnobs, SandboxKnobs, ShapeKnobs } from "./interfaces.js";
 
@@ -25,7 +26,7 @@ export const DEFAULT_KNOBS: SandboxKnobs = {
     hostile: false,
   },
   shapes: {
-    urlArrays: false,
+    otherShapes: [],
     pageCap: null,
     royaltiesPaging: "none",
     royaltiesPageSize: 10,
@@ -107,7 +108,11 @@ const CHECKS: Record<
 };
 
 const SHAPE_CHECKS: Record<keyof ShapeKnobs, (value: unknown) => boolean> = {
-  urlArrays: isBoolean,
+  otherShapes: (value) =>
+    Array.isArray(value) &&
+    value.every(
+      (name) => typeof name === "string" && ENDPOINT_MODULES.get(name)?.otherShape !== undefined,
+    ),
   pageCap: (value) => value === null || isPositiveInteger(value),
   royaltiesPaging: isOneOf("none", "page-number", "next-link", "laravel"),
   royaltiesPageSize: isPositiveInteger,
@@ -178,7 +183,11 @@ function mergeShapes(current: ShapeKnobs, patch: unknown): ShapeKnobs {
     if (!SHAPE_CHECKS[knob](value)) throw new Error(`invalid value for knob shapes.${key}`);
     Object.assign(next, {
       [knob]:
-        knob === "foreignNextLink" && value !== null ? new URL(value as string).origin : value,
+        knob === "foreignNextLink" && value !== null
+          ? new URL(value as string).origin
+          : Array.isArray(value)
+            ? [...(value as unknown[])]
+            : value,
     });
   }
   return next;

@@ -13,6 +13,7 @@ import { json, type Reply, writeResponse } from "./http/reply.js";
 import { matchRoute, type RouteMatch } from "./http/router.js";
 import type { SandboxKnobs } from "./interfaces.js";
 import { type RateLimitState, rateLimitHeaders, tooManyRequestsHeaders } from "./rate-limiter.js";
+import { ENDPOINT_ROUTES } from "./endpoint-modules.js";
 import { ADMIN_PREFIX, handleAdmin } from "./routes/admin.js";
 import { artistStatsRoutes } from "./routes/artist-stats.js";
 import { catalogueRoutes } from "./routes/catalogue.js";
@@ -20,7 +21,13 @@ import { royaltiesRoutes } from "./routes/royalties.js";
 import { trendsRoutes } from "./routes/trends.js";
 import type { SandboxState } from "./sandbox-state.js";
 
-const API_ROUTES = [...catalogueRoutes, ...trendsRoutes, ...artistStatsRoutes, ...royaltiesRoutes];
+const API_ROUTES = [
+  ...catalogueRoutes,
+  ...trendsRoutes,
+  ...artistStatsRoutes,
+  ...royaltiesRoutes,
+  ...ENDPOINT_ROUTES,
+];
 
 /** The node:http handler of a sandbox. */
 export function createRequestHandler(state: SandboxState) {

@@ -2,6 +2,7 @@
 // spec does not show its own way, and sends one more. Values and records do not change; the
 // fields a key is made of (a chart's rank, a placement's playlist and track ids, an income's or a
 // list item's id, the invoice's number) and the envelopes' keep their names.
+import { MODULE_RENAMED_FIELDS } from "./endpoint-modules.js";
 import type { ShapeKnobs } from "./interfaces.js";
 
 const AUDIENCE = {
@@ -34,6 +35,7 @@ const PLAYLISTS = {
 
 /** Each operation's new names, by the sandbox's own name of the field. */
 export const RENAMED_FIELDS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  ...MODULE_RENAMED_FIELDS,
   // A product's and an asset's title alike: names apply at every depth of an answer.
   "catalogue.getProductByUpc": {
     title: "displayTitle",

@@ -1,5 +1,6 @@
 // Named sets of shape knobs, for `npm run sandbox -- --shapes a,b` and for tests that run the
 // ETL against shapes it was not designed for.
+import { OTHER_SHAPE_VARIANTS } from "./endpoint-modules.js";
 import type { KnobsPatch, ShapeKnobs } from "./interfaces.js";
 
 const CAP = 7;
@@ -19,9 +20,11 @@ const HABITS = {
   "renamed-fields": { shapes: { renamedFields: true } },
 } satisfies Record<string, KnobsPatch>;
 
-/** Name -> the knobs that select that variant. */
-export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
-  "url-arrays": { shapes: { urlArrays: true } },
+/** Every endpoint module's other shape. */
+const OTHER_SHAPES = [...OTHER_SHAPE_VARIANTS.values()];
+
+/** The variants of the sandbox's own shapes and habits. */
+const OWN_VARIANTS = {
   "capped-pages": { shapes: { pageCap: CAP } },
   "page-number": { shapes: { royaltiesPaging: "page-number" } },
   "next-link": { shapes: { royaltiesPaging: "next-link" } },
@@ -35,7 +38,7 @@ export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
   "trends-object": { listShape: "object", shapes: { pageCap: CAP } },
   "all-alternative": {
     shapes: {
-      urlArrays: true,
+      otherShapes: OTHER_SHAPES,
       pageCap: CAP,
       royaltiesPaging: "laravel",
       wrappedObjects: true,
@@ -48,12 +51,31 @@ export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
   "all-habits": {
     shapes: Object.values(HABITS).reduce<Partial<ShapeKnobs>>(
       (all, habit) => ({ ...all, ...habit.shapes }),
-      { urlArrays: true, pageCap: CAP, incomesWithoutIds: true },
+      { otherShapes: OTHER_SHAPES, pageCap: CAP, incomesWithoutIds: true },
     ),
   },
+} satisfies Record<string, KnobsPatch>;
+
+/** Each endpoint module's other shape, selected by the variant it names. */
+const MODULE_VARIANTS = Object.fromEntries(
+  [...OTHER_SHAPE_VARIANTS].map(([variant, name]): [string, KnobsPatch] => {
+    if (Object.hasOwn(OWN_VARIANTS, variant)) {
+      throw new Error(`endpoint module ${name} names a shape variant the sandbox has: ${variant}`);
+    }
+    return [variant, { shapes: { otherShapes: [name] } }];
+  }),
+);
+
+/** Name -> the knobs that select that variant. */
+export const SHAPE_VARIANTS: Readonly<Record<string, KnobsPatch>> = {
+  ...MODULE_VARIANTS,
+  ...OWN_VARIANTS,
 };
 
-/** One patch of the named variants, in order (a later one wins a knob both set); throws on an unknown name. */
+/**
+ * One patch of the named variants, in order: a later one wins a knob both set, except
+ * `otherShapes`, which adds up. Throws on an unknown name.
+ */
 export function shapeVariantsPatch(names: readonly string[]): KnobsPatch {
   let patch: KnobsPatch = {};
   for (const name of names) {
@@ -67,10 +89,20 @@ export function shapeVariantsPatch(names: readonly string[]): KnobsPatch {
       ...patch,
       ...variant,
       drift: { ...patch.drift, ...variant.drift },
-      shapes: { ...patch.shapes, ...variant.shapes },
+      shapes: {
+        ...patch.shapes,
+        ...variant.shapes,
+        ...otherShapesOf(patch.shapes, variant.shapes),
+      },
     };
   }
   if (Object.keys(patch.drift ?? {}).length === 0) delete patch.drift;
   if (Object.keys(patch.shapes ?? {}).length === 0) delete patch.shapes;
   return patch;
+}
+
+/** Variants naming other shapes each add theirs: two modules' variants serve both. */
+function otherShapesOf(...patches: (Partial<ShapeKnobs> | undefined)[]): Partial<ShapeKnobs> {
+  const names = patches.flatMap((patch) => patch?.otherShapes ?? []);
+  return names.length === 0 ? {} : { otherShapes: [...new Set(names)] };
 }

@@ -1,7 +1,6 @@
 // Alternative shapes of payloads the spec leaves "not shown" (the `shapes` knobs). They change
 // how records are presented, never which records there are: the routes read the same dataset.
 import type {
-  ArtistUrl,
   EmptyObject,
   Income,
   StatPoint,
@@ -13,18 +12,6 @@ import type { ShapeKnobs } from "./interfaces.js";
 /** Records a page serves: what the client asked for, or fewer under pageCap, said nowhere. */
 export function servedLimit(asked: number, shapes: ShapeKnobs): number {
   return shapes.pageCap === null ? asked : Math.min(asked, shapes.pageCap);
-}
-
-/** /urls records: one per link, or with urlArrays one per domain holding all its links. */
-export function urlRecords(urls: readonly ArtistUrl[], shapes: ShapeKnobs): unknown[] {
-  if (!shapes.urlArrays) return [...urls];
-  const byDomain = new Map<string, string[]>();
-  for (const { domain, url } of urls) {
-    const links = byDomain.get(domain) ?? [];
-    links.push(url);
-    byDomain.set(domain, links);
-  }
-  return [...byDomain].map(([domain, links]) => ({ domain, url: links }));
 }
 
 /** The `obj` of /stat/{source} in the shape statPoints names. */

@@ -1,7 +1,7 @@
 import { dayInstant } from "../days.js";
 import { rngFor } from "../prng.js";
-import type { ArtistUrl, CmStats, SocialArtist } from "./records.js";
-import { isEmptySource, STAT_SOURCES, sourceLink, statValue } from "./stat-series.js";
+import type { CmStats, SocialArtist } from "./records.js";
+import { isEmptySource, STAT_SOURCES, statValue } from "./stat-series.js";
 
 /** The artist's summary: the latest value of every metric it has data for, as of `today`. */
 export function cmStats(seed: number, artist: SocialArtist, today: number): CmStats {
@@ -19,12 +19,4 @@ export function cmStats(seed: number, artist: SocialArtist, today: number): CmSt
     timestp: dayInstant(today),
     stats,
   };
-}
-
-/** One url per source the artist has data on, plus a website. */
-export function artistUrls(seed: number, artist: SocialArtist): ArtistUrl[] {
-  const urls = Object.keys(STAT_SOURCES)
-    .filter((source) => !isEmptySource(seed, artist.cm_artist, source))
-    .map((source) => ({ domain: source, url: sourceLink(artist, source) }));
-  return [...urls, { domain: "website", url: `https://artist-${artist.cm_artist}.example.org/` }];
 }

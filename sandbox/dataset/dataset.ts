@@ -1,6 +1,6 @@
 import { requireDay } from "../days.js";
 import type { SandboxSize } from "../size.js";
-import { artistUrls, cmStats } from "./artist-profile.js";
+import { cmStats } from "./artist-profile.js";
 import { type ArtistTrack, artistTracks } from "./artist-tracks.js";
 import {
   type AudienceType,
@@ -20,7 +20,6 @@ import {
 } from "./playlists.js";
 import { radioAirplays, radioSpins } from "./radio.js";
 import type {
-  ArtistUrl,
   AudienceDomain,
   AudienceSnapshot,
   CatalogueArtist,
@@ -49,7 +48,7 @@ import type {
   TrendTotals,
   VideoMarketCoverage,
 } from "./records.js";
-import { formatDays, lateSalesDays, type RevisionChanges, revisedUrls } from "./revision.js";
+import { formatDays, lateSalesDays, type RevisionChanges } from "./revision.js";
 import { type PayoutRequestOutcome, Royalties, type WithdrawalType } from "./royalties.js";
 import { generateSocialArtists } from "./social-artists.js";
 import { statSeries } from "./stat-series.js";
@@ -112,8 +111,9 @@ export class SandboxDataset {
 
   /**
    * Serves the dataset at `revision` (an integer ≥ 0): from 1 on, late sales on the last days
-   * before today, restated incomes, one pending payout paid, one artist's /urls changed. The
-   * sandbox calls this when the knob changes; the changes are described by revisionChanges().
+   * before today, restated incomes, one pending payout paid, described by revisionChanges(); an
+   * endpoint module's records follow the revision as the module says. The sandbox calls this
+   * when the knob changes.
    */
   setRevision(revision: number): void {
     if (!Number.isSafeInteger(revision) || revision < 0) {
@@ -144,15 +144,11 @@ export class SandboxDataset {
 
   /** What the current revision changes against revision 0, for reconciliation tests. */
   revisionChanges(): RevisionChanges {
-    const revised = this.revisionLevel > 0 ? this.urlsRevision() : undefined;
     return {
       revision: this.revisionLevel,
       trendDays: this.revisionLevel > 0 ? formatDays(this.lateDays) : [],
       restatedIncomeIds: this.money.restatedIncomeIds(),
       paidPayoutId: this.money.paidByRevision(),
-      urls: revised
-        ? { cmArtist: revised.cmArtist, removed: revised.removed, added: revised.added }
-        : null,
     };
   }
 
@@ -264,12 +260,6 @@ export class SandboxDataset {
       requireDay(since, "since"),
       last,
     );
-  }
-
-  urls(cmArtist: number): ArtistUrl[] {
-    const urls = artistUrls(this.seed, this.requireArtist(cmArtist));
-    const revised = this.revisionLevel > 0 ? this.urlsRevision() : undefined;
-    return revised?.cmArtist === cmArtist ? revised.urls : urls;
   }
 
   /**
@@ -387,13 +377,6 @@ export class SandboxDataset {
 
   setWithdrawalType(type: WithdrawalType): void {
     this.money.setWithdrawalType(type);
-  }
-
-  /** The revision's /urls change: on the first social artist; undefined when there is none. */
-  private urlsRevision() {
-    const artist = this.socialArtists()[0];
-    if (!artist) return undefined;
-    return { cmArtist: artist.cm_artist, ...revisedUrls(artist, artistUrls(this.seed, artist)) };
   }
 
   private catalogue(): Catalogue {

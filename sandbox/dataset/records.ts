@@ -137,11 +137,6 @@ export interface CmStats {
   stats: Record<string, number>;
 }
 
-export interface ArtistUrl {
-  domain: string;
-  url: string;
-}
-
 export interface CountryShare {
   code: string;
   name: string;

@@ -3,7 +3,7 @@
 // revision 0 is the dataset as generated.
 import { formatDay } from "../days.js";
 import { hash32 } from "../prng.js";
-import type { ArtistUrl, SaleType, SelectionType, SocialArtist } from "./records.js";
+import type { SaleType, SelectionType } from "./records.js";
 
 /** Days of late sales: the 3 days before today, or the last 3 days with sales before it. */
 const LATE_DAYS = 3;
@@ -19,8 +19,6 @@ export interface RevisionChanges {
   restatedIncomeIds: number[];
   /** The generated payout served as paid instead of pending; null when none is. */
   paidPayoutId: string | null;
-  /** The /urls change: one link removed and one added for one artist; null at revision 0. */
-  urls: { cmArtist: number; removed: ArtistUrl[]; added: ArtistUrl[] } | null;
 }
 
 /**
@@ -66,15 +64,6 @@ export function restatedCents(seed: number, index: number, cents: number, revisi
   const step = Math.max(1, Math.round(cents * (0.02 + 0.13 * ((hash >>> 1) / 2 ** 31))));
   const restated = hash % 2 === 0 ? cents + revision * step : cents - revision * step;
   return restated > 0 ? restated : cents + revision * step;
-}
-
-/** The /urls of the revised artist: its first link removed, a second website link added. */
-export function revisedUrls(artist: SocialArtist, urls: readonly ArtistUrl[]) {
-  const removed = urls.slice(0, 1);
-  const added: ArtistUrl[] = [
-    { domain: "website", url: `https://www.artist-${artist.cm_artist}.example.net/` },
-  ];
-  return { removed, added, urls: [...urls.slice(1), ...added] };
 }
 
 export function formatDays(days: readonly number[]): string[] {

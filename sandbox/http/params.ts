@@ -5,7 +5,7 @@ import { FieldError, ValidationError } from "./errors.js";
 /** Reads one field: returns its value or throws FieldError naming the field by `label`. */
 export type Field<T> = (raw: unknown, label: string) => T;
 
-type Parsed<S> = { [K in keyof S]: S[K] extends Field<infer T> ? T : never };
+export type Parsed<S> = { [K in keyof S]: S[K] extends Field<infer T> ? T : never };
 
 const isAbsent = (raw: unknown) => raw === undefined || raw === null || raw === "";
 

@@ -15,14 +15,7 @@ import { pageOf } from "../http/paging.js";
 import { date, integer, oneOf, optional, parseParams, required, text } from "../http/params.js";
 import { ok, type Reply } from "../http/reply.js";
 import type { Route, RouteContext } from "../http/router.js";
-import {
-  coverageBody,
-  nestedPage,
-  servedLimit,
-  snapshotBody,
-  statBody,
-  urlRecords,
-} from "../shapes.js";
+import { coverageBody, nestedPage, servedLimit, snapshotBody, statBody } from "../shapes.js";
 
 const PREFIX = "/api/v1/artist-stats";
 const MAX_WINDOW_DAYS = 365;
@@ -39,12 +32,16 @@ function todayOf(data: SandboxDataset): number {
   return parseDay(data.today) ?? 0;
 }
 
-/** The social artist of `artist_id`; 404 when the statistics API does not know it. */
-function socialArtist({ query, data }: RouteContext): SocialArtist {
-  const { artist_id: id } = parseParams(query, { artist_id });
+/** The social artist `id`; 404 when the statistics API does not know it. */
+export function knownSocialArtist(data: SandboxDataset, id: number): SocialArtist {
   const artist = data.socialArtist(id);
   if (!artist) throw new HttpError(404, { message: `Artist ${id} not found` });
   return artist;
+}
+
+/** The social artist of `artist_id`. */
+function socialArtist({ query, data }: RouteContext): SocialArtist {
+  return knownSocialArtist(data, parseParams(query, { artist_id }).artist_id);
 }
 
 /** since/until with the upstream's defaults (the last 30 days) and its 365-day window cap. */
@@ -140,13 +137,6 @@ export const artistStatsRoutes: Route[] = [
       const series = context.data.statSeries(artist.cm_artist, source, since, until);
       return wrapped(statBody(series, context.knobs.shapes));
     },
-  },
-  {
-    method: "GET",
-    path: `${PREFIX}/urls`,
-    operation: "artistStats.urls",
-    handle: (context) =>
-      wrapped(urlRecords(context.data.urls(socialArtist(context).cm_artist), context.knobs.shapes)),
   },
   audienceRoute("social_3-audience-stats", "artistStats.social3AudienceStats", "social_3"),
   audienceRoute("short_video-audience-stats", "artistStats.shortVideoAudienceStats", "short_video"),

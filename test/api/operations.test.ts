@@ -5,7 +5,8 @@ import { toPayout } from "../../src/api/operations/royalties.js";
 import { toDecimal, toInteger, toText } from "../../src/api/read-values.js";
 import { asRecord } from "../../src/json/json-record.js";
 import { ParameterError } from "../../src/errors.js";
-import type { SandboxDataset } from "../../sandbox/index.js";
+import { endpointRecords, type SandboxDataset } from "../../sandbox/index.js";
+import { urlsEndpoint } from "../../src/streams/artist-stats/urls.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 
 let upstream: Upstream;
@@ -221,7 +222,10 @@ describe("artist statistics", () => {
 
   it("reads urls, radio airplays and radio spins as records", async () => {
     const id = artist().cm_artist;
-    expect((await api.artistStats.urls({ artist_id: id })).records).toEqual(data.urls(id));
+    const urls = await api.exchange(urlsEndpoint, { artist_id: id });
+    expect(urlsEndpoint.parse(urls.body).records).toEqual(
+      endpointRecords("urls", data, { artist_id: id }),
+    );
     expect(
       (await api.artistStats.radioAirplays({ artist_id: id, date: "2026-01-15" })).records,
     ).toEqual(data.radioAirplays(id, "2026-01-15"));
@@ -424,7 +428,7 @@ describe("parameter validation", () => {
           until: "2026-01-01",
         }),
     ],
-    ["urls", "artist_id", (a) => a.artistStats.urls({ artist_id: "12" as never })],
+    ["urls", "artist_id", (a) => a.exchange(urlsEndpoint, { artist_id: "12" as never })],
     ["social3AudienceStats", "artist_id", (a) => a.artistStats.social3AudienceStats({} as never)],
     [
       "shortVideoAudienceStats",

@@ -1,9 +1,9 @@
-// The guide to adding an endpoint shows real code: its declaration is the stream's, the files it
-// names exist, and what it counts is what the registry holds.
+// The guide to adding an endpoint shows real code, names files that exist, and counts what an
+// endpoint takes: its table of files is held to the worked example, and no other file of the
+// worker or the sandbox names that example.
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { STREAMS } from "../../src/streams/registry.js";
 import { PROJECT_ROOT } from "../helpers/cli.js";
 import { sourceFiles } from "../helpers/source-files.js";
 
@@ -13,16 +13,25 @@ const guide = read("docs/adding-an-endpoint.md");
 /** The TypeScript blocks of the guide. */
 const blocks = [...guide.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? "");
 
+/** The files of the guide's table of an endpoint's files. */
+const counted = [...guide.matchAll(/^\| `([\w-]+\/[\w./-]+\.(?:ts|md))` \|/gm)].map(
+  (m) => m[1] ?? "",
+);
+
+/** What names the worked example in code: its path, its table, its stream or module imported. */
+const NAMES_EXAMPLE =
+  /["'`](?:\/api\/v1)?\/artist-stats\/urls["'`]|artist_stats\.urls|artist_stats_urls|\/urls\.js["']/;
+
 describe("docs/adding-an-endpoint.md", () => {
-  it("shows the urls stream's declaration as the code has it", () => {
+  it("shows the urls stream's file as the code has it", () => {
     const code = read("src/streams/artist-stats/urls.ts");
-    const declaration = code.slice(code.indexOf("export const urls"));
-    expect(blocks[0]).toBe(declaration);
+    expect(blocks[0]).toBe(code.slice(code.indexOf("export const urlsEndpoint")));
   });
 
-  it("shows the operation line as the code has it", () => {
-    const line = blocks.find((block) => block.includes("listOperation("))?.trim() ?? "";
-    expect(read("src/api/operations/artist-stats.ts")).toContain(line);
+  it("shows the sandbox's module as the code has it", () => {
+    const code = read("sandbox/endpoints/urls.ts");
+    const block = blocks.find((text) => text.includes("sandboxEndpoint("));
+    expect(block).toBe(code.slice(code.indexOf("const PARAMS")));
   });
 
   it("names only files that exist", () => {
@@ -37,14 +46,34 @@ describe("docs/adding-an-endpoint.md", () => {
     expect(named.filter((path) => !existsSync(resolve(PROJECT_ROOT, path)))).toEqual([]);
   });
 
-  it("counts the streams that are declarations", () => {
-    const declared = /(\d+) of the (\d+) streams are declarations/.exec(guide);
-    expect(Number(declared?.[2])).toBe(STREAMS.length);
-    // The others are written with defineStream, one stream to a file.
+  it("counts an endpoint's files in its table, each holding the example", () => {
+    const count = /is \*\*(\d+) files\*\*/.exec(guide)?.[1];
+    expect(counted.length).toBeGreaterThanOrEqual(5);
+    expect(Number(count)).toBe(counted.length);
+    for (const file of counted) expect(read(file), file).toMatch(NAMES_EXAMPLE);
+    const migration = counted.find((file) => file.startsWith("migrations/")) ?? "";
+    expect(read(migration)).toMatch(/create table artist_stats\.urls\b/);
+  });
+
+  it("finds the example in no file of the worker or the sandbox but those it counts", () => {
+    const naming = ["src", "sandbox"]
+      .flatMap((folder) => sourceFiles(resolve(PROJECT_ROOT, folder)))
+      .filter((file) => NAMES_EXAMPLE.test(readFileSync(file, "utf8")))
+      .map((file) => relative(PROJECT_ROOT, file))
+      .sort();
+    expect(naming).toEqual(counted.filter((file) => /^(src|sandbox)\//.test(file)).sort());
+  });
+
+  it("says which streams are written by hand: those making several requests a page", () => {
+    expect(guide).toContain("Every other stream is a declaration.");
     const handWritten = sourceFiles(resolve(PROJECT_ROOT, "src/streams"))
       .filter((file) => !/streams\/(stream|endpoint-stream)\.ts$/.test(file))
-      .filter((file) => readFileSync(file, "utf8").includes("defineStream<"));
-    expect(handWritten.length).toBeGreaterThan(0);
-    expect(Number(declared?.[1])).toBe(STREAMS.length - handWritten.length);
+      .filter((file) => readFileSync(file, "utf8").includes("defineStream<"))
+      .map((file) => relative(PROJECT_ROOT, file))
+      .sort();
+    expect(handWritten).toEqual([
+      "src/streams/artist-stats/artists.ts",
+      "src/streams/catalogue/artists.ts",
+    ]);
   });
 });

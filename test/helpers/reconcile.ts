@@ -10,7 +10,13 @@ import {
   STATS_TYPES,
 } from "../../src/api/enums.js";
 import type { EtlConfig } from "../../src/config/etl-config-schema.js";
-import type { Payout, PlaylistEntry, SandboxDataset, ShapeKnobs } from "../../sandbox/index.js";
+import {
+  endpointRecords,
+  type Payout,
+  type PlaylistEntry,
+  type SandboxDataset,
+  type ShapeKnobs,
+} from "../../sandbox/index.js";
 import { RENAMED_FIELDS } from "../../sandbox/renamed-fields.js";
 import { addDays } from "../../src/time/calendar.js";
 import type { TestWarehouse } from "./warehouse.js";
@@ -591,7 +597,11 @@ function servedArtistStats(scope: ReconcileScope, artists: readonly number[]) {
         }
       }
     }
-    for (const { domain, url } of data.urls(id)) {
+    const urls = endpointRecords("urls", data, { artist_id: id }) as {
+      domain: string;
+      url: string;
+    }[];
+    for (const { domain, url } of urls) {
       served.urls.push({ key: `${id}|${domain}|${url}`, measure: "listed" });
     }
     for (const platform of EDITORIAL_PLATFORMS) {

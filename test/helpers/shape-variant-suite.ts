@@ -237,7 +237,6 @@ export function describeShapeVariants(part: number): void {
       expect(changes.trendDays).toHaveLength(3);
       expect(changes.restatedIncomeIds.length).toBeGreaterThan(0);
       expect(changes.paidPayoutId).not.toBeNull();
-      expect(changes.urls?.cmArtist).toBeDefined();
       await syncExpectingEverything();
     });
 

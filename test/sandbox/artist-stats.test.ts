@@ -6,7 +6,7 @@ import type {
   SocialArtist,
   StatPoint,
 } from "../../sandbox/index.js";
-import { startSandbox } from "../../sandbox/index.js";
+import { endpointRecords, startSandbox } from "../../sandbox/index.js";
 import { call, ok, wire } from "./call.js";
 
 const STATS = "/api/v1/artist-stats";
@@ -175,7 +175,7 @@ describe("sandbox artist statistics", () => {
       sandbox,
       `${STATS}/urls?artist_id=${id}`,
     );
-    expect(urls.obj).toEqual(sandbox.data.urls(id));
+    expect(urls.obj).toEqual(endpointRecords("urls", sandbox.data, { artist_id: id }));
     expect(urls.obj.every((url) => url.url.startsWith("https://"))).toBe(true);
     for (const [path, domain] of [
       ["social_3-audience-stats", "social_3"],

@@ -10,7 +10,7 @@ import {
   STATS_TYPES,
 } from "../../src/api/enums.js";
 import { type EtlConfig, etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import type { SandboxDataset, SocialArtist } from "../../sandbox/index.js";
+import { endpointRecords, type SandboxDataset, type SocialArtist } from "../../sandbox/index.js";
 import { artists as trackedArtists } from "../../src/streams/artist-stats/artists.js";
 import { artistStatsStreams } from "../../src/streams/artist-stats/index.js";
 import { playlistKey } from "../../src/streams/artist-stats/playlist-placements.js";
@@ -304,8 +304,8 @@ describe("artist statistics streams", () => {
         "select domain, url from artist_stats.urls where artist_id = $1 order by domain, url",
         [id],
       );
-      const expected = data()
-        .urls(id)
+      const served = endpointRecords("urls", data(), { artist_id: id });
+      const expected = (served as { domain: string; url: string }[])
         .map(({ domain, url }) => ({ domain, url }))
         .sort((x, y) => (x.domain < y.domain ? -1 : x.domain > y.domain ? 1 : 0));
       expect(rows, String(id)).toEqual(expected);
@@ -513,11 +513,9 @@ describe("artist statistics streams", () => {
         "select url from artist_stats.urls where artist_id = $1 order by url",
         [stale.artist],
       );
+      const served = endpointRecords("urls", data(), { artist_id: stale.artist });
       expect(rows.map((r) => r.url)).toEqual(
-        data()
-          .urls(stale.artist)
-          .map((u) => u.url)
-          .sort(),
+        (served as { url: string }[]).map((u) => u.url).sort(),
       );
       expect(rows.map((r) => r.url)).not.toContain("https://gone.example/");
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { charts, urls } from "../../src/api/operations/artist-stats.js";
+import { charts, cmStats } from "../../src/api/operations/artist-stats.js";
 import {
   type OffsetCursor,
   type OffsetParams,
@@ -95,7 +95,7 @@ describe("a stream's paging", () => {
         paging: byOffset,
         fetch: async (_context, _partition, page) => [
           // @ts-expect-error a request whose operation takes no offset and limit cannot be paged
-          await page.exchange(urls, { artist_id: 1 }),
+          await page.exchange(cmStats, { artist_id: 1 }),
         ],
       }),
       defineStream<Partition, never, typeof byWindow>({

@@ -11,6 +11,7 @@ import {
 import { dayOfTime, oneOrMany, toInteger, toDecimal, toText } from "../read-values.js";
 import { asRecord } from "../../json/json-record.js";
 import { readListPage, unwrapObject } from "../list-page.js";
+import { listEndpoint, objectEndpoint } from "../endpoint.js";
 import { API_PREFIX, defineOperation, segment } from "../operation.js";
 import {
   calendarDate,
@@ -21,9 +22,8 @@ import {
   orderedRange,
   positiveInt,
 } from "../params.js";
-import { type RecordList, type ObjectAnswer, toRecordList, toObjectAnswer } from "../results.js";
 
-const BASE = `${API_PREFIX}/artist-stats`;
+const BASE = "/artist-stats";
 
 export interface ArtistIdLookup {
   /** The social artist id (`cm_artist`) the statistics operations take, when one was found. */
@@ -132,44 +132,21 @@ const window = { since: calendarDate.optional(), until: calendarDate.optional() 
 const paging = { offset: offset.optional(), limit: limit.optional() };
 const SINCE_ORDER = { message: "must not be after until", path: ["since"] };
 
-/** An operation answering one object for an artist (statistics as they are now). */
-function snapshotOperation(name: string, path: string) {
-  return defineOperation({
-    name,
-    params: byArtist,
-    request: (query: z.output<typeof byArtist>) => ({
-      method: "GET" as const,
-      path: `${BASE}${path}`,
-      query,
-    }),
-    parse: (body): ObjectAnswer => toObjectAnswer(body),
-  });
-}
-
-function listOperation<S extends z.ZodType<Record<string, string | number | undefined>>>(
-  name: string,
-  path: string,
-  params: S,
-) {
-  return defineOperation({
-    name,
-    params,
-    request: (query: z.output<S>) => ({ method: "GET" as const, path: `${BASE}${path}`, query }),
-    parse: (body): RecordList => toRecordList(body),
-  });
-}
-
 export const artistId = defineOperation({
   name: "artistStats.artistId",
   params: z.object({ id: nonEmptyText }),
-  request: (query) => ({ method: "GET", path: `${BASE}/artist-id`, query }),
+  request: (query) => ({ method: "GET", path: `${API_PREFIX}${BASE}/artist-id`, query }),
   parse: toArtistIdLookup,
 });
 
 export const artistIdFromIdentifiers = defineOperation({
   name: "artistStats.artistIdFromIdentifiers",
   params: byArtist,
-  request: (query) => ({ method: "GET", path: `${BASE}/artist-id-from-identifiers`, query }),
+  request: (query) => ({
+    method: "GET",
+    path: `${API_PREFIX}${BASE}/artist-id-from-identifiers`,
+    query,
+  }),
   parse: toArtistIdLookup,
 });
 
@@ -180,35 +157,23 @@ export const stat = defineOperation({
     .refine(orderedRange, SINCE_ORDER),
   request: ({ source, ...query }) => ({
     method: "GET",
-    path: `${BASE}/stat/${segment(source)}`,
+    path: `${API_PREFIX}${BASE}/stat/${segment(source)}`,
     query,
   }),
   parse: toStatSeries,
 });
 
-export const cmStats = snapshotOperation("artistStats.cmStats", "/cm-stats");
-export const social3AudienceStats = snapshotOperation(
-  "artistStats.social3AudienceStats",
-  "/social_3-audience-stats",
+export const cmStats = objectEndpoint(`${BASE}/cm-stats`, byArtist);
+export const social3AudienceStats = objectEndpoint(`${BASE}/social_3-audience-stats`, byArtist);
+export const shortVideoAudienceStats = objectEndpoint(
+  `${BASE}/short_video-audience-stats`,
+  byArtist,
 );
-export const shortVideoAudienceStats = snapshotOperation(
-  "artistStats.shortVideoAudienceStats",
-  "/short_video-audience-stats",
-);
-export const videoAudienceStats = snapshotOperation(
-  "artistStats.videoAudienceStats",
-  "/video-audience-stats",
-);
-export const videoMarketCoverage = snapshotOperation(
-  "artistStats.videoMarketCoverage",
-  "/video-market-coverage",
-);
+export const videoAudienceStats = objectEndpoint(`${BASE}/video-audience-stats`, byArtist);
+export const videoMarketCoverage = objectEndpoint(`${BASE}/video-market-coverage`, byArtist);
 
-export const urls = listOperation("artistStats.urls", "/urls", byArtist);
-
-export const socialAudienceStats = listOperation(
-  "artistStats.socialAudienceStats",
-  "/social-audience-stats",
+export const socialAudienceStats = listEndpoint(
+  `${BASE}/social-audience-stats`,
   z
     .object({
       artist_id: positiveInt,
@@ -221,9 +186,8 @@ export const socialAudienceStats = listOperation(
     .refine(orderedRange, SINCE_ORDER),
 );
 
-export const editorialPlaylists = listOperation(
-  "artistStats.editorialPlaylists",
-  "/editorial-playlists",
+export const editorialPlaylists = listEndpoint(
+  `${BASE}/editorial-playlists`,
   z
     .object({
       artist_id: positiveInt,
@@ -235,23 +199,17 @@ export const editorialPlaylists = listOperation(
     .refine(orderedRange, SINCE_ORDER),
 );
 
-export const curatorPlaylists = listOperation(
-  "artistStats.curatorPlaylists",
-  "/curator-playlists",
+export const curatorPlaylists = listEndpoint(
+  `${BASE}/curator-playlists`,
   z.object({ artist_id: positiveInt, platform: oneOf(CURATOR_PLATFORMS).optional(), ...paging }),
 );
 
 const byArtistOnDate = z.object({ artist_id: positiveInt, date: calendarDate.optional() });
-export const radioAirplays = listOperation(
-  "artistStats.radioAirplays",
-  "/radio-airplays",
-  byArtistOnDate,
-);
-export const radio = listOperation("artistStats.radio", "/radio", byArtistOnDate);
+export const radioAirplays = listEndpoint(`${BASE}/radio-airplays`, byArtistOnDate);
+export const radio = listEndpoint(`${BASE}/radio`, byArtistOnDate);
 
-export const charts = listOperation(
-  "artistStats.charts",
-  "/charts",
+export const charts = listEndpoint(
+  `${BASE}/charts`,
   z.object({
     country_code: z
       .string()
@@ -268,7 +226,6 @@ export const artistStatsOperations = {
   artistIdFromIdentifiers,
   cmStats,
   stat,
-  urls,
   social3AudienceStats,
   shortVideoAudienceStats,
   videoAudienceStats,

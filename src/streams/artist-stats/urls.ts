@@ -1,13 +1,20 @@
+import { z } from "zod";
+import { listEndpoint } from "../../api/endpoint.js";
+import { positiveInt } from "../../api/params.js";
 import { toText, toKeyTexts } from "../../api/read-values.js";
-import { urls as urlsOperation } from "../../api/operations/artist-stats.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { TRACKED_ARTISTS } from "./tracked-artists.js";
+
+export const urlsEndpoint = listEndpoint(
+  "/artist-stats/urls",
+  z.object({ artist_id: positiveInt }),
+);
 
 export const urls = endpointStream({
   name: "artist_stats_urls",
   family: "artist_stats",
   partitions: TRACKED_ARTISTS,
-  operation: urlsOperation,
+  operation: urlsEndpoint,
   params: ({ artistId }) => ({ artist_id: artistId }),
   records: "list",
   table: "artist_stats.urls",
