@@ -6,9 +6,10 @@
  * and parsed and planned by Postgres each time (docs/benchmarks.md,
  * "Statements prepared by name").
  *
- * Only a statement seen `repeats` times is named, and at most `limit` are, for the process's
- * life: a prepared statement holds memory in every connection's server process, and a statement
- * of a rare shape (a write of as many rows as that page had) is not worth it.
+ * Only a statement seen `repeats` times and no longer than `maxLength` is named, and at most
+ * `limit` are, for the process's life: a prepared statement holds memory in every connection's
+ * server process, a statement of a rare shape (a write of as many rows as that page had) is not
+ * worth it, and a long one (a write of hundreds of rows) carries its rows' data anyway.
  */
 export class StatementNames {
   readonly #names = new Map<string, string>();
@@ -16,16 +17,18 @@ export class StatementNames {
   #made = 0;
 
   constructor(
-    private readonly options: { readonly repeats: number; readonly limit: number } = {
-      repeats: 3,
-      limit: 200,
-    },
+    private readonly options: {
+      readonly repeats: number;
+      readonly limit: number;
+      readonly maxLength: number;
+    } = { repeats: 3, limit: 200, maxLength: 16_384 },
   ) {}
 
   /** The name to prepare `text` under, once it has been seen often enough; undefined before. */
   nameOf(text: string): string | undefined {
     const named = this.#names.get(text);
     if (named !== undefined || this.#names.size >= this.options.limit) return named;
+    if (text.length > this.options.maxLength) return undefined;
     const seen = (this.#seen.get(text) ?? 0) + 1;
     if (seen < this.options.repeats) {
       // Counted texts are forgotten together once many: a statement that repeats comes back.

@@ -6,7 +6,7 @@ import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js
 
 describe("statement names", () => {
   it("names a statement once it is seen often enough, the same name after", () => {
-    const names = new StatementNames({ repeats: 3, limit: 10 });
+    const names = new StatementNames({ repeats: 3, limit: 10, maxLength: 100 });
     expect([names.nameOf("a"), names.nameOf("a")]).toEqual([undefined, undefined]);
     const name = names.nameOf("a");
     expect(name).toBeDefined();
@@ -15,7 +15,7 @@ describe("statement names", () => {
   });
 
   it("names no more than its limit", () => {
-    const names = new StatementNames({ repeats: 1, limit: 2 });
+    const names = new StatementNames({ repeats: 1, limit: 2, maxLength: 100 });
     expect(["a", "b", "c"].map((text) => names.nameOf(text) !== undefined)).toEqual([
       true,
       true,
@@ -24,8 +24,13 @@ describe("statement names", () => {
     expect(names.size).toBe(2);
   });
 
+  it("names no statement longer than its length", () => {
+    const names = new StatementNames({ repeats: 1, limit: 5, maxLength: 3 });
+    expect([names.nameOf("abc") !== undefined, names.nameOf("abcd")]).toEqual([true, undefined]);
+  });
+
   it("gives a forgotten statement a new name", () => {
-    const names = new StatementNames({ repeats: 1, limit: 5 });
+    const names = new StatementNames({ repeats: 1, limit: 5, maxLength: 100 });
     const first = names.nameOf("a");
     names.forget("a");
     const second = names.nameOf("a");
