@@ -3,7 +3,6 @@ import { pipeline } from "node:stream/promises";
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from "kysely";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { StatementNames } from "./statement-names.js";
 
 /**
  * `COPY … FROM STDIN $1` sent through Kysely: a statement of that form (the data as its one
@@ -15,14 +14,8 @@ import { StatementNames } from "./statement-names.js";
  */
 const COPY_FROM_STDIN = /^(\s*copy\s[\s\S]*\sfrom\s+stdin)\s+\$1\s*$/i;
 
-/** "cached plan must not change result type": a prepared statement's columns changed. */
-const CACHED_PLAN_CHANGED = "0A000";
-
 class CopyAwareClient implements PostgresPoolClient {
-  constructor(
-    private readonly client: pg.PoolClient,
-    private readonly names: StatementNames,
-  ) {}
+  constructor(private readonly client: pg.PoolClient) {}
 
   query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
   query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
@@ -39,16 +32,9 @@ class CopyAwareClient implements PostgresPoolClient {
     if (copy?.[1] && parameters?.length === 1) {
       return this.copy(copy[1], parameters[0]);
     }
-    const values = [...(parameters ?? [])];
-    // A statement without parameters may hold several (a migration's): those are sent as text.
-    const name = values.length > 0 ? this.names.nameOf(statement) : undefined;
-    if (name === undefined) {
-      return this.client.query(statement, values) as unknown as Promise<PostgresQueryResult<R>>;
-    }
-    return this.client.query({ name, text: statement, values }).catch((error: unknown) => {
-      if ((error as { code?: string }).code === CACHED_PLAN_CHANGED) this.names.forget(statement);
-      throw error;
-    }) as unknown as Promise<PostgresQueryResult<R>>;
+    return this.client.query(statement, parameters as unknown[]) as unknown as Promise<
+      PostgresQueryResult<R>
+    >;
   }
 
   release(): void {
@@ -64,28 +50,18 @@ class CopyAwareClient implements PostgresPoolClient {
   }
 }
 
-/**
- * A pg pool whose clients also take `COPY … FROM STDIN` with its data as the one parameter, and
- * prepare the statements sent again and again (StatementNames).
- */
+/** A pg pool whose clients also take `COPY … FROM STDIN` with its data as the one parameter. */
 export class CopyAwarePool implements PostgresPool {
   // The same wrapper for the same pg client: Kysely keeps per-client state keyed by it.
   readonly #wrappers = new WeakMap<pg.PoolClient, CopyAwareClient>();
 
-  readonly #names: StatementNames;
-
-  constructor(
-    private readonly pool: pg.Pool,
-    names = new StatementNames(),
-  ) {
-    this.#names = names;
-  }
+  constructor(private readonly pool: pg.Pool) {}
 
   async connect(): Promise<PostgresPoolClient> {
     const client = await this.pool.connect();
     let wrapper = this.#wrappers.get(client);
     if (!wrapper) {
-      wrapper = new CopyAwareClient(client, this.#names);
+      wrapper = new CopyAwareClient(client);
       this.#wrappers.set(client, wrapper);
     }
     return wrapper;
