@@ -32,8 +32,11 @@ export default sandboxEndpoint({
     variant: "url-arrays",
     serve: (urls) => {
       const byDomain = new Map<string, string[]>();
-      for (const { domain, url } of urls)
-        byDomain.set(domain, [...(byDomain.get(domain) ?? []), url]);
+      for (const { domain, url } of urls) {
+        const links = byDomain.get(domain) ?? [];
+        links.push(url);
+        byDomain.set(domain, links);
+      }
       return [...byDomain].map(([domain, links]) => ({ domain, url: links }));
     },
   },

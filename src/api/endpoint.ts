@@ -14,8 +14,9 @@ const camelCase = (segment: string) =>
 
 /**
  * The operation's name of an endpoint, from its path under the API's prefix: each segment in
- * camelCase, joined by dots (`/artist-stats/cm-stats` is `artistStats.cmStats`). It labels the metrics,
- * errors and landed responses, so a path names its operation the same way wherever it is read.
+ * camelCase, joined by dots (`/artist-stats/cm-stats` is `artistStats.cmStats`). It labels the
+ * metrics, errors and landed responses, so a path names its operation the same way wherever it
+ * is read.
  */
 export function operationNameOf(path: string): string {
   return path
