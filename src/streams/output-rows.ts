@@ -133,7 +133,12 @@ export async function writeRows(
   writer: WriterNote,
 ): Promise<number> {
   let written = 0;
-  const table = { ...state.output.target, version: state.discovery?.version(), writer };
+  const table = {
+    ...state.output.target,
+    version: state.discovery?.version(),
+    writer,
+    types: columnTypesNow(state),
+  };
   for (const { target, rows: shaped } of rowsByShape(table, rows, state.targets)) {
     if (state.expectNew) {
       const copied = await insertNewRows(db, target, shaped);
@@ -146,6 +151,16 @@ export async function writeRows(
     written += await upsertRows(db, target, shaped);
   }
   return written;
+}
+
+/**
+ * The table's columns' types as this load knows them: as declared, a discovered column's as it
+ * is now (it may have widened since the declared types were read).
+ */
+function columnTypesNow(state: OutputState): ReadonlyMap<string, string> {
+  const types = new Map([...state.types].map(([column, { type }]) => [column, type]));
+  for (const { column, kind } of state.discovery?.known().values() ?? []) types.set(column, kind);
+  return types;
 }
 
 /**

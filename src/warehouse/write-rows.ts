@@ -20,6 +20,11 @@ export interface VersionedTable extends TableKey {
   readonly version?: string;
   /** Who writes, for the history of restated values (see writer-note.ts). */
   readonly writer?: WriterNote;
+  /**
+   * Each column's Postgres type (`udt_name`, or a discovered column's kind), when known: a small
+   * batch is then sent as one text array per column, cast to its type (see insertStatement).
+   */
+  readonly types?: ReadonlyMap<string, string>;
 }
 
 /** Rows of one shape and the target that writes exactly their columns. */
@@ -199,19 +204,46 @@ function quoted(name: string): string {
 }
 
 /**
- * `insert into … values` around a batch's placeholders, as text once per target: through the
- * query builder, a batch of a few hundred rows was a node per value, compiled for every batch.
+ * Built-in types a text array's element is cast to by name; another (an enum, a domain, a type
+ * of some schema) is left to the placeholders' own inference.
  */
-const insertText = new WeakMap<TableTarget, { readonly head: string; readonly tail: string }>();
+const CASTABLE = new Set([
+  ...["int2", "int4", "int8", "bigint", "numeric", "float4", "float8", "bool", "boolean"],
+  ...["date", "timestamp", "timestamptz", "text", "varchar", "bpchar", "uuid", "json", "jsonb"],
+]);
 
-function insertStatement(db: Kysely<unknown>, target: TableTarget) {
+function castName(type: string | undefined): string | null {
+  if (type === undefined) return null;
+  const element = type.startsWith("_") ? type.slice(1) : type;
+  return CASTABLE.has(element) ? type : null;
+}
+
+/**
+ * The statement around a batch, as text once per target. With every column's type known, the
+ * rows go as one text array per column, unnested and cast: the text stays the same whatever the
+ * batch's size, where `values` takes a placeholder per value (kilobytes more per statement, sent
+ * to the socket and parsed by Postgres each time). Through the query builder, a batch of a few
+ * hundred rows was a node per value, compiled for every batch.
+ */
+type InsertText = { readonly unnest: string } | { readonly head: string; readonly tail: string };
+
+const insertText = new WeakMap<TableTarget, InsertText>();
+
+function insertStatement(db: Kysely<unknown>, target: TableTarget): InsertText {
   let text = insertText.get(target);
   if (!text) {
     const all = [...target.key, ...target.columns];
-    text = {
-      head: `insert into ${quoted(target.table)} as t (${all.map(quoted).join(", ")}) values `,
-      tail: ` ${onConflict(target).compile(db).sql}`,
-    };
+    const columns = all.map(quoted).join(", ");
+    const head = `insert into ${quoted(target.table)} as t (${columns})`;
+    const tail = onConflict(target).compile(db).sql;
+    const casts = all.map((column) => castName(target.types?.get(column)));
+    text = casts.every((cast) => cast !== null)
+      ? {
+          unnest: `${head} select ${all.map((c, i) => `u.${quoted(c)}::${casts[i]}`).join(", ")}
+            from unnest(${all.map((_, i) => `$${i + 1}::text[]`).join(", ")}) as u(${columns})
+            ${tail}`,
+        }
+      : { head: `${head} values `, tail: ` ${tail}` };
     insertText.set(target, text);
   }
   return text;
@@ -223,25 +255,41 @@ async function insertValues(
   rows: readonly Row[],
 ): Promise<number> {
   const all = [...target.key, ...target.columns];
-  const { head, tail } = insertStatement(db, target);
-  const batchSize = Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / all.length));
+  const text = insertStatement(db, target);
+  const batchSize =
+    "unnest" in text
+      ? MAX_ROWS_PER_STATEMENT
+      : Math.min(MAX_ROWS_PER_STATEMENT, Math.floor(MAX_PARAMETERS / all.length));
   let written = 0;
   for (let start = 0; start < rows.length; start += batchSize) {
     const batch = rows.slice(start, start + batchSize);
-    const parameters: unknown[] = [];
-    const tuples = batch.map((row) => {
-      const placeholders = all.map((column) => {
-        parameters.push(parameter(row[column]));
-        return `$${parameters.length}`;
-      });
-      return `(${placeholders.join(", ")})`;
-    });
-    const result = await db.executeQuery(
-      CompiledQuery.raw(`${head}${tuples.join(", ")}${tail}`, parameters),
-    );
+    const query =
+      "unnest" in text
+        ? CompiledQuery.raw(
+            text.unnest,
+            all.map((column) => batch.map((row) => parameter(row[column]))),
+          )
+        : valuesQuery(text, batch, all);
+    const result = await db.executeQuery(query);
     written += Number(result.numAffectedRows ?? 0);
   }
   return written;
+}
+
+function valuesQuery(
+  text: { readonly head: string; readonly tail: string },
+  batch: readonly Row[],
+  all: readonly string[],
+): CompiledQuery {
+  const parameters: unknown[] = [];
+  const tuples = batch.map((row) => {
+    const placeholders = all.map((column) => {
+      parameters.push(parameter(row[column]));
+      return `$${parameters.length}`;
+    });
+    return `(${placeholders.join(", ")})`;
+  });
+  return CompiledQuery.raw(`${text.head}${tuples.join(", ")}${text.tail}`, parameters);
 }
 
 async function mergeThroughStaging(

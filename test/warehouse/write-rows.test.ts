@@ -1,4 +1,6 @@
-import { type Kysely, sql } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+import { JsonDecimal } from "../../src/json/json-body.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeptKeys } from "../../src/warehouse/kept-keys.js";
 import {
@@ -9,6 +11,8 @@ import {
   rowsByShape,
 } from "../../src/warehouse/write-rows.js";
 import { type Row } from "../../src/warehouse/row.js";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
+import { columnTypes } from "../../src/warehouse/storable-values.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 const TARGET: TableTarget = {
@@ -26,10 +30,14 @@ const HOSTILE = [
   "quote ' double \" semicolon; drop table x; --",
   "emoji 🎵 Ελληνικά العربية 日本語",
   "",
+  "NULL",
+  '{braces, and "quotes"}',
 ];
 
 let warehouse: TestWarehouse;
 let db: Kysely<unknown>;
+/** TARGET with every column's type, as a load knows them. */
+let typed: TableTarget;
 
 beforeAll(async () => {
   warehouse = await createTestWarehouse("write_rows");
@@ -38,6 +46,8 @@ beforeAll(async () => {
   await warehouse.query(
     "alter table sales.trend_items add item_name text, add count bigint, add percentage numeric",
   );
+  const types = await columnTypes(db, "sales.trend_items");
+  typed = { ...TARGET, types: new Map([...types].map(([column, { type }]) => [column, type])) };
 });
 
 afterAll(() => warehouse.drop());
@@ -89,21 +99,27 @@ function expected(input: Row[]) {
 }
 
 describe.each([
-  ["a small batch (INSERT … VALUES)", 40, "2026-01-01"],
-  ["a large batch (COPY into staging, then INSERT … SELECT)", 1_200, "2026-01-02"],
-])("upsertRows with %s", (_label, n, day) => {
+  ["a small batch (INSERT … VALUES)", 40, "2026-01-01", () => TARGET],
+  ["a small batch of typed columns (INSERT … SELECT from unnest)", 40, "2026-01-03", () => typed],
+  ["a large batch (COPY into staging, then INSERT … SELECT)", 1_200, "2026-01-02", () => TARGET],
+])("upsertRows with %s", (_label, n, day, targetOf) => {
+  let target: TableTarget;
+  beforeAll(() => {
+    target = targetOf();
+  });
+
   it("stores every value byte for byte, nulls as null, outside a transaction", async () => {
     const input = rows(day, n);
-    expect(await upsertRows(db, TARGET, input)).toBe(n);
+    expect(await upsertRows(db, target, input)).toBe(n);
     expect(await storedJson(day)).toEqual(expectedJson(input));
   });
 
   it("writes nothing when nothing changed, and exactly the changed rows inside a transaction", async () => {
-    expect(await upsertRows(db, TARGET, rows(day, n))).toBe(0);
+    expect(await upsertRows(db, target, rows(day, n))).toBe(0);
     const changed = rows(day, n, (i) => (i % 10 === 3 ? i + 1_000_000 : i));
     const written = await warehouse.db
       .transaction()
-      .execute((trx) => upsertRows(trx as unknown as Kysely<unknown>, TARGET, changed));
+      .execute((trx) => upsertRows(trx as unknown as Kysely<unknown>, target, changed));
     expect(written).toBe(n / 10);
     const [row] = await warehouse.query<{ n: number }>(
       "select count(*)::int as n from sales.trend_items where day = $1 and count >= 1000000",
@@ -116,7 +132,7 @@ describe.each([
     const twice = [...rows(day, n), ...rows(day, n, () => 777_777)];
     await expect(
       warehouse.db.transaction().execute(async (trx) => {
-        expect(await upsertRows(trx as unknown as Kysely<unknown>, TARGET, twice)).toBe(n);
+        expect(await upsertRows(trx as unknown as Kysely<unknown>, target, twice)).toBe(n);
         throw new Error("roll back");
       }),
     ).rejects.toThrow("roll back");
@@ -125,7 +141,7 @@ describe.each([
       [day],
     );
     expect(before?.n).toBe(0);
-    expect(await upsertRows(db, TARGET, twice)).toBe(n);
+    expect(await upsertRows(db, target, twice)).toBe(n);
     const [after] = await warehouse.query<{ n: number }>(
       "select count(*)::int as n from sales.trend_items where day = $1 and count = 777777",
       [day],
@@ -184,6 +200,106 @@ describe("insertNewRows", () => {
     expect(await insertNewRows(db, TARGET, rows(day, 600))).toBe(600);
     expect(await insertNewRows(db, TARGET, rows(day, 600))).toBeNull();
     expect(await storedJson(day)).toEqual(expectedJson(rows(day, 600)));
+  });
+});
+
+describe("a small batch whose columns' types are all known", () => {
+  /** The statements a batch's write sends, through a client that logs them. */
+  async function sentBy(target: TableTarget, input: Row[]): Promise<string[]> {
+    const sent: string[] = [];
+    const logging = new Kysely<unknown>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ ...pgConnectionConfig(warehouse.url), max: 1 }),
+      }),
+      log: (event) => void sent.push(event.query.sql),
+    });
+    try {
+      await upsertRows(logging, target, input);
+    } finally {
+      await logging.destroy();
+    }
+    return sent;
+  }
+
+  it("goes as one statement whose text is the same for one row and for hundreds", async () => {
+    const [one, many] = [
+      await sentBy(typed, rows("2026-03-01", 1)),
+      await sentBy(typed, rows("2026-03-02", 400)),
+    ];
+    expect(one).toHaveLength(1);
+    expect(many).toEqual(one);
+    expect(await storedJson("2026-03-02")).toEqual(expectedJson(rows("2026-03-02", 400)));
+  });
+
+  it("goes as values, a placeholder each, when a column's type is unknown or not built in", async () => {
+    const mood = { ...typed, types: new Map([...(typed.types ?? []), ["item_name", "mood"]]) };
+    for (const [target, day] of [
+      [TARGET, "2026-03-03"],
+      [mood, "2026-03-04"],
+    ] as const) {
+      const [one, many] = [await sentBy(target, rows(day, 1)), await sentBy(target, rows(day, 3))];
+      expect(many[0]?.length).toBeGreaterThan(one[0]?.length ?? 0);
+      expect(await storedJson(day)).toEqual(expectedJson(rows(day, 3)));
+    }
+  });
+
+  it("stores instants, days, booleans, lists, exact decimals and nulls as a placeholder would", async () => {
+    await warehouse.query(
+      "create table public.kinds (id int8 primary key, at timestamptz, plain timestamp, day date, yes bool, tags _text, amount numeric, doc jsonb, note varchar(20), synced_at timestamptz default now())",
+    );
+    const types = await columnTypes(db, "public.kinds");
+    const target = (typedToo: boolean): TableTarget => ({
+      table: "public.kinds",
+      key: ["id"],
+      columns: ["at", "plain", "day", "yes", "tags", "amount", "doc", "note"],
+      ...(typedToo ? { types: new Map([...types].map(([c, { type }]) => [c, type])) } : {}),
+    });
+    const input = (offset: number): Row[] => [
+      {
+        id: offset + 1,
+        at: new Date("2026-03-01T12:34:56.789Z"),
+        plain: "2026-03-01 01:02:03.456",
+        day: "2026-03-01",
+        yes: true,
+        tags: '{"a","b,c","NULL",NULL}',
+        amount: new JsonDecimal("12345678901234567890.123456789"),
+        doc: { n: new JsonDecimal("0.10"), s: '"q"' },
+        note: 'ü \\ "',
+      },
+      {
+        id: offset + 2,
+        at: null,
+        plain: null,
+        day: null,
+        yes: false,
+        tags: "{}",
+        amount: 0.1,
+        doc: [1, "two", null],
+        note: "",
+      },
+      {
+        id: offset + 3,
+        at: undefined,
+        plain: undefined,
+        day: undefined,
+        yes: null,
+        tags: null,
+        amount: null,
+        doc: null,
+        note: null,
+      },
+    ];
+    expect(await upsertRows(db, target(false), input(0))).toBe(3);
+    expect(await upsertRows(db, target(true), input(10))).toBe(3);
+    const stored = await warehouse.query<Record<string, unknown>>(
+      "select id % 10 as id, at::text, plain::text, day::text, yes, tags::text, amount::text, doc::text, note from public.kinds order by kinds.id",
+    );
+    expect(stored.slice(3)).toEqual(stored.slice(0, 3));
+    expect(stored[0]).toMatchObject({
+      amount: "12345678901234567890.123456789",
+      tags: '{a,"b,c","NULL",NULL}',
+      doc: '{"n": 0.10, "s": "\\"q\\""}',
+    });
   });
 });
 
