@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { CompiledQuery, type Kysely, sql } from "kysely";
 import { jsonText } from "../json/json-body.js";
+import { castName } from "./cast-names.js";
 import { copyData, copyText } from "./copy-text.js";
 import type { KeptKeys } from "./kept-keys.js";
 import type { Row, TableKey } from "./row.js";
@@ -20,10 +21,7 @@ export interface VersionedTable extends TableKey {
   readonly version?: string;
   /** Who writes, for the history of restated values (see writer-note.ts). */
   readonly writer?: WriterNote;
-  /**
-   * Each column's Postgres type (`udt_name`, or a discovered column's kind), when known: a small
-   * batch is then sent as one text array per column, cast to its type (see insertStatement).
-   */
+  /** Each column's Postgres type (`udt_name`, or a discovered kind), when known (insertStatement). */
   readonly types?: ReadonlyMap<string, string>;
 }
 
@@ -204,26 +202,9 @@ function quoted(name: string): string {
 }
 
 /**
- * Built-in types a text array's element is cast to by name; another (an enum, a domain, a type
- * of some schema) is left to the placeholders' own inference.
- */
-const CASTABLE = new Set([
-  ...["int2", "int4", "int8", "bigint", "numeric", "float4", "float8", "bool", "boolean"],
-  ...["date", "timestamp", "timestamptz", "text", "varchar", "bpchar", "uuid", "json", "jsonb"],
-]);
-
-function castName(type: string | undefined): string | null {
-  if (type === undefined) return null;
-  const element = type.startsWith("_") ? type.slice(1) : type;
-  return CASTABLE.has(element) ? type : null;
-}
-
-/**
- * The statement around a batch, as text once per target. With every column's type known, the
- * rows go as one text array per column, unnested and cast: the text stays the same whatever the
- * batch's size, where `values` takes a placeholder per value (kilobytes more per statement, sent
- * to the socket and parsed by Postgres each time). Through the query builder, a batch of a few
- * hundred rows was a node per value, compiled for every batch.
+ * The statement around a batch, once per target. With every column's type known, one text array
+ * per column, unnested and cast: the same text whatever the batch's size (`values` takes a
+ * placeholder per value, kilobytes more per statement).
  */
 type InsertText = { readonly unnest: string } | { readonly head: string; readonly tail: string };
 
