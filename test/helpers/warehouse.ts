@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
-import type { Migration } from "kysely";
+import { Kysely, type Migration, PostgresDialect } from "kysely";
 import pg from "pg";
 import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { ensureDatabase } from "../../src/warehouse/ensure-database.js";
@@ -95,4 +95,25 @@ export function migrationsWith(extra: Readonly<Record<string, Migration>>) {
     names: async () => [...(await folder.names()), ...Object.keys(extra)],
     getMigrations: async () => ({ ...(await folder.getMigrations()), ...extra }),
   };
+}
+
+/**
+ * The statements `work` sends through a client of its own on `url` (one connection), each text
+ * as sent: for tests of what reaches Postgres.
+ */
+export async function statementsSent<DB>(
+  url: string,
+  work: (db: Kysely<DB>) => Promise<unknown>,
+): Promise<string[]> {
+  const sent: string[] = [];
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: new pg.Pool({ ...pgConnectionConfig(url), max: 1 }) }),
+    log: (event) => void sent.push(event.query.sql),
+  });
+  try {
+    await work(db);
+  } finally {
+    await db.destroy();
+  }
+  return sent;
 }

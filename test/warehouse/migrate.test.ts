@@ -1,10 +1,7 @@
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
-import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import type { Database } from "../../src/warehouse/schema.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { createTestWarehouse, statementsSent, type TestWarehouse } from "../helpers/warehouse.js";
 
 let warehouse: TestWarehouse;
 
@@ -20,18 +17,9 @@ describe("migrating the warehouse", () => {
   });
 
   it("costs an up-to-date warehouse one query: no lock, no catalogue introspection", async () => {
-    const statements: string[] = [];
-    const db = new Kysely<Database>({
-      dialect: new PostgresDialect({
-        pool: new pg.Pool({ ...pgConnectionConfig(warehouse.url), max: 1 }),
-      }),
-      log: (event) => void statements.push(event.query.sql),
-    });
-    try {
+    const statements = await statementsSent<Database>(warehouse.url, async (db) => {
       expect(await migrateToLatest(db)).toEqual({ applied: [], newer: [] });
-    } finally {
-      await db.destroy();
-    }
+    });
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatch(/from etl\.kysely_migration\b/);
   });

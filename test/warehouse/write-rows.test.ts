@@ -1,5 +1,4 @@
-import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
+import { type Kysely, sql } from "kysely";
 import { JsonDecimal } from "../../src/json/json-body.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KeptKeys } from "../../src/warehouse/kept-keys.js";
@@ -11,9 +10,8 @@ import {
   rowsByShape,
 } from "../../src/warehouse/write-rows.js";
 import { type Row } from "../../src/warehouse/row.js";
-import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import { columnTypes } from "../../src/warehouse/storable-values.js";
-import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+import { createTestWarehouse, statementsSent, type TestWarehouse } from "../helpers/warehouse.js";
 
 const TARGET: TableTarget = {
   table: "sales.trend_items",
@@ -204,22 +202,8 @@ describe("insertNewRows", () => {
 });
 
 describe("a small batch whose columns' types are all known", () => {
-  /** The statements a batch's write sends, through a client that logs them. */
-  async function sentBy(target: TableTarget, input: Row[]): Promise<string[]> {
-    const sent: string[] = [];
-    const logging = new Kysely<unknown>({
-      dialect: new PostgresDialect({
-        pool: new pg.Pool({ ...pgConnectionConfig(warehouse.url), max: 1 }),
-      }),
-      log: (event) => void sent.push(event.query.sql),
-    });
-    try {
-      await upsertRows(logging, target, input);
-    } finally {
-      await logging.destroy();
-    }
-    return sent;
-  }
+  const sentBy = (target: TableTarget, input: Row[]) =>
+    statementsSent<unknown>(warehouse.url, (logging) => upsertRows(logging, target, input));
 
   it("goes as one statement whose text is the same for one row and for hundreds", async () => {
     const [one, many] = [
