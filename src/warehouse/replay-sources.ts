@@ -1,4 +1,4 @@
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { Database } from "./schema.js";
 
 /** A successful sync of a partition whose responses a replay loads again. */
@@ -19,26 +19,34 @@ const SLICE = 1_000;
  * The successful syncs of a stream to replay, oldest first, a slice at a time: the last of each
  * partition ("partition"), the last of each partition and day ("day"), or all ("all"). A range
  * keeps daily partitions whose day is in it, and the others fetched on a day in it.
+ *
+ * A sync is the last when no later one of its partition (and day) qualifies: asked of each
+ * sync a slice reads, through the partition's own attempts, so that a slice costs what it
+ * holds. Choosing the last of every partition first and then slicing the choice would sort all
+ * of the stream's syncs again for every slice: a year's trends, 150 times over.
  */
 export async function* replaySources(
   db: Kysely<Database>,
   stream: string,
   scope: "partition" | "day" | "all",
   range: { readonly from?: string; readonly to?: string },
+  slice = SLICE,
 ): AsyncGenerator<ReplaySourceRow[]> {
-  const day = sql`coalesce(partition_data->>'day', extracted_on::text)`;
-  const group =
-    scope === "partition"
-      ? sql`distinct on (partition)`
-      : scope === "day"
-        ? sql`distinct on (partition, extracted_on)`
-        : sql``;
-  const order =
-    scope === "partition"
-      ? sql`order by partition, run_id desc`
-      : scope === "day"
-        ? sql`order by partition, extracted_on, run_id desc`
-        : sql``;
+  const qualifies = (run: string) => {
+    const day = sql`coalesce(${sql.ref(`${run}.partition_data`)}->>'day', ${sql.ref(`${run}.extracted_on`)}::text)`;
+    return sql`${sql.ref(`${run}.kind`)} = 'sync' and ${sql.ref(`${run}.status`)} = 'succeeded'
+      and ${sql.ref(`${run}.response_ids`)} is not null
+      and (${range.from ?? null}::text is null or ${day} >= ${range.from ?? null})
+      and (${range.to ?? null}::text is null or ${day} <= ${range.to ?? null})`;
+  };
+  const last: RawBuilder<unknown> =
+    scope === "all"
+      ? sql``
+      : sql`and not exists (
+          select 1 from etl.sync_runs later
+           where later.stream = s.stream and later.partition = s.partition
+             and later.run_id > s.run_id and ${qualifies("later")}
+             ${scope === "day" ? sql`and later.extracted_on = s.extracted_on` : sql``})`;
   let after = "0";
   for (;;) {
     const { rows } = await sql<{
@@ -49,17 +57,13 @@ export async function* replaySources(
       response_ids: string[];
       pages: string[] | null;
     }>`
-      with chosen as (
-        select ${group} run_id, partition, partition_data, extracted_on::text as extracted_on,
-               response_ids, pages
-          from etl.sync_runs
-         where stream = ${stream} and kind = 'sync' and status = 'succeeded'
-           and response_ids is not null
-           and (${range.from ?? null}::text is null or ${day} >= ${range.from ?? null})
-           and (${range.to ?? null}::text is null or ${day} <= ${range.to ?? null})
-         ${order}
-      )
-      select * from chosen where run_id > ${after} order by run_id limit ${SLICE}`.execute(db);
+      select s.run_id, s.partition, s.partition_data, s.extracted_on::text as extracted_on,
+             s.response_ids, s.pages
+        from etl.sync_runs s
+       where s.stream = ${stream} and s.run_id > ${after} and ${qualifies("s")}
+         ${last}
+       order by s.run_id
+       limit ${slice}`.execute(db);
     if (rows.length === 0) return;
     yield rows.map((row) => ({
       attemptId: row.run_id,
@@ -70,6 +74,6 @@ export async function* replaySources(
       pages: row.pages,
     }));
     after = rows.at(-1)?.run_id ?? after;
-    if (rows.length < SLICE) return;
+    if (rows.length < slice) return;
   }
 }

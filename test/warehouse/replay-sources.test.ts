@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replaySources, type ReplaySourceRow } from "../../src/warehouse/replay-sources.js";
+import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
+
+interface Attempt {
+  readonly id: number;
+  readonly stream: string;
+  readonly partition: string;
+  /** A daily partition's day; null for one of no day (its syncs count by extracted_on). */
+  readonly day: string | null;
+  readonly extractedOn: string;
+  readonly kind: "sync" | "replay";
+  readonly status: "succeeded" | "failed";
+  readonly landed: boolean;
+}
+
+const DAYS = ["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-04"];
+
+const day = (i: number) => DAYS[i % DAYS.length] ?? "";
+
+/** Attempts of two streams, daily partitions and others, interleaved as workers record them. */
+function attempts(): Attempt[] {
+  let seed = 7;
+  const next = (n: number) => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+    // The high bits: a power-of-two modulus leaves the low ones a short cycle.
+    return Math.floor(seed / 65_536) % n;
+  };
+  return Array.from({ length: 400 }, (_, i) => {
+    const daily = next(3) > 0;
+    const partition = daily ? `p${next(12)}` : `whole${next(3)}`;
+    return {
+      id: i + 1,
+      stream: next(4) === 0 ? "other" : "trends",
+      partition,
+      day: daily ? day(Number(partition.slice(1))) : null,
+      extractedOn: day(next(DAYS.length)),
+      kind: next(5) === 0 ? "replay" : "sync",
+      status: next(6) === 0 ? "failed" : "succeeded",
+      landed: next(10) > 0,
+    };
+  });
+}
+
+/** What replaySources must give, by the plain reading of its contract. */
+function expected(
+  all: readonly Attempt[],
+  scope: "partition" | "day" | "all",
+  range: { from?: string; to?: string },
+): string[] {
+  const kept = all.filter((a) => {
+    const day = a.day ?? a.extractedOn;
+    return (
+      a.stream === "trends" &&
+      a.kind === "sync" &&
+      a.status === "succeeded" &&
+      a.landed &&
+      (range.from === undefined || day >= range.from) &&
+      (range.to === undefined || day <= range.to)
+    );
+  });
+  const group = (a: Attempt) =>
+    scope === "partition"
+      ? a.partition
+      : scope === "day"
+        ? `${a.partition} ${a.extractedOn}`
+        : a.id;
+  const last = new Map<string | number, Attempt>();
+  for (const a of kept) if ((last.get(group(a))?.id ?? 0) < a.id) last.set(group(a), a);
+  return [...last.values()].sort((a, b) => a.id - b.id).map((a) => String(a.id));
+}
+
+let warehouse: TestWarehouse;
+const ALL = attempts();
+
+beforeAll(async () => {
+  warehouse = await createTestWarehouse("replay_sources");
+  for (const a of ALL) {
+    await warehouse.query(
+      `insert into etl.sync_runs
+         (run_id, stream, partition, status, kind, response_ids, partition_data, extracted_on)
+       overriding system value
+       values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        a.id,
+        a.stream,
+        a.partition,
+        a.status,
+        a.kind,
+        a.landed ? [String(a.id)] : null,
+        a.day === null ? {} : { day: a.day },
+        a.extractedOn,
+      ],
+    );
+  }
+});
+
+afterAll(() => warehouse.drop());
+
+async function read(
+  scope: "partition" | "day" | "all",
+  range: { from?: string; to?: string },
+  slice: number,
+): Promise<{ ids: string[]; slices: ReplaySourceRow[][] }> {
+  const slices: ReplaySourceRow[][] = [];
+  for await (const rows of replaySources(warehouse.db, "trends", scope, range, slice))
+    slices.push(rows);
+  return { ids: slices.flat().map((row) => row.attemptId), slices };
+}
+
+describe("replaySources", () => {
+  const ranges = [
+    {},
+    { from: "2026-03-02" },
+    { to: "2026-03-02" },
+    { from: "2026-03-03", to: "2026-03-03" },
+  ];
+  describe.each(["partition", "day", "all"] as const)("%s", (scope) => {
+    it.each(ranges)(
+      "gives the last successful landed syncs within %o, oldest first",
+      async (range) => {
+        const want = expected(ALL, scope, range);
+        expect(want.length).toBeGreaterThan(0);
+        for (const slice of [1, 3, 1_000]) {
+          const { ids, slices } = await read(scope, range, slice);
+          expect(ids).toEqual(want);
+          expect(slices.every((rows) => rows.length <= slice)).toBe(true);
+        }
+      },
+    );
+  });
+
+  it("carries each sync's partition, its data, its day and its responses", async () => {
+    const { slices } = await read("all", {}, 1_000);
+    const first = slices[0]?.[0];
+    const source = ALL.find((a) => String(a.id) === first?.attemptId);
+    expect(first).toEqual({
+      attemptId: String(source?.id),
+      partition: source?.partition,
+      partitionData: source?.day === null ? {} : { day: source?.day },
+      extractedOn: source?.extractedOn,
+      responseIds: [String(source?.id)],
+      pages: null,
+    });
+  });
+});
