@@ -4,7 +4,6 @@ import { storedResponses } from "../warehouse/responses.js";
 import { PageSizes } from "./page-sizes.js";
 import type { DayRange } from "./plan-partitions.js";
 import type { RunnerDeps } from "./attempt-record.js";
-import { PartitionLanes } from "./partition-lanes.js";
 import { replayPartition } from "./replay-partition.js";
 import { type PartitionOutcome } from "./partition-outcome.js";
 import { type StreamSummary, StreamTally } from "./stream-tally.js";
@@ -40,50 +39,45 @@ export async function runReplay(
   onStream?: (summary: StreamSummary) => void,
 ): Promise<StreamSummary[]> {
   const limit = pLimit(deps.config.max_concurrency);
-  // Loads left in the pool while the next slice is read: enough to keep it busy meanwhile.
-  const ahead = 4 * deps.config.max_concurrency;
   const runner = { ...deps, pageSizes: new PageSizes({ replay: true }) };
   const summaries: StreamSummary[] = [];
   for (const stream of streams) {
     const tally = new StreamTally(stream.name);
     const released = new Set<string>();
-    const lanes = new PartitionLanes<PartitionOutcome | null>(limit);
     for await (const slice of replaySources(deps.db, stream.name, replayScope(stream), range)) {
-      if (deps.signal?.aborted) break;
-      for (const row of slice) {
-        const first = !released.has(row.partition);
-        released.add(row.partition);
-        lanes.add(row.partition, () => replaySync(runner, stream, row, first));
-      }
-      tally.add(done(await lanes.settledTo(ahead)));
+      const byPartition = new Map<string, ReplaySourceRow[]>();
+      for (const row of slice)
+        byPartition.set(row.partition, [...(byPartition.get(row.partition) ?? []), row]);
+      const outcomes = await Promise.all(
+        [...byPartition.values()].map((rows) =>
+          limit(async () => {
+            const done: PartitionOutcome[] = [];
+            for (const row of rows) {
+              if (deps.signal?.aborted) break;
+              const first = !released.has(row.partition);
+              released.add(row.partition);
+              const responses = await storedResponses(deps.db, row.responseIds);
+              done.push(
+                await replayPartition(runner, stream, {
+                  attemptId: row.attemptId,
+                  partition: { ...(row.partitionData as object), key: row.partition },
+                  extractedOn: row.extractedOn,
+                  responses,
+                  missingResponses: row.responseIds.length - responses.length,
+                  pages: row.pages,
+                  releaseQuarantine: first,
+                }),
+              );
+            }
+            return done;
+          }),
+        ),
+      );
+      tally.add(outcomes.flat());
     }
-    tally.add(done(await lanes.settledTo(0)));
     const summary = tally.summary();
     summaries.push(summary);
     onStream?.(summary);
   }
   return summaries;
-}
-
-const done = (outcomes: readonly (PartitionOutcome | null)[]) =>
-  outcomes.filter((outcome): outcome is PartitionOutcome => outcome !== null);
-
-/** One stored sync loaded again; null when the replay stopped before its turn came. */
-async function replaySync(
-  runner: ReplayDeps,
-  stream: Stream,
-  row: ReplaySourceRow,
-  releaseQuarantine: boolean,
-): Promise<PartitionOutcome | null> {
-  if (runner.signal?.aborted) return null;
-  const responses = await storedResponses(runner.db, row.responseIds);
-  return replayPartition(runner, stream, {
-    attemptId: row.attemptId,
-    partition: { ...(row.partitionData as object), key: row.partition },
-    extractedOn: row.extractedOn,
-    responses,
-    missingResponses: row.responseIds.length - responses.length,
-    pages: row.pages,
-    releaseQuarantine,
-  });
 }
