@@ -49,14 +49,14 @@ function expected(
   range: { from?: string; to?: string },
 ): string[] {
   const kept = all.filter((a) => {
-    const day = a.day ?? a.extractedOn;
+    const countedOn = a.day ?? a.extractedOn;
     return (
       a.stream === "trends" &&
       a.kind === "sync" &&
       a.status === "succeeded" &&
       a.landed &&
-      (range.from === undefined || day >= range.from) &&
-      (range.to === undefined || day <= range.to)
+      (range.from === undefined || countedOn >= range.from) &&
+      (range.to === undefined || countedOn <= range.to)
     );
   });
   const group = (a: Attempt) =>
