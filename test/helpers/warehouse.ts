@@ -98,17 +98,17 @@ export function migrationsWith(extra: Readonly<Record<string, Migration>>) {
 }
 
 /**
- * The statements `work` sends through a client of its own on `url` (one connection), each text
- * as sent: for tests of what reaches Postgres.
+ * The statements `work` sends through a client of its own on `url` (one connection), each with
+ * its parameters as sent: for tests of what reaches Postgres.
  */
-export async function statementsSent<DB>(
+export async function queriesSent<DB>(
   url: string,
   work: (db: Kysely<DB>) => Promise<unknown>,
-): Promise<string[]> {
-  const sent: string[] = [];
+): Promise<{ readonly sql: string; readonly parameters: readonly unknown[] }[]> {
+  const sent: { sql: string; parameters: readonly unknown[] }[] = [];
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: new pg.Pool({ ...pgConnectionConfig(url), max: 1 }) }),
-    log: (event) => void sent.push(event.query.sql),
+    log: (event) => void sent.push({ sql: event.query.sql, parameters: event.query.parameters }),
   });
   try {
     await work(db);
@@ -116,4 +116,12 @@ export async function statementsSent<DB>(
     await db.destroy();
   }
   return sent;
+}
+
+/** The texts of the statements `work` sends (see queriesSent). */
+export async function statementsSent<DB>(
+  url: string,
+  work: (db: Kysely<DB>) => Promise<unknown>,
+): Promise<string[]> {
+  return (await queriesSent(url, work)).map((query) => query.sql);
 }
