@@ -8,8 +8,8 @@ import type { Warehouse } from "../warehouse/database.js";
 import {
   quarantine,
   type Rejection,
+  quarantineRelease,
   rejectionHash,
-  releaseQuarantine,
 } from "../warehouse/rejected-records.js";
 import { finishSucceededAttempt } from "../warehouse/sync-runs.js";
 import type { PageSizes } from "./page-sizes.js";
@@ -219,8 +219,8 @@ export class PartitionLoad {
   }
 
   /**
-   * Releases what the quarantine no longer holds, and closes the attempt in one statement with
-   * the deletes of the rows the partition no longer holds and, for a sync, the partition's new
+   * Closes the attempt in one statement with the deletes of the rows the partition no longer
+   * holds, the release of what its quarantine no longer holds and, for a sync, the partition's new
    * checkpoint; then follows the columns other workers added meanwhile.
    */
   async #close(trx: Kysely<Database>, requests: number): Promise<void> {
@@ -231,9 +231,10 @@ export class PartitionLoad {
       ? missingRowDeletes(this.#states, partition, this.#options.today, this.#writer)
       : [];
     // A partition that never ran before has nothing in quarantine but what this load put there.
-    if (this.#options.quarantine === "replace" && !this.#options.expectNew) {
-      await releaseQuarantine(trx, stream.name, partition.key, this.#rejectedHashes);
-    }
+    const releases =
+      this.#options.quarantine === "replace" && !this.#options.expectNew
+        ? [quarantineRelease(stream.name, partition.key, this.#rejectedHashes)]
+        : [];
     const end = {
       ...this.account.attemptEnd("succeeded", requests),
       responseIds: this.#pages.responseIds,
@@ -247,6 +248,7 @@ export class PartitionLoad {
       success: this.#options.checkpoint ? { ...at, checkpoint } : undefined,
       rederived: this.#options.checkpoint ? undefined : at,
       deletes,
+      releases,
       discoveredOf: this.#states.filter((s) => s.discovery).map((s) => s.output.target.table),
     });
     this.account.rowsWritten += closed.deleted;

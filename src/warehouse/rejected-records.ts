@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { canonicalJson } from "../json/canonical-json.js";
 import type { Database } from "./schema.js";
 import { storableJsonText } from "./storable-values.js";
@@ -58,22 +58,18 @@ export async function quarantine(
 }
 
 /**
- * Releases a partition's quarantined records other than `keep` (hashes): a load that derived the
- * partition's whole state again found them storable, or no longer received them.
+ * The delete that releases a partition's quarantined records other than `keep` (hashes): a load
+ * that derived the partition's whole state again found them storable, or no longer received them.
+ * It runs in the statement closing the partition, a round trip fewer for every partition.
  */
-export async function releaseQuarantine(
-  db: Db,
+export function quarantineRelease(
   stream: string,
   partition: string,
   keep: readonly Buffer[],
-): Promise<number> {
-  const result = await db
-    .deleteFrom("etl.rejected_records")
-    .where("stream", "=", stream)
-    .where("partition", "=", partition)
-    .where(sql<boolean>`not (record_sha256 = any(${keep}::bytea[]))`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+): RawBuilder<unknown> {
+  return sql`delete from etl.rejected_records
+    where stream = ${stream} and partition = ${partition}
+      and not (record_sha256 = any(${keep}::bytea[]))`;
 }
 
 /** Quarantined records per stream. */

@@ -139,6 +139,8 @@ export interface SucceededClose {
   readonly rederived?: Omit<PartitionSuccess, "checkpoint">;
   /** Deletes of the rows the upstream no longer returns: the rows they delete count as written. */
   readonly deletes: readonly RawBuilder<unknown>[];
+  /** Deletes that are no row of the partition's tables (its quarantine's release): not counted. */
+  readonly releases?: readonly RawBuilder<unknown>[];
   /** Tables whose discovered columns' fingerprints the statement reads, after the partition's rows. */
   readonly discoveredOf: readonly string[];
 }
@@ -171,6 +173,13 @@ export async function finishSucceededAttempt(
     creator = creator.with(
       `deleted_${i}`,
       () => sql`(${statement} returning 1)`,
+    ) as unknown as QueryCreator<Database>;
+  }
+  // Run though no part of the statement reads them: Postgres runs every data-modifying CTE.
+  for (const [i, statement] of (close.releases ?? []).entries()) {
+    creator = creator.with(
+      `released_${i}`,
+      () => sql`(${statement})`,
     ) as unknown as QueryCreator<Database>;
   }
   const { success, rederived } = close;
