@@ -1,10 +1,10 @@
 import pLimit from "p-limit";
 import { replaySources, type ReplaySourceRow } from "../warehouse/replay-sources.js";
-import { storedResponses } from "../warehouse/responses.js";
 import { PageSizes } from "./page-sizes.js";
 import type { DayRange } from "./plan-partitions.js";
 import type { RunnerDeps } from "./attempt-record.js";
 import { replayPartition } from "./replay-partition.js";
+import { ReplayResponses } from "./replay-responses.js";
 import { type PartitionOutcome } from "./partition-outcome.js";
 import { type StreamSummary, StreamTally } from "./stream-tally.js";
 import type { Stream } from "./stream.js";
@@ -48,6 +48,7 @@ export async function runReplay(
       const byPartition = new Map<string, ReplaySourceRow[]>();
       for (const row of slice)
         byPartition.set(row.partition, [...(byPartition.get(row.partition) ?? []), row]);
+      const stored = new ReplayResponses(deps.db, [...byPartition.values()].flat());
       const outcomes = await Promise.all(
         [...byPartition.values()].map((rows) =>
           limit(async () => {
@@ -56,7 +57,7 @@ export async function runReplay(
               if (deps.signal?.aborted) break;
               const first = !released.has(row.partition);
               released.add(row.partition);
-              const responses = await storedResponses(deps.db, row.responseIds);
+              const responses = await stored.of(row);
               done.push(
                 await replayPartition(runner, stream, {
                   attemptId: row.attemptId,
