@@ -46,11 +46,15 @@ export async function runReplay(
     const released = new Set<string>();
     for await (const slice of replaySources(deps.db, stream.name, replayScope(stream), range)) {
       const byPartition = new Map<string, ReplaySourceRow[]>();
-      for (const row of slice)
-        byPartition.set(row.partition, [...(byPartition.get(row.partition) ?? []), row]);
-      const stored = new ReplayResponses(deps.db, [...byPartition.values()].flat());
+      for (const row of slice) {
+        const rows = byPartition.get(row.partition);
+        if (rows) rows.push(row);
+        else byPartition.set(row.partition, [row]);
+      }
+      const partitions = [...byPartition.values()];
+      const stored = new ReplayResponses(deps.db, partitions.flat());
       const outcomes = await Promise.all(
-        [...byPartition.values()].map((rows) =>
+        partitions.map((rows) =>
           limit(async () => {
             const done: PartitionOutcome[] = [];
             for (const row of rows) {
