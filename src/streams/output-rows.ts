@@ -5,8 +5,8 @@ import { type Row } from "../warehouse/row.js";
 import { KeptKeys } from "../warehouse/kept-keys.js";
 import { type ColumnTypes, storableRow } from "../warehouse/storable-values.js";
 import type { Kysely, RawBuilder } from "kysely";
+import { deleteMissingQuery } from "../warehouse/delete-missing.js";
 import {
-  deleteMissingQuery,
   insertNewRows,
   keyOf,
   rowsByShape,

@@ -3,7 +3,6 @@ import { CompiledQuery, type Kysely, sql } from "kysely";
 import { jsonText } from "../json/json-body.js";
 import { castName } from "./cast-names.js";
 import { copyData, copyText } from "./copy-text.js";
-import type { KeptKeys } from "./kept-keys.js";
 import type { Row, TableKey } from "./row.js";
 import { type WriterNote, writerNoteCondition } from "./writer-note.js";
 
@@ -78,7 +77,7 @@ const MAX_PARAMETERS = 65_000;
 const MAX_ROWS_PER_STATEMENT = 2_000;
 
 // node-postgres sends JS arrays as Postgres arrays: JSON values are sent as text instead.
-function parameter(value: unknown): unknown {
+export function parameter(value: unknown): unknown {
   if (value === undefined) return null;
   return value !== null && typeof value === "object" && !(value instanceof Date)
     ? jsonText(value)
@@ -300,51 +299,4 @@ function stagingName(target: TableTarget, columns: readonly string[]): string {
     .update(`${target.table}|${columns.join(",")}|${target.version ?? ""}`)
     .digest("hex");
   return `etl_staging_${digest.slice(0, 16)}`;
-}
-
-/**
- * The statement that deletes the rows of one partition whose key is not among `keep`: rows in any
- * of `scopes` (each column -> value; an empty one is the whole table), all with the same columns.
- * The keys go once for all scopes. A scope value is compared with `=`, a null one with `is null`
- * (incomes whose period could not be read are a scope too): `is not distinct from` would hide
- * the key's index from the planner, and every partition's delete would read the whole table.
- * With `writer`, the note is taken as each row is removed (CASE: only for those).
- */
-export function deleteMissingQuery(
-  target: TableKey,
-  scopes: readonly Row[],
-  keep: KeptKeys,
-  writer?: WriterNote,
-) {
-  const scoped = Object.keys(scopes[0] ?? {});
-  const rest = target.key.filter((column) => !scoped.includes(column));
-  const inScope = (scope: Row) =>
-    scoped.length === 0
-      ? sql`true`
-      : sql`(${sql.join(
-          scoped.map((c) =>
-            scope[c] === null || scope[c] === undefined
-              ? sql`t.${sql.ref(c)} is null`
-              : sql`t.${sql.ref(c)} = ${parameter(scope[c])}`,
-          ),
-          sql` and `,
-        )})`;
-  // When the scope is the whole key, the partition is one row: kept if it was written at all.
-  const kept =
-    keep.size === 0
-      ? sql`false`
-      : rest.length === 0
-        ? sql`true`
-        : sql`exists (
-          select 1 from unnest(${sql.join(rest.map((c) => sql`${keep.textArray(c)}::text[]`))})
-            as k(${sql.join(rest.map((c) => sql.ref(c)))})
-          where ${sql.join(
-            rest.map((c) => sql`k.${sql.ref(c)} = t.${sql.ref(c)}::text`),
-            sql` and `,
-          )})`;
-  const removed = writer
-    ? sql`case when ${kept} then false else ${writerNoteCondition(writer)} end`
-    : sql`not ${kept}`;
-  return sql`delete from ${sql.table(target.table)} as t
-    where (${sql.join(scopes.map(inScope), sql` or `)}) and ${removed}`;
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replaySources, type ReplaySourceRow } from "../../src/warehouse/replay-sources.js";
 import type { Database } from "../../src/warehouse/schema.js";
+import { type PlanNode, rowsExamined } from "../helpers/plan-work.js";
 import { createTestWarehouse, queriesSent, type TestWarehouse } from "../helpers/warehouse.js";
 
 interface Attempt {
@@ -145,25 +146,6 @@ describe("replaySources", () => {
     });
   });
 });
-
-/** A plan node of `explain (analyze, format json)`, as far as the rows it looked at go. */
-interface PlanNode {
-  readonly "Actual Rows": number;
-  readonly "Actual Loops": number;
-  readonly "Rows Removed by Filter"?: number;
-  readonly "Rows Removed by Join Filter"?: number;
-  readonly Plans?: readonly PlanNode[];
-}
-
-/** The rows every node of a plan produced or looked at and threw away, over all its loops. */
-function rowsExamined(node: PlanNode): number {
-  const own =
-    (node["Actual Rows"] +
-      (node["Rows Removed by Filter"] ?? 0) +
-      (node["Rows Removed by Join Filter"] ?? 0)) *
-    node["Actual Loops"];
-  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsExamined(child), 0);
-}
 
 describe("a slice's statement", () => {
   const SLICE = 100;
