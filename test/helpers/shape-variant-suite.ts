@@ -182,8 +182,8 @@ export function describeShapeVariants(part: number): void {
         today: TODAY,
         sandbox: { size: SIZE, knobs },
         // One answer in ten declares failure: with the harness's 5 tries, one request in 100,000
-        // fails them all, and a partition that fails so is right to fail. Over a variant's three
-        // syncs that came about (a CI run on a slow machine): the test asserts no partition fails.
+        // fails them all, which a variant's syncs meet now and then. Such a partition is right to
+        // fail, and this suite asserts that none does.
         etl: failureEnvelopes ? { ...tracking, max_retries: FAILURE_ENVELOPE_RETRIES } : tracking,
       });
       scope = {
