@@ -126,6 +126,13 @@ describe("the history of restated values", () => {
     );
     expect(unnamed.n).toBe(0);
 
+    // A version's new values are the columns that changed and only those.
+    const unchanged = await one<{ n: number }>(
+      `select count(*)::int as n from history.value_changes
+        where old_value is not distinct from new_value`,
+    );
+    expect(unchanged.n).toBe(0);
+
     // As of before the restatement: exactly what the tables held then; as of now: what they hold.
     for (const table of KEPT) {
       expect(await typedValues(table, beforeRestatement), table).toEqual(tables.get(table));
