@@ -37,6 +37,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
          or (tg_op = 'DELETE' and current_setting('music_etl.replaying', true) = 'on') then
         return null;
       end if;
+      -- A statement that changed no row writes nothing (every upsert fires the update trigger,
+      -- whatever it changed), and asks for no privilege on the history.
+      if not exists (select from old_rows) then
+        return null;
+      end if;
       select string_agg(format('%1$L, o.%1$I', k), ', '),
              string_agg(format('n.%1$I = o.%1$I', k), ' and ')
         into row_key, same_key

@@ -62,6 +62,9 @@ const EXCEPTIONS: Readonly<Record<string, Exception>> = {
   // statuses it allowed and 'dismissed': what an older release writes is still accepted, and it
   // reads a dismissed partition as neither failed nor succeeded.
   "2026-11-28-024-permanent-failures": { breaches: ["drop"], stopsOldWorkers: false },
+  // Replaces the history's row-level trigger and its function by statement-level ones that keep
+  // the same versions: an older release names neither, and its writes keep their history.
+  "2026-11-29-030-history-per-statement": { breaches: ["drop"], stopsOldWorkers: false },
 };
 
 /** A statement's code: literals (comments, values) can say anything, and case and spacing vary. */
