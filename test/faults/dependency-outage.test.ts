@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { etlEnv } from "../helpers/cli.js";
-import { fingerprints } from "../faults/table-fingerprints.js";
+import { fingerprints } from "./table-fingerprints.js";
 import {
   createDatabaseOn,
   type PrivatePostgres,
