@@ -12,13 +12,13 @@ import { createKeepVersionPerRow } from "./support/keep-version-per-row.js";
  * one for deletes. The rows' keys (the triggers' arguments) join the two transition tables; the
  * writer never changes a key, it inserts a new row.
  */
-const KEPT = [
-  ["sales.trend_totals", ["day", "selection_type"]],
-  ["sales.trend_items", ["day", "selection_type", "sale_type", "item_id"]],
-  ["sales.trend_chart_points", ["day", "selection_type", "sale_type", "series_position"]],
-  ["royalties.incomes", ["income_key"]],
-  ["royalties.invoices", ["invoice_key", "snapshot_date"]],
-] as const;
+
+/** The kept tables and their keys, as migration 026 recorded them. */
+async function keptTables(db: Kysely<unknown>): Promise<{ table: string; key: string[] }[]> {
+  const { rows } = await sql<{ table_name: string; key_columns: string[] }>`
+    select table_name, key_columns from history.kept_tables order by table_name`.execute(db);
+  return rows.map((row) => ({ table: row.table_name, key: row.key_columns }));
+}
 
 const keyArguments = (key: readonly string[]) => sql.raw(key.map((k) => `'${k}'`).join(", "));
 
@@ -80,7 +80,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     end
     $$`.execute(db);
 
-  for (const [table, key] of KEPT) {
+  for (const { table, key } of await keptTables(db)) {
     await sql`drop trigger keep_version on ${sql.table(table)}`.execute(db);
     await sql`
       create trigger keep_versions_updated after update on ${sql.table(table)}
@@ -96,7 +96,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await createKeepVersionPerRow(db);
-  for (const [table, key] of KEPT) {
+  for (const { table, key } of await keptTables(db)) {
     await sql`drop trigger keep_versions_updated on ${sql.table(table)}`.execute(db);
     await sql`drop trigger keep_versions_removed on ${sql.table(table)}`.execute(db);
     await sql`
