@@ -65,6 +65,9 @@ const EXCEPTIONS: Readonly<Record<string, Exception>> = {
   // Replaces the history's row-level trigger and its function by statement-level ones that keep
   // the same versions: an older release names neither, and its writes keep their history.
   "2026-11-29-030-history-per-statement": { breaches: ["drop"], stopsOldWorkers: false },
+  // Replaces the history's two B-tree indexes by a block range and a hash index of the same
+  // names: no statement of an older release names an index.
+  "2026-11-29-031-history-cheaper-indexes": { breaches: ["drop"], stopsOldWorkers: false },
 };
 
 /** A statement's code: literals (comments, values) can say anything, and case and spacing vary. */
