@@ -126,6 +126,21 @@ async function copyTriggers(client: pg.Client, table: string, copy: string): Pro
     await client.query(definition.replace(` ON ${table} `, ` ON ${copy} `));
 }
 
+/**
+ * The columns a migration dropped stay in the table's rows (as nulls, in the null bitmap) and
+ * LIKE leaves them out: the copy gets as many, so that both sides write rows of one layout.
+ */
+async function copyDroppedColumns(client: pg.Client, table: string, copy: string): Promise<void> {
+  const { rows } = await client.query<{ n: number }>(
+    "select count(*)::int as n from pg_attribute where attrelid = $1::regclass and attisdropped",
+    [table],
+  );
+  for (let i = 0; i < (rows[0]?.n ?? 0); i++) {
+    await client.query(`alter table ${copy} add column dropped_${i} integer`);
+    await client.query(`alter table ${copy} drop column dropped_${i}`);
+  }
+}
+
 /** The history's versions of each table. */
 async function versionsWritten(client: pg.Client): Promise<Map<string, number>> {
   const { rows } = await client.query<{ table_name: string; n: number }>(
@@ -175,8 +190,8 @@ async function interleaved(
 /**
  * 1. Load path: the project's loader (in the runner's batches, one transaction each) against
  * COPY into an identical table, for fresh rows; then the same rows with 10% changed against
- * COPY into a staging table plus one INSERT … SELECT … ON CONFLICT. Each with one writer and
- * with the worker's concurrency.
+ * COPY into a staging table plus one INSERT … SELECT … ON CONFLICT, both keeping the history of
+ * what changed, and again keeping none. Each with one writer and with the worker's concurrency.
  */
 export async function loadPath(rowCount: number): Promise<SectionResult> {
   const scratch = await createScratch("load");
@@ -195,6 +210,7 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       "create table sales.trend_items_copy (like sales.trend_items including all)",
     );
     await copyTriggers(client, "sales.trend_items", "sales.trend_items_copy");
+    await copyDroppedColumns(client, "sales.trend_items", "sales.trend_items_copy");
     const batch = defaults.write_batch_rows;
     const rows = syntheticRows(rowCount);
     const changed = rows.map((row, i) =>
@@ -206,14 +222,27 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       changedBack: 0,
       reference: 0,
       referenceBack: 0,
+      unkept: 0,
+      unkeptBack: 0,
+      unkeptReference: 0,
+      unkeptReferenceBack: 0,
       history: 0,
     };
+    // Who writes, as the worker says it to the history's trigger for a stream that keeps its
+    // history (the default) or one that keeps none.
+    const targets = new Map(
+      [true, false].map((keepHistory) => [
+        keepHistory,
+        { ...TARGET, writer: { attempt: "1", replaying: false, keepHistory } },
+      ]),
+    );
     // As the worker runs it: batches of write_batch_rows, one transaction each, as many
     // partitions at once as worker_concurrency. A partition that never ran before (the fresh
     // rows) copies its rows in as new; one that did (the changed rows) merges them.
     const loader =
-      (fresh: boolean, parallel: number, into: keyof typeof written) =>
+      (fresh: boolean, parallel: number, into: keyof typeof written, keepHistory = true) =>
       async (input: readonly Row[]) => {
+        const target = targets.get(keepHistory) as TableTarget;
         const limit = pLimit(parallel);
         const batches: Promise<number>[] = [];
         for (let start = 0; start < input.length; start += batch) {
@@ -222,8 +251,8 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
             limit(() =>
               db.transaction().execute(async (trx) => {
                 const tx = trx as unknown as Kysely<unknown>;
-                const copied = fresh ? await insertNewRows(tx, TARGET, slice) : null;
-                return copied ?? upsertRows(tx, TARGET, slice);
+                const copied = fresh ? await insertNewRows(tx, target, slice) : null;
+                return copied ?? upsertRows(tx, target, slice);
               }),
             ),
           );
@@ -232,7 +261,10 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       };
     const copy = (input: readonly Row[]) => copyRows(client, "sales.trend_items_copy", input);
     const insertSelect =
-      (into: "reference" | "referenceBack" | "history", keepHistory = true) =>
+      (
+        into: "reference" | "referenceBack" | "unkeptReference" | "unkeptReferenceBack" | "history",
+        keepHistory = true,
+      ) =>
       async (input: readonly Row[]) => {
         await client.query("begin");
         if (!keepHistory) await client.query("select set_config('music_etl.history', 'off', true)");
@@ -276,6 +308,18 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       await sql<{ n: string }>`select count(*)::text as n from sales.trend_items`.execute(db)
     ).rows;
     const versions = await versionsWritten(client);
+    // The same again as the worker writes a stream that keeps no history, as every stream wrote
+    // before history was kept: the loader's own cost, apart from the versions.
+    const unkeptMany = await interleaved(
+      changed,
+      insertSelect("unkeptReference", false),
+      loader(false, writers, "unkept", false),
+    );
+    const unkeptOne = await interleaved(
+      rows,
+      insertSelect("unkeptReferenceBack", false),
+      loader(false, 1, "unkeptBack", false),
+    );
     // The same change and its undoing, written by INSERT…SELECT with history off, then on, then
     // on, then off: what keeping the versions costs a restated row, apart from the loader.
     const historySeconds = { on: 0, off: 0 };
@@ -324,6 +368,28 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       {
         name: "10% changed: rows written, loader (one / many writers) and INSERT…SELECT",
         value: `${written.changedBack} / ${written.changed} and ${written.referenceBack} / ${written.reference}`,
+      },
+      {
+        name: "10% changed, history off: loader, one writer",
+        value: rate(unkeptOne.loader),
+        unit: "rows/s",
+      },
+      {
+        name: "10% changed, history off: loader, one writer ÷ INSERT…SELECT",
+        value: round(ratio(unkeptOne), 3),
+      },
+      {
+        name: `10% changed, history off: loader, ${writers} writers`,
+        value: rate(unkeptMany.loader),
+        unit: "rows/s",
+      },
+      {
+        name: `10% changed, history off: loader, ${writers} writers ÷ INSERT…SELECT`,
+        value: round(ratio(unkeptMany), 3),
+      },
+      {
+        name: "10% changed, history off: rows written, loader (one / many writers) and INSERT…SELECT",
+        value: `${written.unkeptBack} / ${written.unkept} and ${written.unkeptReferenceBack} / ${written.unkeptReference}`,
       },
       {
         name: "10% changed: versions kept, loader and INSERT…SELECT (the same triggers)",

@@ -157,7 +157,7 @@ export async function responseMemory(sizesMib: readonly number[]): Promise<Secti
   const limit = etlConfigSchema.parse({ start_date: "2026-01-01" }).max_response_bytes;
   const base = await withRig(SMALL_ANSWER_INCOMES, async (rig, bodyBytes) => ({
     bodyBytes,
-    least: await leastHeap(rig, {}, { fromMb: 0, spanMb: 32, maxMb: 256, stepMb: 2 }),
+    least: await leastHeap(rig, {}, { fromMb: 0, spanMb: 32, maxMb: 256, stepMb: 1 }),
   }));
   if (base.least === null) throw new Error("the small answer needs more than 256 MB of heap");
   const bytesPerIncome = base.bodyBytes / SMALL_ANSWER_INCOMES;
@@ -181,7 +181,8 @@ export async function responseMemory(sizesMib: readonly number[]): Promise<Secti
       // --max-old-space-size counts in MiB (V8's "MB").
       const bodyMb = bodyBytes / MIB;
       const baseMb = base.least?.heapMb ?? 0;
-      // Steps of an eighth of the body: the ratio to within about 0.1.
+      // Steps of a 32nd of the body, 1 MB at least: from an answer of some 16 MiB up, finer than
+      // 5 % of the ratio (about 1.5), what a change of it is judged by.
       const least = await leastHeap(
         rig,
         { max_response_bytes: 2 * bodyBytes },
@@ -189,7 +190,7 @@ export async function responseMemory(sizesMib: readonly number[]): Promise<Secti
           fromMb: baseMb,
           spanMb: Math.max(8, 4 * bodyMb),
           maxMb: baseMb + 16 * bodyMb,
-          stepMb: Math.max(1, Math.round(bodyMb / 8)),
+          stepMb: Math.max(1, Math.round(bodyMb / 32)),
         },
       );
       if (least === null) {
