@@ -261,10 +261,7 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       };
     const copy = (input: readonly Row[]) => copyRows(client, "sales.trend_items_copy", input);
     const insertSelect =
-      (
-        into: "reference" | "referenceBack" | "unkeptReference" | "unkeptReferenceBack" | "history",
-        keepHistory = true,
-      ) =>
+      (into: keyof typeof written, keepHistory = true) =>
       async (input: readonly Row[]) => {
         await client.query("begin");
         if (!keepHistory) await client.query("select set_config('music_etl.history', 'off', true)");

@@ -1,9 +1,10 @@
 import { type Kysely, sql } from "kysely";
 
 /**
- * The history's two indexes made cheap to write, for what is asked of them. Their upkeep was half
- * of what keeping a restated row's version cost: a B-tree on the key compares JSON at every step
- * of its descent, and one on (table, time) is kept in an order the table is written in already.
+ * The history's two indexes made cheap to write, for what is asked of them. Their upkeep was over
+ * a third of what keeping a restated row's version cost: a B-tree on the key compares JSON at
+ * every step of its descent, and one on (table, time) is kept in an order the table is written
+ * in already.
  * - as_of asks for the versions that ended after a time: versions are appended as they end, so a
  *   block range index of seen_at finds them (a few bytes per 128 pages, nothing per row).
  * - The versions of one row are asked for by its key, whole (`key = '{"income_key": "…"}'`): a
