@@ -142,3 +142,14 @@ export class SchemaChangeBusyError extends EtlError {
     );
   }
 }
+
+/** The analytics views could not be rebuilt: readers held them through every wait. */
+export class AnalyticsBusyError extends EtlError {
+  constructor(attempts: number, cause: unknown) {
+    super(
+      `the analytics views could not be rebuilt for the roles' new columns: they stayed locked by other sessions through ${attempts} waits (long queries?); the next run tries again`,
+      { attempts },
+      { cause },
+    );
+  }
+}

@@ -8,9 +8,9 @@ import { sourceFiles } from "./helpers/source-files.js";
  * The layers of src/, lowest first, written down once: a module imports from its own layer and
  * those below, never from above. What every part shares at the bottom; the transport, then the
  * operations over it; what a record's fields make of a table's columns; the webhooks told of
- * events; the configuration (it
- * names the spec's values); the warehouse; the streams that use all of those; what watches and
- * serves them; the composition of one process's clients; the queue; the commands.
+ * events; the configuration (it names the spec's values); the warehouse; the analytics views
+ * built over it by meaning; the streams that use all of those; what watches and serves them; the
+ * composition of one process's clients; the queue; the commands.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["time", "async", "logging", "json", "errors.ts", "similar-names.ts", "process-identity.ts"],
@@ -21,6 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["notify"],
   ["config"],
   ["warehouse"],
+  ["analytics"],
   ["streams"],
   ["metrics"],
   ["operator"],

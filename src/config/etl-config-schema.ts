@@ -2,6 +2,7 @@ import { notificationTargetsSchema } from "./notification-targets.js";
 import { z } from "zod";
 import { schemaContractSchema } from "./schema-contract.js";
 import { historySettingSchema } from "./history-setting.js";
+import { roleSettingsSchema } from "./role-settings.js";
 import { partitionsInFlight } from "./partitions-in-flight.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
 import {
@@ -274,6 +275,7 @@ export const etlConfigSchema = z
       .default(600_000),
     schema_contract: schemaContractSchema,
     history: historySettingSchema,
+    roles: roleSettingsSchema,
     notifications: notificationTargetsSchema,
     redis_prefix: z
       .string()

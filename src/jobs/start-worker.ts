@@ -13,6 +13,8 @@ import type { Gate } from "./gate.js";
 import { upstreamGate } from "./upstream-gate.js";
 import { notifyRunEnded } from "./run-notifications.js";
 import { errorMessage } from "../errors.js";
+import { settleAfterRun } from "../analytics/settle-after-run.js";
+import { logSettlement } from "./log-settlement.js";
 import {
   MAX_STALLED_COUNT,
   recordStalledOut,
@@ -136,14 +138,20 @@ function runFinished({ deps, logger, write }: JobEvents, job: Job<RunJobData>, e
       (err: unknown) =>
         logger.warn({ jobId: runId, err: errorMessage(err) }, "could not tell of the run's end"),
     );
+  // The roles settled first: the end's check of the readings reads the units through them.
+  const settled = settleAfterRun(db, deps.runner.config.roles, runId).then((settlement) =>
+    logSettlement(logger, settlement, runId),
+  );
   write(
-    recordRunFinished(db, runId, end).then(notify, (err: unknown) => {
-      logger.warn(
-        { jobId: runId, status: end.status, err: errorMessage(err) },
-        "could not record the run's end in etl.runs yet",
-      );
-      deps.dependencies.defer(() => recordRunFinished(db, runId, end).then(notify));
-    }),
+    settled
+      .then(() => recordRunFinished(db, runId, end))
+      .then(notify, (err: unknown) => {
+        logger.warn(
+          { jobId: runId, status: end.status, err: errorMessage(err) },
+          "could not record the run's end in etl.runs yet",
+        );
+        deps.dependencies.defer(() => recordRunFinished(db, runId, end).then(notify));
+      }),
   );
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { SchemaChangeBusyError } from "../errors.js";
+import { type SchemaLockWait, SCHEMA_LOCK_WAIT, withLockWait } from "./lock-wait.js";
 import { perTableCache } from "./per-table-cache.js";
 import { columnNameOf, markedColumnName } from "../schema/column-names.js";
 import { pathKey } from "../schema/record-fields.js";
@@ -42,18 +42,6 @@ export interface SchemaChange {
   readonly from: ColumnKind | null;
   readonly to: ColumnKind;
 }
-
-/** How long a change waits for readers to let go of the table, and how often it tries. */
-export interface SchemaLockWait {
-  readonly lockTimeoutMs: number;
-  readonly attempts: number;
-}
-
-export const SCHEMA_LOCK_WAIT: SchemaLockWait = { lockTimeoutMs: 1_000, attempts: 20 };
-
-/** Postgres's SQLSTATEs of a lock not granted in time, and of a deadlock it broke. */
-const LOCK_NOT_AVAILABLE = "55P03";
-const DEADLOCK_DETECTED = "40P01";
 
 /** A table's discovered columns, as the registry holds them now. */
 async function readDiscovered(db: Kysely<unknown>, table: string): Promise<DiscoveredColumns> {
@@ -244,36 +232,25 @@ export async function evolveTable(
   origin: ChangeOrigin,
   wait: SchemaLockWait = SCHEMA_LOCK_WAIT,
 ): Promise<TableEvolved> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      const evolved = await db.transaction().execute(async (trx) => {
-        // One change of a table at a time, waited for beside the table: the workers that ask for
-        // the same change at once find it made, and take no lock of the table.
-        await sql`select pg_advisory_xact_lock(hashtext(${`music-etl:schema:${table}`}))`.execute(
-          trx,
-        );
-        // Read again: another worker may have made the same change, or a wider one.
-        const known = new Map(await readDiscovered(trx, table));
-        const needed = wanted.filter(({ field, kind }) => {
-          const column = known.get(pathKey(field));
-          return !column || !covers(column.kind, kind);
-        });
-        if (needed.length === 0) return { changes: [], columns: known };
-        await sql`select set_config('lock_timeout', ${`${wait.lockTimeoutMs}ms`}, true)`.execute(
-          trx,
-        );
-        return changeUnderLock(trx, table, needed, origin, known);
+  const evolved = await withLockWait(
+    db,
+    `schema:${table}`,
+    wait,
+    async (trx) => {
+      // Read again: another worker may have made the same change, or a wider one.
+      const known = new Map(await readDiscovered(trx, table));
+      const needed = wanted.filter(({ field, kind }) => {
+        const column = known.get(pathKey(field));
+        return !column || !covers(column.kind, kind);
       });
-      // Committed: what this process's next partitions start from.
-      cached.set(db, table, evolved.columns);
-      return evolved;
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code !== LOCK_NOT_AVAILABLE && code !== DEADLOCK_DETECTED) throw error;
-      if (attempt >= wait.attempts) throw new SchemaChangeBusyError(table, attempt, error);
-      await sleep(Math.min((wait.lockTimeoutMs / 2) * attempt, 5_000));
-    }
-  }
+      if (needed.length === 0) return { changes: [], columns: known };
+      return changeUnderLock(trx, table, needed, origin, known);
+    },
+    (attempts, cause) => new SchemaChangeBusyError(table, attempts, cause),
+  );
+  // Committed: what this process's next partitions start from.
+  cached.set(db, table, evolved.columns);
+  return evolved;
 }
 
 /** Names the stored response whose records asked for each change, once that response landed. */

@@ -5,7 +5,7 @@ import type { Stream } from "../../src/streams/stream.js";
 import type { Warehouse } from "../../src/warehouse/database.js";
 import type { RunnerDeps } from "../../src/streams/attempt-record.js";
 import { runReplay } from "../../src/streams/run-replay.js";
-import { recordedSync } from "../../src/streams/recorded-sync.js";
+import { recordedSync, settledForegroundRun } from "../../src/streams/recorded-sync.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import type { DayRange } from "../../src/streams/plan-partitions.js";
 import { sandboxTracking } from "../../sandbox/demo/sandbox-tracking.js";
@@ -52,6 +52,11 @@ export interface SyncHarness {
     range?: DayRange,
     settings?: Partial<EtlConfig>,
   ): Promise<StreamSummary[]>;
+  /**
+   * Replays `streams` (default: the registry's) as `etl replay` does: a run recorded in etl.runs,
+   * whose end checks the trends readings of the days it changed.
+   */
+  recordedReplay(streams?: readonly Stream[], range?: DayRange): Promise<StreamSummary[]>;
   close(): Promise<void>;
 }
 
@@ -105,6 +110,15 @@ export async function startSyncHarness(
         streams,
         range,
       ),
+    async recordedReplay(streams = STREAMS, range = {}) {
+      const run = await settledForegroundRun(
+        deps,
+        { kind: "replay", streams: streams.map((s) => s.name), range },
+        () => false,
+        (runId) => runReplay({ ...deps, run: runId, ownsLink: () => true }, streams, range),
+      );
+      return run.result;
+    },
     async close() {
       await warehouse.drop();
       await upstream.close();

@@ -6,6 +6,7 @@ import pg from "pg";
 import { createWarehouse } from "../../src/warehouse/database.js";
 import { ensureDatabase } from "../../src/warehouse/ensure-database.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
+import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { dropDatabase, PG_HOST_URL, TEMPLATE_ENV, withDatabaseClient } from "./warehouse.js";
 
 export default async function setup(): Promise<() => Promise<void>> {
@@ -13,7 +14,9 @@ export default async function setup(): Promise<() => Promise<void>> {
   await ensureDatabase(`${PG_HOST_URL}/${name}`);
   const db = createWarehouse(`${PG_HOST_URL}/${name}`, { maxConnections: 1 });
   try {
+    // As `etl migrate` leaves it: the analytics views built from the (pending) roles.
     await migrateToLatest(db);
+    await settleRoles(db, {});
   } catch (error) {
     await db.destroy();
     await dropDatabase(name);

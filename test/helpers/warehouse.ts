@@ -4,6 +4,7 @@ import { Kysely, type Migration, PostgresDialect } from "kysely";
 import pg from "pg";
 import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
 import { ensureDatabase } from "../../src/warehouse/ensure-database.js";
+import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
 import { FolderMigrationProvider } from "../../src/warehouse/migration-provider.js";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
@@ -44,7 +45,10 @@ export async function createTestWarehouse(label: string): Promise<TestWarehouse>
   const db = createWarehouse(url, { maxConnections: 4 });
   const client = new pg.Client(pgConnectionConfig(url));
   try {
-    if (!template) await migrateToLatest(db);
+    if (!template) {
+      await migrateToLatest(db);
+      await settleRoles(db, {});
+    }
     await client.connect();
   } catch (error) {
     // A setup that fails halfway must not leave its database behind.

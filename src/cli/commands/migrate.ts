@@ -4,6 +4,8 @@ import { createWarehouse } from "../../warehouse/database.js";
 import { ensureDatabase } from "../../warehouse/ensure-database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { DEFAULT_LOCK_WAIT_MS, migrateToLatest } from "../../warehouse/migrate.js";
+import { settleAfterRun } from "../../analytics/settle-after-run.js";
+import { settledExitCode, settlementLines } from "../role-lines.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { wholeNumberOption } from "../whole-number-option.js";
@@ -20,7 +22,7 @@ export async function migrateCommand(
 ): Promise<ExitCode> {
   const seconds = wholeNumberOption("--lock-timeout", options.lockTimeout, 1, 3600);
   const lockWaitMs = seconds === undefined ? DEFAULT_LOCK_WAIT_MS : seconds * 1000;
-  const { env } = loadAppConfig({ upstream: false });
+  const { env, etl } = loadAppConfig({ upstream: false });
   const created = await ensureDatabase(env.DATABASE_URL);
   if (created) out.line(`created database ${displayUrl(env.DATABASE_URL)}`);
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
@@ -42,7 +44,10 @@ export async function migrateCommand(
     out.line(
       applied.length === 0 ? "the warehouse is up to date" : `${applied.length} migrations applied`,
     );
-    return ExitCode.ok;
+    // The analytics views are built from the roles, resolved from what the warehouse holds.
+    const settlement = await settleAfterRun(db, etl.roles, null);
+    for (const line of settlementLines(settlement)) out.line(line);
+    return settledExitCode(ExitCode.ok, settlement);
   } finally {
     await db.destroy();
   }

@@ -9,8 +9,9 @@ import { migrateToLatest } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
-import { foregroundRun } from "../../warehouse/foreground-run.js";
 import { printSummaries, runRecordedLine } from "../run-summary.js";
+import { settledExitCode, settlementLines } from "../role-lines.js";
+import { settledForegroundRun } from "../../streams/recorded-sync.js";
 import { listenForStop } from "../stop-signal.js";
 
 export interface ReplayOptions extends DayRangeOptions {
@@ -43,16 +44,17 @@ export async function replayCommand(options: ReplayOptions, out: Output): Promis
       // Without the upstream's URL no link can be told the upstream's: none is taken as such.
       ownsLink: (link: string) => apiUrl !== undefined && linkPath(apiUrl, link) !== null,
     };
-    const run = await foregroundRun(
-      db,
+    const run = await settledForegroundRun(
+      deps,
       { kind: "replay", streams: streams.map((s) => s.name), range },
       () => stop.signal.aborted,
       (runId) => runReplay({ ...deps, run: runId }, streams, range),
     );
     const code = printSummaries(run.result, performance.now() - started, out);
+    for (const line of settlementLines(run.settlement)) out.line(line);
     out.line("");
     out.line(runRecordedLine(run.runId));
-    return stop.signal.aborted ? ExitCode.interrupted : code;
+    return stop.signal.aborted ? ExitCode.interrupted : settledExitCode(code, run.settlement);
   } finally {
     stop.dispose();
     await db.destroy();

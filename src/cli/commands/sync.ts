@@ -2,9 +2,8 @@ import { createAppContext } from "../../app-context.js";
 import { notifyRunEnded } from "../../jobs/run-notifications.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { AuthError } from "../../http/upstream-errors.js";
-import { recordedSync } from "../../streams/recorded-sync.js";
+import { type RecordedRun, recordedSync } from "../../streams/recorded-sync.js";
 import { selectStreams } from "../../streams/registry.js";
-import type { StreamSummary } from "../../streams/run-sync.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
@@ -15,6 +14,7 @@ import type { Output } from "../output.js";
 import { radioHistoryNote } from "../radio-history-note.js";
 import { startDateNote } from "../start-date-note.js";
 import { printSummaries, runRecordedLine } from "../run-summary.js";
+import { settledExitCode, settlementLines } from "../role-lines.js";
 import { listenForStop } from "../stop-signal.js";
 
 export interface SyncOptions extends DayRangeOptions {
@@ -51,7 +51,7 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
     if (radio) out.line(radio);
     const early = startDateNote(config.etl, range);
     if (early) out.line(early);
-    let run: { runId: string; result: StreamSummary[] };
+    let run: RecordedRun;
     try {
       run = await recordedSync(
         deps,
@@ -71,9 +71,10 @@ export async function syncCommand(options: SyncOptions, out: Output): Promise<Ex
       await pruneResponses(db, config.etl.keep_responses_days);
     }
     const code = printSummaries(run.result, performance.now() - started, out);
+    for (const line of settlementLines(run.settlement)) out.line(line);
     out.line("");
     out.line(runRecordedLine(run.runId));
-    return stop.signal.aborted ? ExitCode.interrupted : code;
+    return stop.signal.aborted ? ExitCode.interrupted : settledExitCode(code, run.settlement);
   } finally {
     stop.dispose();
     await context.close();

@@ -31,6 +31,8 @@ import { schemaChangeCounts } from "../../warehouse/schema-changes.js";
 import { catchUpLine } from "../catch-up-line.js";
 import { errorMessage } from "../../errors.js";
 import { utcToday } from "../../time/calendar.js";
+import { settleAfterRun } from "../../analytics/settle-after-run.js";
+import { logSettlement } from "../../jobs/log-settlement.js";
 import { ExitCode } from "../exit-codes.js";
 import { listenForStop } from "../stop-signal.js";
 
@@ -57,6 +59,7 @@ export async function workerCommand(): Promise<ExitCode> {
     await dependencies.waitUntilOpen(stopping.signal).catch(() => undefined);
     if (stopping.signal.aborted) return ExitCode.ok;
     await prepareWarehouse(env.DATABASE_URL, db, logger);
+    logSettlement(logger, await settleAfterRun(db, etl.roles, null));
     await recordStreamSettings(db, streamSettings(etl, STREAMS));
     const changes = await reconcileSchedulers(queue, etl);
     logger.info({ schedulers: changes }, "job schedulers reconciled with the config");

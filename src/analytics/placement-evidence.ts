@@ -1,0 +1,57 @@
+import { type Kysely, sql } from "kysely";
+import { type Candidate, fieldName, roleValue } from "./role-candidates.js";
+import type { Evidence } from "./role-evidence.js";
+import type { Role } from "./roles.js";
+
+/** A playlist as the placements name it: its platform and id, on one snapshot day. */
+const PLAYLIST = sql`snapshot_date, platform, split_part(playlist_key, '|', 1)`;
+
+/**
+ * The API relates no figure of a playlist to another, so the data can only rule candidates out
+ * and the field's name decides between those left: a follower count is a whole number of at least
+ * 0 and one per playlist (the same on each of its placements: matched, of the playlists checked);
+ * a removal time may be anything. A candidate whose name does not say the role is excluded.
+ */
+export async function placementEvidence(
+  db: Kysely<unknown>,
+  role: Role,
+  candidates: readonly Candidate[],
+): Promise<Evidence> {
+  const counted = role.values === "count";
+  const perPlaylist = candidates.map((c, i) => {
+    const v = roleValue(c, role.values);
+    return counted
+      ? sql`, count(${v}) > 0 and count(distinct ${v}) = 1 and min(${v}) >= 0
+              as ${sql.ref(`ok${i}`)}, count(${v}) > 0 as ${sql.ref(`any${i}`)}`
+      : sql`, true as ${sql.ref(`ok${i}`)}, true as ${sql.ref(`any${i}`)}`;
+  });
+  const totals = candidates.map(
+    (_, i) => sql`, count(*) filter (where ${sql.ref(`ok${i}`)})::integer as ${sql.ref(`m${i}`)},
+                  count(*) filter (where ${sql.ref(`any${i}`)})::integer as ${sql.ref(`c${i}`)}`,
+  );
+  const { rows } = await sql<Record<string, number>>`
+    with latest as (select max(snapshot_date) as day from artist_stats.playlist_placements),
+    playlists as (
+      select count(*) as placements ${sql.join(perPlaylist, sql``)}
+        from artist_stats.playlist_placements
+       where snapshot_date = (select day from latest)
+       group by ${PLAYLIST})
+    select coalesce(sum(placements), 0)::integer as rows ${sql.join(totals, sql``)}
+      from playlists`.execute(db);
+  const row = rows[0] ?? {};
+  return {
+    cases: "playlists",
+    rows: Number(row.rows ?? 0),
+    test: counted
+      ? "playlists of the latest snapshot with one whole number of at least 0 in it, and a name that says the role"
+      : "a name that says the role",
+    candidates: candidates.map((candidate, i) => ({
+      candidate,
+      matched: Number(row[`m${i}`] ?? 0),
+      checked: Number(row[`c${i}`] ?? 0),
+      excluded: role.hint.test(fieldName(candidate.field))
+        ? null
+        : `its name does not say ${role.meaning}`,
+    })),
+  };
+}

@@ -1,0 +1,28 @@
+import type { Kysely } from "kysely";
+import { errorMessage } from "../errors.js";
+import type { RoleSettings } from "./resolve-roles.js";
+import { type Settlement, settleRoles } from "./settle-roles.js";
+
+/**
+ * The roles settled after a run that may have changed the data (`runId`'s), as settleRoles does;
+ * a settlement that could not be made (the views held by readers through every wait) is a
+ * warning of the run, never its failure: the data the run wrote stands, and the next run tries.
+ */
+export async function settleAfterRun<DB>(
+  db: Kysely<DB>,
+  settings: RoleSettings,
+  runId: string | null,
+): Promise<Settlement> {
+  try {
+    return await settleRoles(db, settings, runId);
+  } catch (error) {
+    return {
+      resolutions: [],
+      changes: [],
+      rebuilt: [],
+      warnings: [
+        `the roles could not be settled, the views stay as they were: ${errorMessage(error)}`,
+      ],
+    };
+  }
+}

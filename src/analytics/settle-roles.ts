@@ -1,0 +1,58 @@
+import type { Kysely } from "kysely";
+import { AnalyticsBusyError } from "../errors.js";
+import { SCHEMA_LOCK_WAIT, type SchemaLockWait, withLockWait } from "../warehouse/lock-wait.js";
+import { buildAnalytics } from "./build-analytics.js";
+import { type Resolution, warns } from "./role-decision.js";
+import { recordResolutions, type RoleChange } from "./role-records.js";
+import { ResolvedRoles } from "./resolved-roles.js";
+import { type RoleSettings, resolveRoles } from "./resolve-roles.js";
+import { roleKey, ROLES } from "./roles.js";
+
+/** What settling the roles found and did. */
+export interface Settlement {
+  readonly resolutions: readonly Resolution[];
+  /** The roles whose column or way of resolution changed: events. */
+  readonly changes: readonly RoleChange[];
+  /** The views and functions built again. */
+  readonly rebuilt: readonly string[];
+  /** One line per role a view's figure lacks or is unsure of: warnings. */
+  readonly warnings: readonly string[];
+}
+
+/** The warning of each resolution the views cannot rely on. */
+export function roleWarnings(resolutions: readonly Resolution[]): string[] {
+  return resolutions.flatMap((r) => {
+    const role = ROLES.find((x) => x.name === r.role);
+    if (!role || !warns(role, r)) return [];
+    return [`role ${roleKey(role, r.scope)} ${r.how}: ${r.summary}`];
+  });
+}
+
+/**
+ * Resolves every role from the warehouse as it is (no request), records the resolutions, and
+ * builds again the views and the readings' check whose definition changed, all in one
+ * transaction: a reader sees the old views or the new, with the roles that made them. One
+ * settlement at a time; readers holding the views are waited for (SCHEMA_LOCK_WAIT), never
+ * failed. Run after every run, by replay, and by `etl migrate`.
+ */
+export async function settleRoles<DB>(
+  db: Kysely<DB>,
+  settings: RoleSettings,
+  runId: string | null = null,
+  wait: SchemaLockWait = SCHEMA_LOCK_WAIT,
+): Promise<Settlement> {
+  const warehouse = db as Kysely<unknown>;
+  const resolutions = await resolveRoles(warehouse, settings);
+  const roles = new ResolvedRoles(resolutions);
+  const { changes, rebuilt } = await withLockWait(
+    warehouse,
+    "analytics",
+    wait,
+    async (trx) => ({
+      changes: await recordResolutions(trx, resolutions, runId),
+      rebuilt: await buildAnalytics(trx, roles),
+    }),
+    (attempts, cause) => new AnalyticsBusyError(attempts, cause),
+  );
+  return { resolutions, changes, rebuilt, warnings: roleWarnings(resolutions) };
+}

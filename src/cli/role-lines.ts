@@ -1,0 +1,68 @@
+import type { Resolution } from "../analytics/role-decision.js";
+import type { RoleChange } from "../analytics/role-records.js";
+import type { Settlement } from "../analytics/settle-roles.js";
+import { ExitCode } from "./exit-codes.js";
+import { table } from "./output.js";
+
+/** As many role changes as a run's block lists. */
+const LISTED = 20;
+
+const scoped = (role: string, scope: string) => (scope === "" ? role : `${role}.${scope}`);
+
+function changeText(change: RoleChange): string {
+  const to =
+    change.toColumn === null ? `none (${change.toHow})` : `${change.toColumn} (${change.toHow})`;
+  const from = change.fromColumn ?? (change.fromHow === null ? null : `none (${change.fromHow})`);
+  return `${scoped(change.role, change.scope)}: ${from === null ? "" : `${from} → `}${to}`;
+}
+
+/**
+ * What settling the roles after a run did and found, for its summary: the roles whose column
+ * changed (news: the views were rebuilt with them) and the warnings of those the views cannot
+ * rely on, each naming its candidates and the key of etl.config.json that settles it.
+ */
+export function settlementLines(settlement: Settlement | null): string[] {
+  if (!settlement) return [];
+  const { changes, warnings } = settlement;
+  const lines: string[] = [];
+  if (changes.length > 0) {
+    lines.push(
+      "",
+      `${changes.length} roles resolved anew, the views rebuilt (etl.role_changes; \`etl roles\`):`,
+    );
+    lines.push(...changes.slice(0, LISTED).map((change) => `  ${changeText(change)}`));
+    if (changes.length > LISTED) lines.push(`  ... and ${changes.length - LISTED} more`);
+  }
+  if (warnings.length > 0) {
+    lines.push(
+      "",
+      `${warnings.length} roles the analytics views cannot rely on (their figures are null; \`etl roles\`):`,
+    );
+    lines.push(...warnings.map((warning) => `  ${warning}`));
+  }
+  return lines;
+}
+
+/** `etl roles`' table: each role and scope, its column, how it was resolved, and why. */
+export function roleTable(
+  resolutions: readonly Pick<
+    Resolution,
+    "role" | "scope" | "column" | "field" | "how" | "summary"
+  >[],
+): string[] {
+  return table([
+    ["role", "column", "field", "how", "evidence"],
+    ...resolutions.map((r) => [
+      scoped(r.role, r.scope),
+      r.column ?? "-",
+      r.field ?? "-",
+      r.how,
+      r.summary,
+    ]),
+  ]);
+}
+
+/** A run's exit code given its settlement: a role the views cannot rely on is attention (4). */
+export function settledExitCode(code: ExitCode, settlement: Settlement | null): ExitCode {
+  return code === ExitCode.ok && (settlement?.warnings.length ?? 0) > 0 ? ExitCode.attention : code;
+}
