@@ -3,6 +3,7 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import { SchemaChangeBusyError } from "../errors.js";
 import { type SchemaLockWait, SCHEMA_LOCK_WAIT, withLockWait } from "./lock-wait.js";
 import { perTableCache } from "./per-table-cache.js";
+import { withViewsSetAside } from "./views-set-aside.js";
 import { columnNameOf, markedColumnName } from "../schema/column-names.js";
 import { pathKey } from "../schema/record-fields.js";
 import { type ColumnKind, covers, joinKinds } from "../schema/value-kinds.js";
@@ -179,8 +180,11 @@ async function changeUnderLock(
     let name = column?.column ?? columnNameOf(field);
     if (!column && taken.has(name)) name = markedColumnName(field);
     if (column) {
-      await sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
-        type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db);
+      // The analytics views read the columns their roles resolved to: set aside meanwhile.
+      await withViewsSetAside(db, table, name, () =>
+        sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
+          type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db),
+      );
       await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
         where table_name = ${table} and column_name = ${name}`.execute(db);
     } else {

@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
+import { evolveTable } from "../../src/warehouse/discovered-columns.js";
 import { DEFAULT_READER_LIMITS, grantReaderRole } from "../../src/warehouse/reader-role.js";
 import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
 import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -217,5 +218,30 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
       await harness.warehouse.query(`drop owned by ${pg.escapeIdentifier(role)}`);
       await harness.warehouse.query(`drop role ${pg.escapeIdentifier(role)}`);
     }
+  });
+
+  it("let a column they read be widened: the views are set aside and made again as they were", async () => {
+    const comment = async () =>
+      (
+        await harness.warehouse.query<{ c: string | null }>(
+          "select col_description('analytics.daily_sales_by_dsp'::regclass, 5) as c",
+        )
+      )[0]?.c;
+    const before = await comment();
+    const evolved = await evolveTable(
+      harness.warehouse.db as never,
+      "sales.trend_items",
+      [{ field: ["units"], kind: "numeric" }],
+      { stream: "trend_items", partition: "test", attemptId: "0" },
+    );
+    expect(evolved.changes.map((c) => `${c.column} ${c.from} > ${c.to}`)).toEqual([
+      "units bigint > numeric",
+    ]);
+    expect(await salesGaps()).toEqual([]);
+    expect(await comment()).toBe(before);
+    const [weekly] = await harness.warehouse.query<{ n: number }>(
+      "select count(*)::int as n from analytics.weekly_sales",
+    );
+    expect(weekly?.n).toBeGreaterThan(0);
   });
 });
