@@ -21,6 +21,7 @@ import { credentialGateOf } from "../../src/jobs/credential-gate.js";
 import { dependencyGateOf } from "../../src/jobs/dependency-gate.js";
 import { startEtlWorker } from "../../src/jobs/start-worker.js";
 import { followRun, standardOutput } from "../../src/cli/follow-run.js";
+import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { table } from "../../src/cli/output.js";
 import { addDays } from "../../src/time/calendar.js";
 import { createWarehouse } from "../../src/warehouse/database.js";
@@ -114,6 +115,7 @@ async function main(): Promise<number> {
   const databaseUrl = await freshDemoDatabase();
   const db = createWarehouse(databaseUrl);
   await migrateToLatest(db);
+  await settleRoles(db, config.roles);
   const context = await createAppContext({
     env: { ...env, MUSIC_API_URL: sandbox.url, MUSIC_API_KEY: sandbox.apiKey },
     etl: config,
@@ -152,6 +154,8 @@ async function main(): Promise<number> {
       range: { from: data.size.startDate, to },
     });
     const completed = await followRun(queue, runId, standardOutput());
+    // The worker settles the roles as it records the run's end, after the job this followed.
+    await settleRoles(db, config.roles);
 
     await withClient(databaseUrl, async (client) => {
       const runs = await client.query<Record<string, string>>(
@@ -184,12 +188,10 @@ async function main(): Promise<number> {
         );
         print(`  ${name.padEnd(38)} ${(rows[0]?.n ?? "0").padStart(8)}`);
       }
-      const query = `select a.isrc, a.title, sum(i.count) as streams
-  from sales.trend_items i
-  join catalogue.assets a on a.asset_id::text = i.item_id
- where i.selection_type = 'asset' and i.sale_type = 'stream'
- group by a.isrc, a.title
- order by streams desc
+      const query = `select isrc, title, sum(streams) as streams
+  from analytics.asset_daily_streams
+ group by isrc, title
+ order by streams desc nulls last
  limit 5`;
       print(`\ntop assets by streams over the period:\n${query}\n`);
       for (const line of resultLines(await client.query(query))) print(`  ${line}`);

@@ -26,6 +26,7 @@ function unitsGap(roles: ResolvedRoles) {
  * are held; where one is missing, the check is incomplete (agree null) and says which and why. A
  * list whose partition synced with no item is a reading of 0.
  */
+// Long because the function's SQL is one statement, read best whole.
 function checkReadings(roles: ResolvedRoles): AnalyticsObject {
   const units = roles.scopedValue(
     TREND_ITEM_UNITS,

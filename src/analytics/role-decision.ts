@@ -144,72 +144,55 @@ function configuredResolution(
 }
 
 /**
- * Decides a role in one scope from its evidence: the configuration's choice wins; else the one
- * candidate that matched the most cases (at least half of those it was checked on), then with the
- * highest score, a tie broken by the role's name hint alone; else none, saying why and what
- * settles it.
+ * The one candidate the role's name hint points to: the only one whose name says it, else the
+ * only one whose whole name is one of the hint's words (`title` before `artist_name`); none else.
  */
-export function decide(
+function byHint(role: Role, candidates: readonly CandidateEvidence[]) {
+  const named = candidates.filter((e) => role.hint.test(fieldName(e.candidate.field)));
+  if (named.length === 1) return named[0];
+  const whole = new RegExp(`^(?:${role.hint.source})$`, "i");
+  const exact = named.filter((e) => whole.test(e.candidate.column));
+  return exact.length === 1 ? exact[0] : undefined;
+}
+
+/**
+ * No candidate fits: with nothing yet to check any against, the one its name points to, else
+ * pending; with cases checked, unresolved.
+ */
+function unfit(role: Role, scope: string, evidence: Evidence): Resolution {
+  const open = evidence.candidates.filter((e) => e.excluded === null);
+  if (open.every((e) => e.checked === 0)) {
+    const named = byHint(role, open);
+    if (named) {
+      const field = fieldName(named.candidate.field);
+      const summary = `${field} by its name alone: nothing to check it against yet (${evidence.test})`;
+      return resolution(role, scope, evidence, "inferred", named.candidate, summary);
+    }
+    const summary = `nothing to check ${role.meaning} against yet (${evidence.test}; candidates: ${describe(evidence)})`;
+    return resolution(role, scope, evidence, "pending", null, summary);
+  }
+  const summary = `no field fits ${role.meaning} (${evidence.test}; candidates: ${describe(evidence)}); ${settleHint(role, scope)}`;
+  return resolution(role, scope, evidence, "unresolved", null, summary);
+}
+
+/**
+ * Of the candidates that fit, the one that matched the most cases, then with the highest score,
+ * a tie broken by the role's name hint alone; several alike are ambiguous.
+ */
+function bestFit(
   role: Role,
   scope: string,
   evidence: Evidence,
-  configured: string | undefined,
+  fit: readonly CandidateEvidence[],
 ): Resolution {
-  if (configured !== undefined) return configuredResolution(role, scope, evidence, configured);
-  const settle = settleHint(role, scope);
-  if (evidence.rows === 0) {
-    return resolution(role, scope, evidence, "pending", null, `no rows in ${role.table} yet`);
-  }
-  if (evidence.candidates.length === 0) {
-    return resolution(
-      role,
-      scope,
-      evidence,
-      "absent",
-      null,
-      `no column of ${role.table} can hold ${role.meaning}: the upstream sends no such field`,
-    );
-  }
-  const fit = evidence.candidates.filter(eligible);
-  if (fit.length === 0) {
-    const open = evidence.candidates.filter((e) => e.excluded === null);
-    if (open.every((e) => e.checked === 0)) {
-      const byName = open.filter((e) => role.hint.test(fieldName(e.candidate.field)));
-      if (byName.length === 1 && byName[0]) {
-        return resolution(
-          role,
-          scope,
-          evidence,
-          "inferred",
-          byName[0].candidate,
-          `${fieldName(byName[0].candidate.field)} by its name alone: nothing to check it against yet (${evidence.test})`,
-        );
-      }
-    }
-    return resolution(
-      role,
-      scope,
-      evidence,
-      "unresolved",
-      null,
-      `no field fits ${role.meaning} (${evidence.test}; candidates: ${describe(evidence)}); ${settle}`,
-    );
-  }
   const most = Math.max(...fit.map((e) => e.matched));
   const best = Math.max(...fit.filter((e) => e.matched === most).map((e) => e.score ?? 0));
   const top = fit.filter((e) => e.matched === most && (e.score ?? 0) === best);
-  const hinted = top.filter((e) => role.hint.test(fieldName(e.candidate.field)));
-  const chosen = top.length === 1 ? top[0] : hinted.length === 1 ? hinted[0] : undefined;
+  const chosen = top.length === 1 ? top[0] : byHint(role, top);
   if (!chosen) {
-    return resolution(
-      role,
-      scope,
-      evidence,
-      "ambiguous",
-      null,
-      `${named(top)} fit ${role.meaning} alike (${counted(top[0] as CandidateEvidence, evidence.cases)}: ${evidence.test}); ${settle}`,
-      top.map((e) => e.candidate),
-    );
+    const summary = `${named(top)} fit ${role.meaning} alike (${counted(top[0] as CandidateEvidence, evidence.cases)}: ${evidence.test}); ${settleHint(role, scope)}`;
+    const tied = top.map((e) => e.candidate);
+    return resolution(role, scope, evidence, "ambiguous", null, summary, tied);
   }
   const others = fit.filter((e) => e !== chosen);
   const tieNote =
@@ -220,14 +203,31 @@ export function decide(
     others.length > 0 && top.length === 1
       ? `; next, ${describe({ ...evidence, candidates: others })}`
       : "";
-  return resolution(
-    role,
-    scope,
-    evidence,
-    "inferred",
-    chosen.candidate,
-    `${fieldName(chosen.candidate.field)}: ${counted(chosen, evidence.cases)} (${evidence.test})${tieNote}${rest}`,
-  );
+  const summary = `${fieldName(chosen.candidate.field)}: ${counted(chosen, evidence.cases)} (${evidence.test})${tieNote}${rest}`;
+  return resolution(role, scope, evidence, "inferred", chosen.candidate, summary);
+}
+
+/**
+ * Decides a role in one scope from its evidence: the configuration's choice wins; else the
+ * best of the candidates that matched at least half the cases they were checked on (bestFit);
+ * else none, saying why and what settles it.
+ */
+export function decide(
+  role: Role,
+  scope: string,
+  evidence: Evidence,
+  configured: string | undefined,
+): Resolution {
+  if (configured !== undefined) return configuredResolution(role, scope, evidence, configured);
+  if (evidence.rows === 0) {
+    return resolution(role, scope, evidence, "pending", null, `no rows in ${role.table} yet`);
+  }
+  if (evidence.candidates.length === 0) {
+    const summary = `no column of ${role.table} can hold ${role.meaning}: the upstream sends no such field`;
+    return resolution(role, scope, evidence, "absent", null, summary);
+  }
+  const fit = evidence.candidates.filter(eligible);
+  return fit.length === 0 ? unfit(role, scope, evidence) : bestFit(role, scope, evidence, fit);
 }
 
 function describe(evidence: Evidence): string {
@@ -241,7 +241,7 @@ function describe(evidence: Evidence): string {
 }
 
 /** Whether a resolution is worth a warning: the views' figure it serves is null or unsure. */
-export function warns(role: Role, resolved: Resolution): boolean {
+export function warns(role: Role, resolved: Pick<Resolution, "how">): boolean {
   if (resolved.how === "unresolved" || resolved.how === "ambiguous") return true;
   return resolved.how === "absent" && role.required;
 }

@@ -28,7 +28,7 @@ export interface RoleChange {
 const key = (role: string, scope: string) => `${role}\u0000${scope}`;
 
 /** Every role as last resolved, in the order resolved. */
-export async function recordedRoles(db: Kysely<unknown>): Promise<RecordedRole[]> {
+export async function recordedRoles<DB>(db: Kysely<DB>): Promise<RecordedRole[]> {
   const { rows } = await sql<{
     role: string;
     scope: string;
@@ -125,4 +125,11 @@ export async function recentRoleChanges(
     summary: row.summary,
     changedAt: row.changed_at,
   }));
+}
+
+/** etl.roles as last resolved, or null where the warehouse is not migrated that far yet. */
+export async function recordedRolesIfAny<DB>(db: Kysely<DB>): Promise<RecordedRole[] | null> {
+  const { rows } = await sql<{ exists: boolean }>`
+    select to_regclass('etl.roles') is not null as exists`.execute(db);
+  return rows[0]?.exists ? recordedRoles(db) : null;
 }

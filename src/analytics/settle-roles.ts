@@ -20,7 +20,9 @@ export interface Settlement {
 }
 
 /** The warning of each resolution the views cannot rely on. */
-export function roleWarnings(resolutions: readonly Resolution[]): string[] {
+export function roleWarnings(
+  resolutions: readonly Pick<Resolution, "role" | "scope" | "how" | "summary">[],
+): string[] {
   return resolutions.flatMap((r) => {
     const role = ROLES.find((x) => x.name === r.role);
     if (!role || !warns(role, r)) return [];

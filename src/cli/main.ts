@@ -8,6 +8,7 @@ import type { StatusOptions } from "./commands/status.js";
 import type { ReplayOptions } from "./commands/replay.js";
 import type { RequeueOptions } from "./commands/requeue.js";
 import type { RunsOptions } from "./commands/runs.js";
+import type { RolesOptions } from "./commands/roles.js";
 import type { RetryFailedOptions } from "./commands/retry-failed.js";
 import type { DismissFailedOptions } from "./commands/dismiss-failed.js";
 import type { SyncOptions } from "./commands/sync.js";
@@ -53,6 +54,7 @@ const commands = {
   plan: () => import("./commands/plan.js"),
   replay: () => import("./commands/replay.js"),
   requeue: () => import("./commands/requeue.js"),
+  roles: () => import("./commands/roles.js"),
   runs: () => import("./commands/runs.js"),
   retryFailed: () => import("./commands/retry-failed.js"),
   dismissFailed: () => import("./commands/dismiss-failed.js"),
@@ -269,6 +271,19 @@ program
     action(async (show: string | undefined, run: string | undefined, options: RunsOptions) =>
       (await commands.runs()).runsCommand(show, run, options, stdout),
     ),
+  );
+
+program
+  .command("roles")
+  .description(
+    "show which typed column each meaning of the analytics views resolved to (a list item's units, a title, ...), how, and on what evidence",
+  )
+  .option(
+    "--resolve",
+    "resolve them again first from the warehouse and the config's roles (no request)",
+  )
+  .action(
+    action(async (options: RolesOptions) => (await commands.roles()).rolesCommand(options, stdout)),
   );
 
 program

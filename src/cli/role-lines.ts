@@ -1,6 +1,7 @@
 import type { Resolution } from "../analytics/role-decision.js";
 import type { RoleChange } from "../analytics/role-records.js";
-import type { Settlement } from "../analytics/settle-roles.js";
+import type { RecordedRole } from "../analytics/role-records.js";
+import { roleWarnings, type Settlement } from "../analytics/settle-roles.js";
 import { ExitCode } from "./exit-codes.js";
 import { table } from "./output.js";
 
@@ -21,7 +22,9 @@ function changeText(change: RoleChange): string {
  * changed (news: the views were rebuilt with them) and the warnings of those the views cannot
  * rely on, each naming its candidates and the key of etl.config.json that settles it.
  */
-export function settlementLines(settlement: Settlement | null): string[] {
+export function settlementLines(
+  settlement: Pick<Settlement, "changes" | "warnings"> | null,
+): string[] {
   if (!settlement) return [];
   const { changes, warnings } = settlement;
   const lines: string[] = [];
@@ -63,6 +66,30 @@ export function roleTable(
 }
 
 /** A run's exit code given its settlement: a role the views cannot rely on is attention (4). */
-export function settledExitCode(code: ExitCode, settlement: Settlement | null): ExitCode {
+export function settledExitCode(
+  code: ExitCode,
+  settlement: Pick<Settlement, "warnings"> | null,
+): ExitCode {
   return code === ExitCode.ok && (settlement?.warnings.length ?? 0) > 0 ? ExitCode.attention : code;
+}
+
+/**
+ * The roles as last resolved in one line, then a line per role the views cannot rely on: how
+ * many are resolved and how, for `etl status` and `etl check`.
+ */
+export function recordedRoleLines(recorded: readonly RecordedRole[]): {
+  readonly summary: string;
+  readonly warnings: readonly string[];
+} {
+  const count = (how: string) => recorded.filter((r) => r.how === how).length;
+  const resolved = count("inferred") + count("configured");
+  const others = ["pending", "absent", "unresolved", "ambiguous"]
+    .map((how) => [how, count(how)] as const)
+    .filter(([, n]) => n > 0)
+    .map(([how, n]) => `${n} ${how}`);
+  const rest = others.length > 0 ? `; ${others.join(", ")}` : "";
+  return {
+    summary: `${resolved} of ${recorded.length} roles resolved (${count("inferred")} inferred, ${count("configured")} configured)${rest}; \`etl roles\` shows each with its evidence`,
+    warnings: roleWarnings(recorded),
+  };
 }

@@ -71,3 +71,27 @@ export async function disagreementSummary(db: Warehouse): Promise<DisagreementSu
     },
   };
 }
+
+/** The checks that lack a reading, as last checked: how many, over which days, and one's reason. */
+export async function incompleteSummary(db: Warehouse): Promise<{
+  readonly checks: number;
+  readonly firstDay: string;
+  readonly lastDay: string;
+  readonly example: string;
+} | null> {
+  const { rows } = await sql<{
+    checks: number;
+    first_day: string;
+    last_day: string;
+    example: string;
+  }>`
+    select count(*) over ()::integer as checks,
+           (min(day) over ())::text as first_day, (max(day) over ())::text as last_day,
+           day::text || ' ' || selection_type || ' ' || sale_type || ': ' || missing as example
+      from etl.reading_checks where missing is not null
+     order by day desc limit 1`.execute(db);
+  const row = rows[0];
+  return row
+    ? { checks: row.checks, firstDay: row.first_day, lastDay: row.last_day, example: row.example }
+    : null;
+}

@@ -196,15 +196,17 @@ describe("the analytics views", () => {
     expect(top).toEqual({ id: topId, streams: String(topStreams) });
   });
 
-  it("daily sales: a count read from raw when whole (as a number or its text); none readable is unknown, not 0", async () => {
+  it("daily sales: the units and label read from the columns their roles resolved to; none readable is unknown, not 0", async () => {
     await query("begin");
     try {
+      // As the loader stores them: a value its column cannot hold is null there (raw keeps it).
       await query(
-        `insert into sales.trend_items (day, selection_type, sale_type, item_id, raw) values
-           ('2025-12-31', 'dsp', 'stream', '424242', '{"id": 424242, "name": "Far", "count": "n/a"}'),
-           ('2025-12-31', 'dsp', 'download', '424242', '{"id": 424242, "count": "12"}'),
-           ('2025-12-31', 'dsp', 'stream', '424243', '{"id": 424243, "count": 7}'),
-           ('2025-12-31', 'dsp', 'stream', '424244', '{"id": 424244, "count": 7.5}')`,
+        `insert into sales.trend_items (day, selection_type, sale_type, item_id, raw, name, count)
+         values
+           ('2025-12-31', 'dsp', 'stream', '424242', '{"id": 424242, "name": "Far", "count": "n/a"}', 'Far', null),
+           ('2025-12-31', 'dsp', 'download', '424242', '{"id": 424242, "count": "12"}', null, 12),
+           ('2025-12-31', 'dsp', 'stream', '424243', '{"id": 424243, "count": 7}', null, 7),
+           ('2025-12-31', 'dsp', 'stream', '424244', '{"id": 424244, "count": 7.5}', null, null)`,
       );
       expect(
         await query(
@@ -311,10 +313,11 @@ describe("the analytics views", () => {
     await query("begin");
     try {
       await query(
-        `insert into artist_stats.platform_stats (artist_id, source, metric, day, value, raw) values
-           (987654321, 'social_1', 'followers', '2026-01-01', 100, '{"value": 100, "daily_diff": null}'),
-           (987654321, 'social_1', 'followers', '2026-01-02', 130, '{"value": 130, "daily_diff": null}'),
-           (987654321, 'social_1', 'followers', '2026-01-03', 125, '{"value": 125, "daily_diff": -4}')`,
+        `insert into artist_stats.platform_stats
+           (artist_id, source, metric, day, value, raw, daily_diff) values
+           (987654321, 'social_1', 'followers', '2026-01-01', 100, '{"value": 100, "daily_diff": null}', null),
+           (987654321, 'social_1', 'followers', '2026-01-02', 130, '{"value": 130, "daily_diff": null}', null),
+           (987654321, 'social_1', 'followers', '2026-01-03', 125, '{"value": 125, "daily_diff": -4}', -4)`,
       );
       expect(
         await query(

@@ -12,6 +12,9 @@ import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missi
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 import { unknownTrackedIds } from "../unknown-tracked-ids.js";
+import { recordedRolesIfAny } from "../../analytics/role-records.js";
+import { createWarehouse } from "../../warehouse/database.js";
+import { recordedRoleLines } from "../role-lines.js";
 import { connectionProblem } from "../unreachable-service.js";
 import type { Output } from "../output.js";
 
@@ -94,6 +97,26 @@ export async function checkCommand(
     return await checkDependencies(out, config, pgOk, logger, options.notify ?? false);
   } finally {
     for (const line of held) process.stderr.write(line);
+  }
+}
+
+/**
+ * The roles of the analytics views as the warehouse last resolved them: a warning per role the
+ * views cannot rely on, with what settles it. Nothing yet before the first `etl migrate`.
+ */
+async function checkRoles(out: Output, url: string): Promise<void> {
+  const db = createWarehouse(url, { maxConnections: 1 });
+  try {
+    const recorded = await recordedRolesIfAny(db);
+    if (recorded === null) {
+      out.line("roles     -     the warehouse is not migrated yet: `etl migrate` resolves them");
+      return;
+    }
+    const { summary, warnings } = recordedRoleLines(recorded);
+    out.line(`roles     ${warnings.length === 0 ? "ok  " : "WARN"}  ${summary}`);
+    for (const warning of warnings) out.line(`          ${warning}`);
+  } finally {
+    await db.destroy();
   }
 }
 
@@ -194,6 +217,7 @@ async function checkDependencies(
       return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
     }
     const trackedOk = await checkTrackedIds(out, context, config);
+    if (pgOk) await checkRoles(out, env.DATABASE_URL);
     const notifyOk = !notify || (await checkNotifications(out, context));
     return pgOk && trackedOk && notifyOk ? ExitCode.ok : ExitCode.failure;
   } finally {

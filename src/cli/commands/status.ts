@@ -32,7 +32,9 @@ import {
 } from "../../warehouse/recorded-settings.js";
 import { permanentFailures } from "../../warehouse/stream-state.js";
 import { attemptsByDay } from "../../warehouse/sync-runs.js";
-import { disagreementSummary } from "../../warehouse/reading-checks.js";
+import { disagreementSummary, incompleteSummary } from "../../warehouse/reading-checks.js";
+import { recordedRoles } from "../../analytics/role-records.js";
+import { recordedRoleLines } from "../role-lines.js";
 import { ExitCode } from "../exit-codes.js";
 import { causeLine, PERMANENT_HINT } from "../failure-lines.js";
 import { queueStatus } from "../queue-status.js";
@@ -81,6 +83,21 @@ const SCHEMA_CHANGES_LISTED = 5;
 async function schemaChangeSection(db: Warehouse): Promise<string[]> {
   const since = new Date(Date.now() - RECENT_SCHEMA_CHANGE_DAYS * 86_400_000);
   return recentSchemaChangeLines(await recentSchemaChanges(db, since, SCHEMA_CHANGES_LISTED));
+}
+
+/**
+ * The roles of the analytics views as last resolved, and each the views cannot rely on, with the
+ * checks of readings left incomplete for want of one.
+ */
+async function rolesSection(db: Warehouse): Promise<string[]> {
+  const { summary, warnings } = recordedRoleLines(await recordedRoles(db));
+  const incomplete = await incompleteSummary(db);
+  const checks = incomplete
+    ? [
+        `readings incomplete: ${incomplete.checks} checks lack a reading, ${incomplete.firstDay}..${incomplete.lastDay} (analytics.reading_checks.missing), e.g. ${incomplete.example}`,
+      ]
+    : [];
+  return [`roles: ${summary}`, ...warnings.map((w) => `  warning: ${w}`), ...checks, ""];
 }
 
 /**
@@ -186,6 +203,7 @@ export async function statusCommand(options: StatusOptions, out: Output): Promis
     for (const line of changes.length === 0 ? [] : [...changes, ""]) out.line(line);
     const readings = await readingsLine(db);
     for (const line of readings === null ? [] : [readings, ""]) out.line(line);
+    for (const line of await rolesSection(db)) out.line(line);
     const queueReport = await queueLines(db, queue, ready, env, etl);
     for (const line of queueReport.lines) out.line(line);
     if (options.html !== undefined) {
