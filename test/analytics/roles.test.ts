@@ -1,13 +1,11 @@
-import { randomBytes } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { evolveTable } from "../../src/warehouse/discovered-columns.js";
-import { DEFAULT_READER_LIMITS, grantReaderRole } from "../../src/warehouse/reader-role.js";
 import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
 import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { until } from "../helpers/until.js";
+import { withReaderClient } from "../helpers/reader-client.js";
 
 // The roles of the analytics views against an upstream that names every unshown field its own
 // way (the sandbox's renamed-fields variant): each resolved from the data to the typed column
@@ -173,50 +171,35 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
   });
 
   it("rebuild the views while a reader holds a query on them: the reader never fails", async () => {
-    const role = `bi_roles_${randomBytes(4).toString("hex")}`;
-    await grantReaderRole(harness.warehouse.db, {
-      role,
-      login: true,
-      limits: DEFAULT_READER_LIMITS,
-    });
-    const url = new URL(harness.warehouse.url);
-    const reader = new pg.Client({
-      host: url.hostname,
-      port: Number(url.port || 5432),
-      database: decodeURIComponent(url.pathname.slice(1)),
-      user: role,
-    });
     const titles = "select count(title)::int as n from analytics.daily_sales_by_product";
     try {
-      await reader.connect();
-      await reader.query("begin");
-      const held = await reader.query<{ n: number }>(titles);
-      expect(held.rows[0]?.n).toBeGreaterThan(0);
-      const settling = settleRoles(harness.warehouse.db, { product_title: "primaryGenre" });
-      // The rebuild waits for the reader's lock on the view, as a schema change does.
-      await until(async () => {
-        const [waiting] = await harness.warehouse.query<{ n: number }>(
-          `select count(*)::int as n from pg_stat_activity
-            where datname = current_database() and wait_event_type = 'Lock'`,
+      await withReaderClient(harness.warehouse, "bi_roles", async (reader) => {
+        await reader.query("begin");
+        const held = await reader.query<{ n: number }>(titles);
+        expect(held.rows[0]?.n).toBeGreaterThan(0);
+        const settling = settleRoles(harness.warehouse.db, { product_title: "primaryGenre" });
+        // The rebuild waits for the reader's lock on the view, as a schema change does.
+        await until(async () => {
+          const [waiting] = await harness.warehouse.query<{ n: number }>(
+            `select count(*)::int as n from pg_stat_activity
+              where datname = current_database() and wait_event_type = 'Lock'`,
+          );
+          return (waiting?.n ?? 0) > 0;
+        });
+        expect((await reader.query<{ n: number }>(titles)).rows[0]?.n).toBe(held.rows[0]?.n);
+        await reader.query("commit");
+        const settled = await settling;
+        expect(settled.rebuilt).toContain("analytics.daily_sales_by_product");
+        const [genres] = await harness.warehouse.query<{ n: number }>(
+          `select count(*)::int as n from analytics.daily_sales_by_product v
+             join catalogue.products p using (product_id) where v.title = p.primary_genre`,
         );
-        return (waiting?.n ?? 0) > 0;
+        expect(genres?.n).toBeGreaterThan(0);
+        // Its grants kept: the view was replaced, not dropped.
+        expect((await reader.query<{ n: number }>(titles)).rows[0]?.n).toBeGreaterThan(0);
       });
-      expect((await reader.query<{ n: number }>(titles)).rows[0]?.n).toBe(held.rows[0]?.n);
-      await reader.query("commit");
-      const settled = await settling;
-      expect(settled.rebuilt).toContain("analytics.daily_sales_by_product");
-      const [genres] = await harness.warehouse.query<{ n: number }>(
-        `select count(*)::int as n from analytics.daily_sales_by_product v
-           join catalogue.products p using (product_id) where v.title = p.primary_genre`,
-      );
-      expect(genres?.n).toBeGreaterThan(0);
-      // Its grants kept: the view was replaced, not dropped.
-      expect((await reader.query<{ n: number }>(titles)).rows[0]?.n).toBeGreaterThan(0);
     } finally {
-      await reader.end();
       await settleRoles(harness.warehouse.db, {});
-      await harness.warehouse.query(`drop owned by ${pg.escapeIdentifier(role)}`);
-      await harness.warehouse.query(`drop role ${pg.escapeIdentifier(role)}`);
     }
   });
 

@@ -6,8 +6,14 @@ import {
   type SandboxSize,
   startSandbox,
 } from "../../sandbox/index.js";
+import { selectStreams } from "../../src/streams/registry.js";
 import type { StreamSummary } from "../../src/streams/run-sync.js";
 import { daysBetween } from "../../src/time/calendar.js";
+import {
+  readingCheckDifferences,
+  salesViewDifferences,
+  viewTitleDifferences,
+} from "./analytics-reconcile.js";
 import { type ReconcileScope, warehouseDifferences } from "./reconcile.js";
 import { type SyncHarness, startSyncHarness, failures } from "./sync-harness.js";
 import { typedScalars } from "./typed-scalars.js";
@@ -15,7 +21,8 @@ import { typedScalars } from "./typed-scalars.js";
 // Every alternative shape the sandbox can serve, each against a database of its own: a full
 // sync, late data and restatements (revision 1), then a sync with nothing new. After each of the
 // first two, the warehouse must hold every record served exactly once with its measure, or have
-// quarantined it with a reason; nothing may be lost quietly.
+// quarantined it with a reason; nothing may be lost quietly. After them, and after a replay of
+// what was stored, the analytics views must say what the upstream says.
 
 export const TODAY = "2026-01-06";
 /** Revision 1 changes the 3 days before today (2026-01-03..05); 2026-01-02 stays as it was. */
@@ -38,6 +45,12 @@ export const SIZE: Partial<SandboxSize> = {
 };
 /** Every schema of upstream data: each declares typed columns only for what the spec shows. */
 const DATA_SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
+/**
+ * The streams whose tables the analytics checks read (the sales trends, the products and their
+ * assets), as `etl replay --only trends,products` names them: no time spent loading again the
+ * tables no check reads.
+ */
+const ANALYTICS_STREAMS = ["trends", "products"];
 /** Lines of a reconciliation shown in a failure, the rest counted. */
 const SHOWN = 40;
 
@@ -162,7 +175,10 @@ export function variantsOfPart(part: number): string[] {
   return Object.keys(SHAPE_VARIANTS).filter((_, index) => index % SHAPE_VARIANT_PARTS === part);
 }
 
-/** The three syncs of each variant of `part`, each against a database of its own. */
+/**
+ * The three syncs of each variant of `part`, then a replay, each variant against a database of
+ * its own.
+ */
 export function describeShapeVariants(part: number): void {
   let tracking: Awaited<ReturnType<typeof trackingConfig>>;
 
@@ -218,8 +234,25 @@ export function describeShapeVariants(part: number): void {
     }
 
     /**
+     * The analytics layer as a BI user reads it: every day's sales views add up to the day's
+     * totals (served and stored), the product and asset views carry the catalogue's titles, and
+     * every reading check of the range holds its three readings.
+     */
+    async function expectAnalyticsReconciled() {
+      expect
+        .soft(shown(await salesViewDifferences(scope)), "analytics sales views against the totals")
+        .toEqual([]);
+      expect
+        .soft(shown(await viewTitleDifferences(scope)), "analytics views' titles against upstream")
+        .toEqual([]);
+      expect
+        .soft(shown(await readingCheckDifferences(scope)), "analytics.reading_checks incomplete")
+        .toEqual([]);
+    }
+
+    /**
      * A sync of the range that stores every record served (or quarantines it, said), with every
-     * value typed, a clean success, and the failure bodies sent retried.
+     * value typed, a clean success, the failure bodies sent retried, and analytics that add up.
      */
     async function syncExpectingEverything() {
       const since = new Date();
@@ -229,6 +262,7 @@ export function describeShapeVariants(part: number): void {
       expectCleanSuccess(summaries);
       expectFailureBodiesRetried(summaries, sentBefore);
       await expectEveryValueTyped();
+      await expectAnalyticsReconciled();
     }
 
     it("1. a full sync stores every record served, or quarantines it with a reason", async () => {
@@ -267,6 +301,12 @@ export function describeShapeVariants(part: number): void {
       expect.soft(shown(landed.map((r) => r.response)), "responses landed").toEqual([]);
       const after = await countRows(harness, "select count(*)::int as n from etl.responses");
       expect.soft(after - (before?.n ?? 0), "rows added to etl.responses").toBe(0);
+    });
+
+    it("4. a replay of the stored responses (as etl replay runs it) derives the same analytics", async () => {
+      const summaries = await harness.recordedReplay(selectStreams(ANALYTICS_STREAMS));
+      expect.soft(failures(summaries), "failed partitions of the replay").toEqual([]);
+      await expectAnalyticsReconciled();
     });
   });
 }

@@ -1,11 +1,9 @@
-import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { selectStreams } from "../../src/streams/registry.js";
 import { createWarehouse, type Warehouse } from "../../src/warehouse/database.js";
-import { DEFAULT_READER_LIMITS, grantReaderRole } from "../../src/warehouse/reader-role.js";
 import { failures, startSyncHarness, type SyncHarness } from "../helpers/sync-harness.js";
+import { withReaderClient } from "../helpers/reader-client.js";
 
 // A field the declaration does not name becomes a typed column of its table the first time it
 // arrives, named as the upstream names it, and every row's value is in it as received.
@@ -71,30 +69,12 @@ describe("a field no column holds", () => {
   });
 
   it("is read by the reader role without a grant of its own", async () => {
-    const role = `bi_discovery_${randomBytes(4).toString("hex")}`;
-    await grantReaderRole(harness.warehouse.db, {
-      role,
-      login: true,
-      limits: DEFAULT_READER_LIMITS,
-    });
-    const url = new URL(harness.warehouse.url);
-    const reader = new pg.Client({
-      host: url.hostname,
-      port: Number(url.port || 5432),
-      database: decodeURIComponent(url.pathname.slice(1)),
-      user: role,
-    });
-    try {
-      await reader.connect();
+    await withReaderClient(harness.warehouse, "bi_discovery", async (reader) => {
       const { rows } = await reader.query<{ n: number }>(
         "select count(x_unexpected)::int as n from catalogue.dsps",
       );
       expect(rows[0]?.n).toBeGreaterThan(0);
-    } finally {
-      await reader.end();
-      await harness.warehouse.query(`drop owned by ${pg.escapeIdentifier(role)}`);
-      await harness.warehouse.query(`drop role ${pg.escapeIdentifier(role)}`);
-    }
+    });
   });
 
   it("names the landed response that carried the field", async () => {
