@@ -2,6 +2,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { biQueries } from "./bi-queries.js";
+import { parseBiScale } from "./bi-scale.js";
 import { endToEnd } from "./end-to-end.js";
 import { fetchPath } from "./fetch-path.js";
 import { jsonParse } from "./json-parse.js";
@@ -25,6 +27,7 @@ const SECTIONS = [
   "response",
   "rate",
   "json",
+  "bi",
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -34,12 +37,13 @@ const { values } = parseArgs({
     rows: { type: "string", default: "1000000" },
     "memory-days": { type: "string", default: "7" },
     "response-mib": { type: "string", default: "1,5,20,50" },
+    "bi-scale": { type: "string", default: "large,10x3y" },
     help: { type: "boolean", short: "h" },
   },
 });
 if (values.help) {
   console.log(`Usage: npm run bench -- [--only ${SECTIONS.join(",")}] [--rows N] [--memory-days N]
-                       [--response-mib 1,5,20,50]
+                       [--response-mib 1,5,20,50] [--bi-scale large,10x3y]
   load        1M (--rows) synthetic trend items: the loader against COPY, fresh and 10% changed
   fetch       a backfill at R = 50 req/s against a sandbox with 50 ms latency
   end-to-end  the large account (a year, 5,000 products, 200 tracked artists) backfilled with
@@ -56,13 +60,25 @@ if (values.help) {
   rate        "auto" finding a limit stated on every answer, on 429s alone, or never, the limit
               cut under three stacks, a max, and a fixed budget shared by two processes: the
               rate held ÷ the limit, 429s, and the seconds until the limit is found
-  json        a 6 MiB trend list parsed by src/json, by lossless-json and by JSON.parse`);
+  json        a 6 MiB trend list parsed by src/json, by lossless-json and by JSON.parse
+  bi          the analysts' queries on the analytics views (plans in bench/bi-plans.txt) over
+              datasets written straight into the tables (--bi-scale): large, the large
+              account's year; 10x3y, ten times it over three years; <times>x<years>y or
+              <times>x<months>m for others (10x1m: a month of the 10× account)`);
   process.exit(0);
 }
 const only = (values.only?.split(",") ?? [...SECTIONS]) as Section[];
 for (const name of only) {
   if (!SECTIONS.includes(name)) {
     console.error(`unknown section ${name}; sections: ${SECTIONS.join(", ")}`);
+    process.exit(2);
+  }
+}
+if (only.includes("bi")) {
+  try {
+    values["bi-scale"].split(",").forEach(parseBiScale);
+  } catch (error) {
+    console.error((error as Error).message);
     process.exit(2);
   }
 }
@@ -85,6 +101,7 @@ const runners: Record<Section, () => Promise<SectionResult | SectionResult[]>> =
   response: () => responseMemory(values["response-mib"].split(",").map(Number)),
   rate: () => rateLearning(),
   json: () => Promise.resolve(jsonParse()),
+  bi: () => biQueries(values["bi-scale"].split(",")),
 };
 
 const results: SectionResult[] = [];
