@@ -25,4 +25,4 @@ export interface Evidence {
 }
 
 /** The latest days an inference reads: enough to tell fields apart, bounded at any scale. */
-export const DAYS_CHECKED = 28;
+export const DAYS_CHECKED = 14;

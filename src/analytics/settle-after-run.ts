@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { errorMessage } from "../errors.js";
 import type { RoleSettings } from "./resolve-roles.js";
 import { type Settlement, settleRoles } from "./settle-roles.js";
@@ -25,4 +25,15 @@ export async function settleAfterRun<DB>(
       ],
     };
   }
+}
+
+/**
+ * Whether any attempt of the run wrote a row: a scheduled run that found nothing new (most of
+ * them) changes no evidence, and a worker settles nothing after it.
+ */
+export async function runWroteRows<DB>(db: Kysely<DB>, runId: string): Promise<boolean> {
+  const { rows } = await sql<{ wrote: boolean }>`
+    select exists (select 1 from etl.sync_runs where run = ${runId} and rows_written > 0) as wrote
+  `.execute(db);
+  return rows[0]?.wrote ?? false;
 }

@@ -13,7 +13,7 @@ import type { Gate } from "./gate.js";
 import { upstreamGate } from "./upstream-gate.js";
 import { notifyRunEnded } from "./run-notifications.js";
 import { errorMessage } from "../errors.js";
-import { settleAfterRun } from "../analytics/settle-after-run.js";
+import { runWroteRows, settleAfterRun } from "../analytics/settle-after-run.js";
 import { logSettlement } from "./log-settlement.js";
 import {
   MAX_STALLED_COUNT,
@@ -138,10 +138,12 @@ function runFinished({ deps, logger, write }: JobEvents, job: Job<RunJobData>, e
       (err: unknown) =>
         logger.warn({ jobId: runId, err: errorMessage(err) }, "could not tell of the run's end"),
     );
-  // The roles settled first: the end's check of the readings reads the units through them.
-  const settled = settleAfterRun(db, deps.runner.config.roles, runId).then((settlement) =>
-    logSettlement(logger, settlement, runId),
-  );
+  // The roles settled first, where the run wrote rows: the end's check of the readings reads the
+  // units through them.
+  const settled = runWroteRows(db, runId).then(async (wrote) => {
+    if (wrote)
+      logSettlement(logger, await settleAfterRun(db, deps.runner.config.roles, runId), runId);
+  });
   write(
     settled
       .then(() => recordRunFinished(db, runId, end))

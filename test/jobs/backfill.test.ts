@@ -3,6 +3,7 @@ import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { jobOptions } from "../../src/jobs/etl-queue.js";
 import { PARTITION_JOB, RUN_JOB } from "../../src/jobs/job-types.js";
 import { lockPartition, type PartitionLock } from "../../src/jobs/partition-lock.js";
+import { until } from "../helpers/until.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { streamSpans } from "../helpers/stream-spans.js";
 import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
@@ -72,6 +73,16 @@ describe("a backfill through the queue", () => {
       ),
     );
     expect(row?.n).toBe(expected.reduce((a, b) => a + b, 0));
+    // The worker settles the analytics roles as the run ends, from what it wrote.
+    await until(async () => {
+      const [settled] = await harness.warehouse.query<{ n: number }>(
+        `select count(*)::int as n from etl.role_changes
+          where run_id = $1 and role = 'trend_item_units' and to_column = 'count'
+            and to_how = 'inferred'`,
+        [first.runId],
+      );
+      return settled?.n === 10;
+    });
   });
 
   it("plans a stream from another's rows only once that stream's partitions have finished", async () => {
