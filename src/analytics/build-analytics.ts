@@ -3,7 +3,8 @@ import { type Kysely, sql } from "kysely";
 import type { AnalyticsObject } from "./analytics-object.js";
 import { artistViews } from "./artist-views.js";
 import { readingChecks } from "./reading-checks.js";
-import type { ResolvedRoles } from "./resolved-roles.js";
+import type { Resolution } from "./role-decision.js";
+import { ResolvedRoles } from "./resolved-roles.js";
 import { salesViews } from "./sales-views.js";
 
 /** Every object built from the roles, in the order they are built. */
@@ -36,12 +37,13 @@ async function build(trx: Kysely<unknown>, object: AnalyticsObject): Promise<voi
 
 /**
  * Builds again, in the caller's transaction, each object whose definition changed since it was
- * last built (etl.analytics_builds): a view is replaced in place, so a reader's grants and the
- * views on it stay. The names of the objects built.
+ * last built (etl.analytics_builds), or each with `force`: a view is replaced in place, so a
+ * reader's grants and the views on it stay. The names of the objects built.
  */
 export async function buildAnalytics(
   trx: Kysely<unknown>,
   roles: ResolvedRoles,
+  force = false,
 ): Promise<string[]> {
   const { rows } = await sql<{ object: string; definition_sha256: string }>`
     select object, definition_sha256 from etl.analytics_builds`.execute(trx);
@@ -49,7 +51,7 @@ export async function buildAnalytics(
   const changed: string[] = [];
   for (const object of analyticsObjects(roles)) {
     const hash = fingerprint(trx, object);
-    if (built.get(object.name) === hash) continue;
+    if (!force && built.get(object.name) === hash) continue;
     await build(trx, object);
     await sql`
       insert into etl.analytics_builds (object, definition_sha256) values (${object.name}, ${hash})
@@ -58,4 +60,21 @@ export async function buildAnalytics(
     changed.push(object.name);
   }
   return changed;
+}
+
+/**
+ * Builds every object again from the roles as recorded, their columns' types read anew: after a
+ * column a view reads was widened (the views set aside for it, in the caller's transaction),
+ * where a definition made for the old type no longer holds (a sum of what is now text).
+ */
+export async function rebuildFromRecorded(trx: Kysely<unknown>): Promise<void> {
+  const { rows } = await sql<Omit<Resolution, "evidence">>`
+    select r.role, r.scope, r.table_name as "table", r.column_name as "column", r.field,
+           format_type(a.atttypid, null) as "type", r.how, r.summary
+      from etl.roles r
+      left join pg_attribute a
+        on a.attrelid = to_regclass(r.table_name) and a.attname = r.column_name
+       and not a.attisdropped`.execute(trx);
+  const evidence = { cases: "", test: "", rows: 0, candidates: [] };
+  await buildAnalytics(trx, new ResolvedRoles(rows.map((row) => ({ ...row, evidence }))), true);
 }

@@ -49,14 +49,15 @@ export function roleValue(
   alias = "",
 ): RawBuilder<unknown> {
   const ref = alias === "" ? sql.ref(candidate.column) : sql.ref(`${alias}.${candidate.column}`);
-  if (values === "text") return sql`nullif(${ref}, '')`;
+  // A column widened since it was chosen (to text, or jsonb) is read through its text.
+  if (values === "text") {
+    return candidate.type === "text" ? sql`nullif(${ref}, '')` : sql`nullif(${ref}::text, '')`;
+  }
   if (values === "instant") return ref;
-  if (candidate.type === "text") {
-    const pattern = values === "count" ? "^-?[0-9]{1,18}$" : "^-?[0-9]{1,30}(\\.[0-9]{1,30})?$";
-    return sql`(case when ${ref} ~ ${sql.lit(pattern)} then ${ref}::numeric end)`;
+  if (candidate.type === "bigint" || candidate.type === "integer") return ref;
+  if (candidate.type === "numeric") {
+    return values === "count" ? sql`(case when ${ref} = trunc(${ref}) then ${ref} end)` : ref;
   }
-  if (values === "count" && candidate.type === "numeric") {
-    return sql`(case when ${ref} = trunc(${ref}) then ${ref} end)`;
-  }
-  return ref;
+  const pattern = values === "count" ? "^-?[0-9]{1,18}$" : "^-?[0-9]{1,30}(\\.[0-9]{1,30})?$";
+  return sql`(case when ${ref}::text ~ ${sql.lit(pattern)} then ${ref}::text::numeric end)`;
 }

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
 import { jsonText } from "../json/json-body.js";
+import { rebuildFromRecorded } from "../analytics/build-analytics.js";
+import { SCHEMA_LOCK_WAIT } from "../warehouse/lock-wait.js";
 import type { SchemaContract } from "../config/schema-contract.js";
 import type { Warehouse } from "../warehouse/database.js";
 import type { Database } from "../warehouse/schema.js";
@@ -79,7 +81,14 @@ export class TableEvolution {
         );
         continue;
       }
-      const evolved = await evolveTable(db as Kysely<unknown>, table, wanted, origin);
+      const evolved = await evolveTable(
+        db as Kysely<unknown>,
+        table,
+        wanted,
+        origin,
+        SCHEMA_LOCK_WAIT,
+        rebuildFromRecorded,
+      );
       discovery.learn(evolved.columns);
       state.targets.clear();
       account.schemaChanges.push(...evolved.changes);

@@ -165,6 +165,7 @@ async function changeUnderLock(
   wanted: readonly WantedColumn[],
   origin: ChangeOrigin,
   known: Map<string, DiscoveredColumn>,
+  remakeViews: RemakeViews | undefined,
 ): Promise<TableEvolved> {
   await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(db);
   const taken = await tableColumns(db, table);
@@ -181,9 +182,14 @@ async function changeUnderLock(
     if (!column && taken.has(name)) name = markedColumnName(field);
     if (column) {
       // The analytics views read the columns their roles resolved to: set aside meanwhile.
-      await withViewsSetAside(db, table, name, () =>
-        sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
-          type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db),
+      await withViewsSetAside(
+        db,
+        table,
+        name,
+        () =>
+          sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
+            type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db),
+        remakeViews,
       );
       await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
         where table_name = ${table} and column_name = ${name}`.execute(db);
@@ -216,6 +222,12 @@ async function changeUnderLock(
   return { changes, columns: known };
 }
 
+/**
+ * Builds again, in the change's transaction, the views whose definition depends on a widened
+ * column's type (the analytics views: the layer that makes them knows how).
+ */
+export type RemakeViews = (trx: Kysely<unknown>) => Promise<void>;
+
 /** What a table became: the changes made, and its discovered columns now. */
 export interface TableEvolved {
   readonly changes: readonly SchemaChange[];
@@ -227,7 +239,9 @@ export interface TableEvolved {
  * that need the change are written: the table's exclusive lock is held for the change alone,
  * never behind a write (two writes each holding a table the other's change waits for would stall
  * both). A reader or writer holding the table is waited for `lockTimeoutMs` at a time, so that
- * the work queued behind the change never waits longer than that; it then tries again.
+ * the work queued behind the change never waits longer than that; it then tries again. A column
+ * the views read is widened with them set aside (withViewsSetAside), `remakeViews` making again
+ * those its new type needs made anew.
  */
 export async function evolveTable(
   db: Kysely<unknown>,
@@ -235,6 +249,7 @@ export async function evolveTable(
   wanted: readonly WantedColumn[],
   origin: ChangeOrigin,
   wait: SchemaLockWait = SCHEMA_LOCK_WAIT,
+  remakeViews?: RemakeViews,
 ): Promise<TableEvolved> {
   const evolved = await withLockWait(
     db,
@@ -248,7 +263,7 @@ export async function evolveTable(
         return !column || !covers(column.kind, kind);
       });
       if (needed.length === 0) return { changes: [], columns: known };
-      return changeUnderLock(trx, table, needed, origin, known);
+      return changeUnderLock(trx, table, needed, origin, known, remakeViews);
     },
     (attempts, cause) => new SchemaChangeBusyError(table, attempts, cause),
   );

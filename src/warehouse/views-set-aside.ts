@@ -69,22 +69,30 @@ async function makeAgain(db: Kysely<unknown>, view: SetAside): Promise<void> {
   for (const { column, comment } of view.columns) {
     await sql`comment on column ${name}.${sql.ref(column)} is ${sql.lit(comment)}`.execute(db);
   }
+}
+
+async function grantAgain(db: Kysely<unknown>, view: SetAside): Promise<void> {
   for (const { grantee, privilege } of view.grants) {
-    await sql`grant ${sql.raw(privilege)} on ${name} to ${sql.raw(grantee)}`.execute(db);
+    await sql`grant ${sql.raw(privilege)} on ${sql.raw(view.name)} to ${sql.raw(grantee)}`.execute(
+      db,
+    );
   }
 }
 
 /**
  * Runs `change` (a column's type altered) with the views that read the column set aside: Postgres
- * alters no column a view reads, so each is dropped and, once the change is made, made again as it
- * was, with its comments and its readers' grants, in the caller's transaction. A reader sees the
- * views before the change or after it, never without them.
+ * alters no column a view reads, so each is dropped and, once the change is made, made again, in
+ * the caller's transaction. `remake` first builds again those whose definition depends on the
+ * column's type (the analytics views, from their roles); every other is made as it was, with its
+ * comments; each gets its readers' grants back. A reader sees the views before the change or
+ * after it, never without them.
  */
 export async function withViewsSetAside<T>(
   db: Kysely<unknown>,
   table: string,
   column: string,
   change: () => Promise<T>,
+  remake?: (trx: Kysely<unknown>) => Promise<void>,
 ): Promise<T> {
   const readers = await viewsReading(db, table, column);
   const views = await Promise.all(readers.map((r) => setAside(db, r.oid, r.name)));
@@ -92,6 +100,12 @@ export async function withViewsSetAside<T>(
     await sql`drop view ${sql.raw(view.name)}`.execute(db);
   }
   const result = await change();
-  for (const view of views) await makeAgain(db, view);
+  if (views.length > 0) await remake?.(db);
+  for (const view of views) {
+    const { rows } = await sql<{ exists: boolean }>`
+      select to_regclass(${view.name}) is not null as exists`.execute(db);
+    if (!rows[0]?.exists) await makeAgain(db, view);
+    await grantAgain(db, view);
+  }
   return result;
 }

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
+import { rebuildFromRecorded } from "../../src/analytics/build-analytics.js";
 import { evolveTable } from "../../src/warehouse/discovered-columns.js";
+import { SCHEMA_LOCK_WAIT } from "../../src/warehouse/lock-wait.js";
 import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
 import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { until } from "../helpers/until.js";
@@ -13,6 +15,7 @@ import { withReaderClient } from "../helpers/reader-client.js";
 // rebuilding the views under a reader's open query.
 
 const RANGE = { from: "2026-01-03", to: "2026-01-05" };
+const ORIGIN = { stream: "trend_items", partition: "test", attemptId: "0" };
 
 let harness: SyncHarness;
 
@@ -123,18 +126,18 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
     ]);
   });
 
-  it("warn of a role two fields fit alike, naming both and the key, its figures null", async () => {
-    await harness.warehouse.query(`alter table sales.trend_items add column unit_count bigint`);
-    await harness.warehouse.query(`update sales.trend_items set unit_count = units`);
+  it("warn of a role two fields fit alike, their names no help, naming both and the key, its figures null", async () => {
+    await harness.warehouse.query(`alter table sales.trend_items add column quantity bigint`);
+    await harness.warehouse.query(`update sales.trend_items set quantity = units`);
     await harness.warehouse.query(
       `insert into etl.discovered_columns (table_name, column_name, field, data_type)
-       values ('sales.trend_items', 'unit_count', '{unitCount}', 'bigint')`,
+       values ('sales.trend_items', 'quantity', '{quantity}', 'bigint')`,
     );
     try {
       const settled = await settleRoles(harness.warehouse.db, {});
       const warning = settled.warnings.find((w) => w.includes("trend_item_units.dsp.stream"));
       expect(warning).toContain("ambiguous");
-      expect(warning).toContain("units, unitCount");
+      expect(warning).toContain("units, quantity");
       expect(warning).toContain(`"roles": {"trend_item_units.dsp.stream": "<field>"}`);
       const [dsp] = await harness.warehouse.query<{ rows: number; streams: number }>(
         `select count(*)::int as rows, count(*) filter (where streams > 0)::int as streams
@@ -157,15 +160,15 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
         expect(check.agree).toBeNull();
         expect(check.missing).toContain("list: its units are ambiguous");
       }
-      const settledBy = await settleRoles(harness.warehouse.db, { trend_item_units: "unitCount" });
+      const settledBy = await settleRoles(harness.warehouse.db, { trend_item_units: "quantity" });
       expect(settledBy.warnings).toEqual([]);
       expect(await salesGaps()).toEqual([]);
     } finally {
       await harness.warehouse.query(
-        `delete from etl.discovered_columns where column_name = 'unit_count'`,
+        `delete from etl.discovered_columns where column_name = 'quantity'`,
       );
       await settleRoles(harness.warehouse.db, { trend_item_units: "units" });
-      await harness.warehouse.query(`alter table sales.trend_items drop column unit_count`);
+      await harness.warehouse.query(`alter table sales.trend_items drop column quantity`);
       await settleRoles(harness.warehouse.db, {});
     }
   });
@@ -215,13 +218,26 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
       harness.warehouse.db as never,
       "sales.trend_items",
       [{ field: ["units"], kind: "numeric" }],
-      { stream: "trend_items", partition: "test", attemptId: "0" },
+      ORIGIN,
     );
     expect(evolved.changes.map((c) => `${c.column} ${c.from} > ${c.to}`)).toEqual([
       "units bigint > numeric",
     ]);
     expect(await salesGaps()).toEqual([]);
     expect(await comment()).toBe(before);
+    // To text, where a sum no longer holds: the views are built again from their roles.
+    const toText = await evolveTable(
+      harness.warehouse.db as never,
+      "sales.trend_items",
+      [{ field: ["units"], kind: "text" }],
+      ORIGIN,
+      SCHEMA_LOCK_WAIT,
+      rebuildFromRecorded,
+    );
+    expect(toText.changes.map((c) => `${c.column} ${c.from} > ${c.to}`)).toEqual([
+      "units numeric > text",
+    ]);
+    expect(await salesGaps()).toEqual([]);
     const [weekly] = await harness.warehouse.query<{ n: number }>(
       "select count(*)::int as n from analytics.weekly_sales",
     );

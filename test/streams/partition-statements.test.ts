@@ -29,6 +29,17 @@ async function statementsOf(run: () => Promise<unknown>): Promise<string[]> {
   return sent;
 }
 
+/**
+ * A sync's statements without the settling of the analytics roles after its partitions (its
+ * reads, then its one transaction; test/analytics has its own tests).
+ */
+function partitionsOnly(statements: readonly string[]): string[] {
+  const start = statements.findIndex((s) => s.startsWith("select a.attname as column"));
+  if (start < 0) return [...statements];
+  const end = statements.findIndex((s, i) => i > start && s.startsWith("commit"));
+  return [...statements.slice(0, start), ...statements.slice(end + 1)];
+}
+
 /** A statement's first three words: enough to tell which it is. */
 function opening(statement: string): string {
   return statement.split(/\s+/).slice(0, 3).join(" ");
@@ -39,7 +50,9 @@ const releases = (statements: readonly string[]) =>
 
 describe("the statements of one partition", () => {
   it("are the attempt's row and one transaction of four statements, with no quarantine release the first time", async () => {
-    const first = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
+    const first = partitionsOnly(
+      await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY })),
+    );
     const perPartition = first.filter((s) => s.startsWith("begin")).length;
     // 10 partitions: 5 selection types × 2 sale types, one page each.
     expect(perPartition).toBe(10);
@@ -49,7 +62,8 @@ describe("the statements of one partition", () => {
     // and reads the table's discovered columns (another worker may have added one since), then
     // commit. Once per process, the page sizes learned, the table's column types (what its
     // columns can hold) and its discovered columns; once per sync, the streams' settings, the
-    // run's start, and its end with the check of the trends days it changed.
+    // run's start, and its end with the check of the trends days it changed (the roles settled
+    // before it are left out here).
     const counts: Record<string, number> = {};
     for (const statement of first.map(opening)) counts[statement] = (counts[statement] ?? 0) + 1;
     expect(counts).toEqual({
@@ -67,7 +81,9 @@ describe("the statements of one partition", () => {
       commit: 10,
     });
 
-    const again = await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY }));
+    const again = partitionsOnly(
+      await statementsOf(() => harness.sync({ only: ["trend_chart_points"], ...DAY })),
+    );
     expect(again.filter((s) => s.startsWith("select column_name"))).toEqual([]);
     // Once it has run, records it quarantined then may now be storable: the statement closing
     // each partition releases them, with no round trip of its own.
