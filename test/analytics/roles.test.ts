@@ -173,6 +173,28 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
     }
   });
 
+  it("read a count sent as whole-number text (kept as text, as codes are) as a number", async () => {
+    await harness.warehouse.query(`alter table sales.trend_items add column unit_text text`);
+    await harness.warehouse.query(`update sales.trend_items set unit_text = units::text`);
+    await harness.warehouse.query(
+      `insert into etl.discovered_columns (table_name, column_name, field, data_type)
+       values ('sales.trend_items', 'unit_text', '{unitText}', 'text')`,
+    );
+    try {
+      const settled = await settleRoles(harness.warehouse.db, { trend_item_units: "unitText" });
+      expect(settled.warnings).toEqual([]);
+      expect((await roles())["trend_item_units.asset.stream"]).toBe("unit_text configured");
+      expect(await salesGaps()).toEqual([]);
+    } finally {
+      await harness.warehouse.query(
+        `delete from etl.discovered_columns where column_name = 'unit_text'`,
+      );
+      await settleRoles(harness.warehouse.db, { trend_item_units: "units" });
+      await harness.warehouse.query(`alter table sales.trend_items drop column unit_text`);
+      await settleRoles(harness.warehouse.db, {});
+    }
+  });
+
   it("rebuild the views while a reader holds a query on them: the reader never fails", async () => {
     const titles = "select count(title)::int as n from analytics.daily_sales_by_product";
     try {
