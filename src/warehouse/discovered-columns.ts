@@ -158,6 +158,27 @@ async function tableColumns(db: Kysely<unknown>, table: string): Promise<Set<str
   return new Set(rows.map((row) => row.name));
 }
 
+/**
+ * Widens a discovered column and records its type; the analytics views read the columns their
+ * roles resolved to, and are set aside meanwhile.
+ */
+async function widen(
+  db: Kysely<unknown>,
+  table: string,
+  column: DiscoveredColumn,
+  to: ColumnKind,
+  hasRaw: boolean,
+  remakeViews: RemakeViews | undefined,
+): Promise<void> {
+  const name = column.column;
+  const alter = () =>
+    sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
+      type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db);
+  await withViewsSetAside(db, table, name, alter, remakeViews);
+  await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
+    where table_name = ${table} and column_name = ${name}`.execute(db);
+}
+
 /** Adds or widens the columns `wanted` asks for, under the table's lock; the changes made. */
 async function changeUnderLock(
   db: Kysely<unknown>,
@@ -181,18 +202,7 @@ async function changeUnderLock(
     let name = column?.column ?? columnNameOf(field);
     if (!column && taken.has(name)) name = markedColumnName(field);
     if (column) {
-      // The analytics views read the columns their roles resolved to: set aside meanwhile.
-      await withViewsSetAside(
-        db,
-        table,
-        name,
-        () =>
-          sql`alter table ${sql.table(table)} alter column ${sql.ref(name)}
-            type ${sql.raw(to)} using ${widening(column, to, hasRaw)}`.execute(db),
-        remakeViews,
-      );
-      await sql`update etl.discovered_columns set data_type = ${to}, changed_at = now()
-        where table_name = ${table} and column_name = ${name}`.execute(db);
+      await widen(db, table, column, to, hasRaw, remakeViews);
     } else {
       if (taken.has(name)) throw new Error(`${table}: no free column name for ${field.join(".")}`);
       await sql`alter table ${sql.table(table)} add column ${sql.ref(name)} ${sql.raw(to)}`.execute(
