@@ -1,12 +1,9 @@
 import { sql } from "kysely";
-import { SALE_TYPES, SELECTION_TYPES } from "../api/enums.js";
 import type { AnalyticsObject } from "./analytics-object.js";
 import type { ResolvedRoles } from "./resolved-roles.js";
 import { roleKey, TREND_ITEM_UNITS } from "./roles.js";
 
-const SCOPES = SELECTION_TYPES.flatMap((selection) =>
-  SALE_TYPES.map((sale) => `${selection}.${sale}`),
-);
+const SCOPES = TREND_ITEM_UNITS.scopes;
 
 /** Why a scope's list reading is missing when items carry no whole number in its units. */
 function unitsGap(roles: ResolvedRoles) {

@@ -56,6 +56,35 @@ async function salesGaps(): Promise<string[]> {
   return gaps;
 }
 
+/**
+ * Runs `use` with one more discovered column of sales.trend_items, a copy of the units (as
+ * `type`) for the field `field`; then takes it away, the views first set back on the units.
+ */
+async function withUnitsCopy(
+  column: string,
+  field: string,
+  type: "bigint" | "text",
+  use: () => Promise<void>,
+): Promise<void> {
+  await harness.warehouse.query(`alter table sales.trend_items add column ${column} ${type}`);
+  await harness.warehouse.query(`update sales.trend_items set ${column} = units::${type}`);
+  await harness.warehouse.query(
+    `insert into etl.discovered_columns (table_name, column_name, field, data_type)
+     values ('sales.trend_items', $1, $2, $3)`,
+    [column, [field], type],
+  );
+  try {
+    await use();
+  } finally {
+    await harness.warehouse.query(`delete from etl.discovered_columns where column_name = $1`, [
+      column,
+    ]);
+    await settleRoles(harness.warehouse.db, { trend_item_units: "units" });
+    await harness.warehouse.query(`alter table sales.trend_items drop column ${column}`);
+    await settleRoles(harness.warehouse.db, {});
+  }
+}
+
 beforeAll(async () => {
   harness = await startSyncHarness("analytics_roles", {
     today: TODAY,
@@ -127,13 +156,7 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
   });
 
   it("warn of a role two fields fit alike, their names no help, naming both and the key, its figures null", async () => {
-    await harness.warehouse.query(`alter table sales.trend_items add column quantity bigint`);
-    await harness.warehouse.query(`update sales.trend_items set quantity = units`);
-    await harness.warehouse.query(
-      `insert into etl.discovered_columns (table_name, column_name, field, data_type)
-       values ('sales.trend_items', 'quantity', '{quantity}', 'bigint')`,
-    );
-    try {
+    await withUnitsCopy("quantity", "quantity", "bigint", async () => {
       const settled = await settleRoles(harness.warehouse.db, {});
       const warning = settled.warnings.find((w) => w.includes("trend_item_units.dsp.stream"));
       expect(warning).toContain("ambiguous");
@@ -163,36 +186,16 @@ describe("the roles, against an upstream that names its fields otherwise", () =>
       const settledBy = await settleRoles(harness.warehouse.db, { trend_item_units: "quantity" });
       expect(settledBy.warnings).toEqual([]);
       expect(await salesGaps()).toEqual([]);
-    } finally {
-      await harness.warehouse.query(
-        `delete from etl.discovered_columns where column_name = 'quantity'`,
-      );
-      await settleRoles(harness.warehouse.db, { trend_item_units: "units" });
-      await harness.warehouse.query(`alter table sales.trend_items drop column quantity`);
-      await settleRoles(harness.warehouse.db, {});
-    }
+    });
   });
 
   it("read a count sent as whole-number text (kept as text, as codes are) as a number", async () => {
-    await harness.warehouse.query(`alter table sales.trend_items add column unit_text text`);
-    await harness.warehouse.query(`update sales.trend_items set unit_text = units::text`);
-    await harness.warehouse.query(
-      `insert into etl.discovered_columns (table_name, column_name, field, data_type)
-       values ('sales.trend_items', 'unit_text', '{unitText}', 'text')`,
-    );
-    try {
+    await withUnitsCopy("unit_text", "unitText", "text", async () => {
       const settled = await settleRoles(harness.warehouse.db, { trend_item_units: "unitText" });
       expect(settled.warnings).toEqual([]);
       expect((await roles())["trend_item_units.asset.stream"]).toBe("unit_text configured");
       expect(await salesGaps()).toEqual([]);
-    } finally {
-      await harness.warehouse.query(
-        `delete from etl.discovered_columns where column_name = 'unit_text'`,
-      );
-      await settleRoles(harness.warehouse.db, { trend_item_units: "units" });
-      await harness.warehouse.query(`alter table sales.trend_items drop column unit_text`);
-      await settleRoles(harness.warehouse.db, {});
-    }
+    });
   });
 
   it("rebuild the views while a reader holds a query on them: the reader never fails", async () => {
