@@ -3,8 +3,7 @@ import { type Kysely, sql } from "kysely";
 import type { AnalyticsObject } from "./analytics-object.js";
 import { artistViews } from "./artist-views.js";
 import { readingChecks } from "./reading-checks.js";
-import type { Resolution } from "./role-decision.js";
-import { ResolvedRoles } from "./resolved-roles.js";
+import { type ResolvedRoles, rolesAsRecorded } from "./resolved-roles.js";
 import { salesViews } from "./sales-views.js";
 
 /** Every object built from the roles, in the order they are built. */
@@ -68,13 +67,5 @@ export async function buildAnalytics(
  * where a definition made for the old type no longer holds (a sum of what is now text).
  */
 export async function rebuildFromRecorded(trx: Kysely<unknown>): Promise<void> {
-  const { rows } = await sql<Omit<Resolution, "evidence">>`
-    select r.role, r.scope, r.table_name as "table", r.column_name as "column", r.field,
-           format_type(a.atttypid, null) as "type", r.how, r.summary
-      from etl.roles r
-      left join pg_attribute a
-        on a.attrelid = to_regclass(r.table_name) and a.attname = r.column_name
-       and not a.attisdropped`.execute(trx);
-  const evidence = { cases: "", test: "", rows: 0, candidates: [] };
-  await buildAnalytics(trx, new ResolvedRoles(rows.map((row) => ({ ...row, evidence }))), true);
+  await buildAnalytics(trx, await rolesAsRecorded(trx), true);
 }

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { roleValue } from "./role-candidates.js";
 import { type Resolution, settleHint } from "./role-decision.js";
 import { type Role, roleKey } from "./roles.js";
@@ -64,4 +64,17 @@ export class ResolvedRoles {
     });
     return [...new Set(parts)].join("; ");
   }
+}
+
+/** The roles as etl.roles recorded them, with their columns' types as they are now. */
+export async function rolesAsRecorded(trx: Kysely<unknown>): Promise<ResolvedRoles> {
+  const { rows } = await sql<Omit<Resolution, "evidence">>`
+    select r.role, r.scope, r.table_name as "table", r.column_name as "column", r.field,
+           format_type(a.atttypid, null) as "type", r.how, r.summary
+      from etl.roles r
+      left join pg_attribute a
+        on a.attrelid = to_regclass(r.table_name) and a.attname = r.column_name
+       and not a.attisdropped`.execute(trx);
+  const evidence = { cases: "", test: "", rows: 0, candidates: [] };
+  return new ResolvedRoles(rows.map((row) => ({ ...row, evidence })));
 }

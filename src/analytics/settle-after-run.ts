@@ -20,6 +20,7 @@ export async function settleAfterRun<DB>(
       resolutions: [],
       changes: [],
       rebuilt: [],
+      rolledUp: { days: 0, months: 0 },
       warnings: [
         `the roles could not be settled, the views stay as they were: ${errorMessage(error)}`,
       ],

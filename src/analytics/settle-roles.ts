@@ -7,6 +7,7 @@ import { recordResolutions, type RoleChange } from "./role-records.js";
 import { ResolvedRoles } from "./resolved-roles.js";
 import { type RoleSettings, resolveRoles } from "./resolve-roles.js";
 import { roleKey, ROLES } from "./roles.js";
+import { markRollupsIfRolesChanged, type RollUp, rollUpStaleDays } from "./sales-rollups.js";
 
 /** What settling the roles found and did. */
 export interface Settlement {
@@ -17,6 +18,8 @@ export interface Settlement {
   readonly rebuilt: readonly string[];
   /** One line per role a view's figure lacks or is unsure of: warnings. */
   readonly warnings: readonly string[];
+  /** The sales roll-ups' stale days summed again. */
+  readonly rolledUp: RollUp;
 }
 
 /** The warning of each resolution the views cannot rely on. */
@@ -33,9 +36,10 @@ export function roleWarnings(
 /**
  * Resolves every role from the warehouse as it is (no request), records the resolutions, and
  * builds again the views and the readings' check whose definition changed, all in one
- * transaction: a reader sees the old views or the new, with the roles that made them. One
- * settlement at a time; readers holding the views are waited for (SCHEMA_LOCK_WAIT), never
- * failed. Run after every run, by replay, and by `etl migrate`.
+ * transaction: a reader sees the old views or the new, with the roles that made them (and every
+ * day of the sales roll-ups stale if their columns changed). One settlement at a time; readers
+ * holding the views are waited for (SCHEMA_LOCK_WAIT), never failed. Then rolls up the days the
+ * run wrote. Run after every run, by replay, and by `etl migrate`.
  */
 export async function settleRoles<DB>(
   db: Kysely<DB>,
@@ -52,9 +56,13 @@ export async function settleRoles<DB>(
     wait,
     async (trx) => ({
       changes: await recordResolutions(trx, resolutions, runId),
-      rebuilt: await buildAnalytics(trx, roles),
+      rebuilt: [
+        ...(await buildAnalytics(trx, roles)),
+        ...((await markRollupsIfRolesChanged(trx, roles)) ? ["sales.trend_item_days"] : []),
+      ],
     }),
     (attempts, cause) => new AnalyticsBusyError(attempts, cause),
   );
-  return { resolutions, changes, rebuilt, warnings: roleWarnings(resolutions) };
+  const rolledUp = await rollUpStaleDays(warehouse, wait);
+  return { resolutions, changes, rebuilt, warnings: roleWarnings(resolutions), rolledUp };
 }

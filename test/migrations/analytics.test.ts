@@ -13,7 +13,9 @@ const VIEWS = [
   "daily_sales_by_product",
   "daily_sales_by_territory",
   "join_paths",
+  "monthly_sales_by_asset",
   "monthly_sales_by_dsp",
+  "monthly_sales_by_product",
   "payouts_by_status",
   "playlist_reach",
   "reading_checks",
@@ -194,6 +196,38 @@ describe("the analytics views", () => {
       [RANGE.from, RANGE.to],
     );
     expect(top).toEqual({ id: topId, streams: String(topStreams) });
+  });
+
+  it("monthly_sales_by_product and _by_asset: a month's figures per entity are the sum of the sandbox's days", async () => {
+    for (const [selection, view, id] of [
+      ["product", "monthly_sales_by_product", "product_id"],
+      ["asset", "monthly_sales_by_asset", "asset_id"],
+    ] as const) {
+      const expected = new Map<string, { streams: number; downloads: number; days: number }>();
+      for (const d of ["2026-01-01", "2026-01-02", "2026-01-03", "2026-01-04"]) {
+        for (const [entity, s] of sandboxSales(d, selection)) {
+          const sum = expected.get(entity) ?? { streams: 0, downloads: 0, days: 0 };
+          expected.set(entity, {
+            streams: sum.streams + s.streams,
+            downloads: sum.downloads + s.downloads,
+            days: sum.days + 1,
+          });
+        }
+      }
+      const rows = await query<{ id: string; streams: string; downloads: string; days: number }>(
+        `select ${id}::text as id, streams, downloads, days_listed as days
+           from analytics.${view} where month_start = '2026-01-01'`,
+      );
+      expect(expected.size).toBeGreaterThan(0);
+      expect(
+        new Map(
+          rows.map((r) => [
+            r.id,
+            { streams: Number(r.streams), downloads: Number(r.downloads), days: r.days },
+          ]),
+        ),
+      ).toEqual(expected);
+    }
   });
 
   it("daily sales: the units and label read from the columns their roles resolved to; none readable is unknown, not 0", async () => {

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
+import { rollUpStaleDays } from "../../src/analytics/sales-rollups.js";
+import { settleRoles } from "../../src/analytics/settle-roles.js";
+import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
+import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+
+// The sales views read roll-ups, and are exactly what the list items say at every moment: after
+// a sync, after the items changed and before they are rolled up again, after they are, and after
+// the units' column changed. Against the renamed-fields upstream: the units are its `units`.
+
+const RANGE = { from: "2026-01-03", to: "2026-01-05" };
+
+let harness: SyncHarness;
+
+const VIEWS = [
+  { selection: "dsp", daily: "analytics.daily_sales_by_dsp", id: "dsp_id::text" },
+  { selection: "territory", daily: "analytics.daily_sales_by_territory", id: "territory_code" },
+  {
+    selection: "product",
+    daily: "analytics.daily_sales_by_product",
+    monthly: "analytics.monthly_sales_by_product",
+    id: "product_id::text",
+  },
+  {
+    selection: "asset",
+    daily: "analytics.asset_daily_streams",
+    monthly: "analytics.monthly_sales_by_asset",
+    id: "asset_id::text",
+  },
+] as const;
+
+/** The items' own figures per `period` (`day`, or its month) and entity, through `units`. */
+function fromItems(selection: string, period: string, units: string): string {
+  return `select ${period} as period, item_id as id,
+                 coalesce(sum(${units}) filter (where sale_type = 'stream'), 0) as streams,
+                 coalesce(sum(${units}) filter (where sale_type = 'download'), 0) as downloads
+            from sales.trend_items where selection_type = '${selection}' group by 1, 2`;
+}
+
+/**
+ * Every row where a sales view differs from the items' own sums (`units` the column they are
+ * read through), daily and monthly, and how many rows each view compared.
+ */
+async function viewsAgainstItems(units = "units") {
+  const differences: string[] = [];
+  let compared = 0;
+  for (const view of VIEWS) {
+    const pairs = [
+      { name: view.daily, period: "day", grain: "day" },
+      ...("monthly" in view
+        ? [{ name: view.monthly, period: "date_trunc('month', day)::date", grain: "month_start" }]
+        : []),
+    ];
+    for (const pair of pairs) {
+      const rows = await harness.warehouse.query<{ line: string | null }>(
+        `select case when v.id is null or i.id is null
+                       or v.streams is distinct from i.streams
+                       or v.downloads is distinct from i.downloads
+                     then concat_ws(' ', '${pair.name}', coalesce(v.period, i.period)::text,
+                                    coalesce(v.id, i.id), v.streams || '/' || v.downloads,
+                                    'against', i.streams || '/' || i.downloads) end as line
+           from (select ${pair.grain} as period, ${view.id} as id, streams, downloads
+                   from ${pair.name}) v
+           full join (${fromItems(view.selection, pair.period, units)}) i
+             on i.period = v.period and i.id = v.id`,
+      );
+      compared += rows.length;
+      differences.push(...rows.flatMap((r) => (r.line ? [r.line] : [])));
+    }
+  }
+  return { differences, compared };
+}
+
+async function count(sqlText: string): Promise<number> {
+  const [row] = await harness.warehouse.query<{ n: number | string }>(sqlText);
+  return Number(row?.n ?? -1);
+}
+
+const STALE = "select count(*)::int as n from sales.trend_item_stale_days";
+
+beforeAll(async () => {
+  harness = await startSyncHarness("analytics_rollups", {
+    today: TODAY,
+    sandbox: { size: SIZE, knobs: SHAPE_VARIANTS["renamed-fields"] as KnobsPatch },
+    etl: await trackingConfig(),
+  });
+  expect(failures(await harness.sync(RANGE))).toEqual([]);
+});
+
+afterAll(() => harness?.close());
+
+describe("the sales roll-ups", () => {
+  it("are rolled up by the sync, every day of every selection type, and the views read them", async () => {
+    expect(await count(STALE)).toBe(0);
+    expect(
+      await count(
+        `select count(*)::int as n from (select distinct selection_type, day, item_id
+                                            from sales.trend_items) i`,
+      ),
+    ).toBe(await count("select count(*)::int as n from sales.trend_item_days"));
+    const { differences, compared } = await viewsAgainstItems();
+    expect(compared).toBeGreaterThan(100);
+    expect(differences).toEqual([]);
+  });
+
+  it("follow a change of the items at once: a day written since is read from the items until rolled up", async () => {
+    const rolledUp = `select sum(streams)::bigint as n from sales.trend_item_days
+                       where selection_type = 'product' and day = '${RANGE.from}'`;
+    const before = await count(rolledUp);
+    await harness.warehouse.query(
+      `update sales.trend_items set units = units * 3
+        where selection_type = 'product' and sale_type = 'stream' and day = $1`,
+      [RANGE.from],
+    );
+    await harness.warehouse.query(
+      `delete from sales.trend_items
+        where selection_type = 'asset' and day = $1 and item_id in
+              (select item_id from sales.trend_items where selection_type = 'asset' and day = $1
+                order by item_id limit 3)`,
+      [RANGE.to],
+    );
+    // Both days marked, the roll-up as it was: the views answer from the items.
+    expect(await count(STALE)).toBeGreaterThanOrEqual(2);
+    expect(await count(rolledUp)).toBe(before);
+    expect((await viewsAgainstItems()).differences).toEqual([]);
+
+    const rolled = await rollUpStaleDays(harness.warehouse.db);
+    expect(rolled).toEqual({ days: 2, months: 2 });
+    expect(await count(STALE)).toBe(0);
+    expect(await count(rolledUp)).toBe(before * 3);
+    expect((await viewsAgainstItems()).differences).toEqual([]);
+  });
+
+  it("are summed again through a new units column when the role changes, every day", async () => {
+    await harness.warehouse.query("alter table sales.trend_items add column doubled bigint");
+    await harness.warehouse.query("update sales.trend_items set doubled = units * 2");
+    try {
+      const settled = await settleRoles(harness.warehouse.db, { trend_item_units: "doubled" });
+      expect(settled.rebuilt).toContain("sales.trend_item_days");
+      expect(settled.rolledUp.days).toBe(
+        await count(
+          "select count(*)::int as n from (select distinct selection_type, day from sales.trend_items) d",
+        ),
+      );
+      expect((await viewsAgainstItems("doubled")).differences).toEqual([]);
+    } finally {
+      await settleRoles(harness.warehouse.db, {});
+      await harness.warehouse.query("alter table sales.trend_items drop column doubled");
+    }
+    expect((await viewsAgainstItems()).differences).toEqual([]);
+  });
+
+  it("are emptied with the items they were rolled up from", async () => {
+    await harness.warehouse.query("begin");
+    try {
+      await harness.warehouse.query("truncate sales.trend_items cascade");
+      for (const table of ["trend_item_days", "trend_item_months", "trend_item_stale_days"]) {
+        expect(await count(`select count(*)::int as n from sales.${table}`), table).toBe(0);
+      }
+    } finally {
+      await harness.warehouse.query("rollback");
+    }
+  });
+});
