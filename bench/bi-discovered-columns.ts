@@ -93,7 +93,11 @@ export async function settleAnalyticsRoles(db: Warehouse, config: EtlConfig): Pr
   const settled = (await settleRoles(db, roles ?? {})) as {
     readonly rebuilt?: readonly string[];
     readonly warnings?: readonly string[];
+    readonly rolledUp?: { readonly days: number; readonly months: number };
   } | null;
   for (const warning of settled?.warnings ?? []) console.error(`bench: bi: ${warning}`);
-  return `settled: ${settled?.rebuilt?.length ?? "?"} rebuilt, ${settled?.warnings?.length ?? "?"} warnings`;
+  const rolledUp = settled?.rolledUp
+    ? `, ${settled.rolledUp.days} days rolled up in ${settled.rolledUp.months} months`
+    : "";
+  return `settled: ${settled?.rebuilt?.length ?? "?"} rebuilt, ${settled?.warnings?.length ?? "?"} warnings${rolledUp}`;
 }

@@ -15,6 +15,10 @@ import { pathKey } from "../src/schema/record-fields.js";
 import { ColumnDiscovery } from "../src/streams/column-discovery.js";
 import { atLeast, type Figure, round, type SectionResult } from "./report.js";
 import { createScratch } from "./scratch.js";
+import { rollUpStaleDays } from "../src/analytics/sales-rollups.js";
+
+/** The trigger that marks the days a load wrote for the sales roll-ups (migration 033). */
+const MARKING_TRIGGER = "trend_item_days_stale_inserted";
 
 const TARGET: TableTarget = {
   table: "sales.trend_items",
@@ -227,6 +231,8 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       unkeptReference: 0,
       unkeptReferenceBack: 0,
       history: 0,
+      marked: 0,
+      unmarked: 0,
     };
     // Who writes, as the worker says it to the history's trigger for a stream that keeps its
     // history (the default) or one that keeps none.
@@ -289,6 +295,8 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
     await emptyBoth();
     written.fresh = 0;
     const fresh = await interleaved(rows, copy, loader(true, writers, "fresh"));
+    // What the sales views' roll-ups cost after a run: every day the fresh rows marked, summed.
+    const rollUp = await timed(() => rollUpStaleDays(db));
     await client.query("vacuum analyze sales.trend_items, sales.trend_items_copy");
     const changedMany = await interleaved(
       changed,
@@ -330,6 +338,26 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
     ] as const) {
       historySeconds[side] += await timed(() => insertSelect("history", side === "on")(input));
     }
+
+    // The marks the roll-ups need, on the load path: the loader with its table's marking trigger
+    // and without, fresh rows, one writer.
+    await emptyBoth();
+    const marks = (on: boolean) =>
+      client.query(
+        `alter table sales.trend_items ${on ? "enable" : "disable"} trigger ${MARKING_TRIGGER}`,
+      );
+    const marking = await interleaved(
+      rows,
+      async (slice) => {
+        await marks(false);
+        try {
+          await loader(true, 1, "unmarked")(slice);
+        } finally {
+          await marks(true);
+        }
+      },
+      loader(true, 1, "marked"),
+    );
 
     const rate = (seconds: number) => Math.round(rowCount / seconds);
     const ratio = (side: { reference: number; loader: number }) => side.reference / side.loader;
@@ -400,6 +428,23 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
         unit: "µs",
       },
       { name: "rows stored", value: Number(check?.n ?? 0) },
+      {
+        name: "roll-ups: days marked, loader one writer, marks on ÷ off (rows/s)",
+        value: round(marking.reference / marking.loader, 3),
+      },
+      {
+        name: "roll-ups: rows written, marks on / off",
+        value: `${written.marked} / ${written.unmarked}`,
+      },
+      {
+        name: "roll-ups: summing the fresh rows after the run, per row",
+        value: round((rollUp / rowCount) * 1e6, 2),
+        unit: "µs",
+      },
+      {
+        name: "roll-ups: summing after the run ÷ the loader's time (fresh, one writer)",
+        value: round(rollUp / freshOne.loader, 3),
+      },
       ...discoveryFigures(rows, freshOne.loader / rowCount),
     ];
     // The targets as the worker writes: worker_concurrency partitions at once.
@@ -408,6 +453,7 @@ export async function loadPath(rowCount: number): Promise<SectionResult> {
       figures,
       targets: [
         atLeast(`fresh rows: loader, ${writers} writers ÷ COPY`, ratio(fresh), 0.6),
+        atLeast("roll-ups' marks: loader with ÷ without", marking.reference / marking.loader, 0.9),
         atLeast(
           `changed rows: loader, ${writers} writers ÷ INSERT…SELECT`,
           ratio(changedMany),

@@ -32,9 +32,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       numeric_id bigint,
       reported_name text,
       streams bigint,
-      downloads bigint,
-      primary key (selection_type, day, item_id)
+      downloads bigint
     )`.execute(db);
+  // No unique key: one roll-up at a time writes a day, whole, after deleting it; a key would check
+  // each row against the day's rows just deleted.
+  await sql`create index trend_item_days_day on sales.trend_item_days (selection_type, day)`.execute(
+    db,
+  );
   await sql`create index trend_item_days_entity
     on sales.trend_item_days (selection_type, numeric_id, day)`.execute(db);
   await commentOn(
@@ -55,9 +59,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       numeric_id bigint,
       streams bigint,
       downloads bigint,
-      days_listed integer not null,
-      primary key (selection_type, month_start, item_id)
+      days_listed integer not null
     )`.execute(db);
+  await sql`create index trend_item_months_month
+    on sales.trend_item_months (selection_type, month_start)`.execute(db);
   await sql`create index trend_item_months_entity
     on sales.trend_item_months (selection_type, numeric_id, month_start)`.execute(db);
   await commentOn(

@@ -2,13 +2,19 @@ import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { AnalyticsObject } from "./analytics-object.js";
 import { artistViews } from "./artist-views.js";
+import { catalogueViews } from "./catalogue-views.js";
 import { readingChecks } from "./reading-checks.js";
 import { type ResolvedRoles, rolesAsRecorded } from "./resolved-roles.js";
 import { salesViews } from "./sales-views.js";
 
 /** Every object built from the roles, in the order they are built. */
 export function analyticsObjects(roles: ResolvedRoles): AnalyticsObject[] {
-  return [...salesViews(roles), ...artistViews(roles), ...readingChecks(roles)];
+  return [
+    ...catalogueViews(roles),
+    ...salesViews(roles),
+    ...artistViews(roles),
+    ...readingChecks(roles),
+  ];
 }
 
 function fingerprint(db: Kysely<unknown>, object: AnalyticsObject): string {

@@ -6,37 +6,33 @@ import { type ResolvedRoles, rolesAsRecorded } from "./resolved-roles.js";
 import { TREND_ITEM_LABEL, TREND_ITEM_UNITS } from "./roles.js";
 
 /**
- * Each day's streams and downloads per entity of one selection type, summed from the list items
- * through the units and label roles, on the days `days` keeps (a condition on `day`). A sale type
- * listed that day whose item carries no readable units (or whose units are not resolved) is null,
- * not 0: unknown, not none. What the daily roll-up holds, and what a view reads of a stale day.
+ * Each day's streams and downloads per entity of one selection type, from the list items through
+ * the units and label roles, on the days `days` keeps (a condition on `day`): the stream list
+ * and the download list joined by entity (an entity is listed once per list and day). A sale
+ * type the entity was not listed in is 0; one whose item carries no readable units (or whose
+ * units are not resolved) is null: unknown, not none. What the daily roll-up holds, and what a
+ * view reads of a stale day.
  */
 export function itemDaysFromItems(
   roles: ResolvedRoles,
   selection: string,
   days: RawBuilder<unknown>,
 ): RawBuilder<unknown> {
-  const scopes = [`${selection}.stream`, `${selection}.download`];
-  const units = roles.scopedValue(
-    TREND_ITEM_UNITS,
-    sql`${sql.lit(selection)} || '.' || sale_type`,
-    scopes,
-  );
-  const total = (sale: string) =>
-    sql`(case when bool_or(sale_type = ${sql.lit(sale)})
-              then sum(units) filter (where sale_type = ${sql.lit(sale)}) else 0 end)::bigint`;
+  const list = (sale: string) => sql`
+    select day, item_id, ${roles.value(TREND_ITEM_LABEL, selection)} as label,
+           ${roles.value(TREND_ITEM_UNITS, `${selection}.${sale}`)} as units
+      from sales.trend_items
+     where selection_type = ${sql.lit(selection)} and sale_type = ${sql.lit(sale)} and ${days}`;
+  const figure = (side: string) =>
+    sql`(case when ${sql.ref(`${side}.item_id`)} is null then 0 else ${sql.ref(`${side}.units`)} end)::bigint`;
   return sql`
-    select day, item_id,
-           case when item_id ~ '^[0-9]{1,18}$' then item_id::bigint end as numeric_id,
-           max(reported_name) as reported_name,
-           ${total("stream")} as streams,
-           ${total("download")} as downloads
-      from (select day, item_id, sale_type,
-                   ${roles.value(TREND_ITEM_LABEL, selection)} as reported_name,
-                   ${units} as units
-              from sales.trend_items
-             where selection_type = ${sql.lit(selection)} and ${days}) items
-     group by day, item_id`;
+    select day, item_id, case when item_id ~ '^[0-9]{1,18}$' then item_id::bigint end as numeric_id,
+           reported_name, streams, downloads
+      from (select coalesce(s.day, d.day) as day, coalesce(s.item_id, d.item_id) as item_id,
+                   greatest(s.label, d.label) as reported_name,
+                   ${figure("s")} as streams, ${figure("d")} as downloads
+              from (${list("stream")}) s
+              full join (${list("download")}) d on d.day = s.day and d.item_id = s.item_id) i`;
 }
 
 const staleDays = (selection: string) =>
@@ -132,6 +128,8 @@ interface StaleMonth {
  */
 async function rollUpMonth(trx: Kysely<unknown>, { selection, month }: StaleMonth) {
   const roles = await rolesAsRecorded(trx);
+  // A month of a large account's tracks is joined and summed in memory, not on disk.
+  await sql`set local work_mem = '64MB'`.execute(trx);
   const inMonth = sql`day >= ${month}::date and day < (${month}::date + interval '1 month')::date`;
   const { rows } = await sql<{ day: string }>`
     with taken as (

@@ -18,16 +18,22 @@ function changeText(change: RoleChange): string {
 }
 
 /**
- * What settling the roles after a run did and found, for its summary: the roles whose column
- * changed (news: the views were rebuilt with them) and the warnings of those the views cannot
+ * What settling the roles after a run did and found, for its summary: the days of the sales
+ * roll-ups summed again, the roles whose column changed (news: the views were rebuilt with them) and the warnings of those the views cannot
  * rely on, each naming its candidates and the key of etl.config.json that settles it.
  */
 export function settlementLines(
-  settlement: Pick<Settlement, "changes" | "warnings"> | null,
+  settlement: Pick<Settlement, "changes" | "warnings" | "rolledUp"> | null,
 ): string[] {
   if (!settlement) return [];
-  const { changes, warnings } = settlement;
+  const { changes, warnings, rolledUp } = settlement;
   const lines: string[] = [];
+  if (rolledUp.days > 0) {
+    lines.push(
+      "",
+      `sales roll-ups: ${rolledUp.days} days written since summed again, in ${rolledUp.months} months of a selection type`,
+    );
+  }
   if (changes.length > 0) {
     lines.push(
       "",

@@ -9,6 +9,7 @@ import { RANGE, startFilledWarehouse, TODAY } from "./filled-warehouse.js";
 const VIEWS = [
   "artist_follower_growth",
   "asset_daily_streams",
+  "assets",
   "daily_sales_by_dsp",
   "daily_sales_by_product",
   "daily_sales_by_territory",
@@ -18,6 +19,7 @@ const VIEWS = [
   "monthly_sales_by_product",
   "payouts_by_status",
   "playlist_reach",
+  "products",
   "reading_checks",
   "run_history",
   "run_streams",

@@ -23,13 +23,15 @@ export async function rolesCommand(options: RolesOptions, out: Output): Promise<
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 2 });
   try {
     await migrateToLatest(db);
-    const changes = options.resolve ? (await settleRoles(db, etl.roles)).changes : [];
+    const settled = options.resolve ? await settleRoles(db, etl.roles) : null;
+    const changes = settled?.changes ?? [];
+    const rolledUp = settled?.rolledUp ?? { days: 0, months: 0 };
     const recorded = await recordedRoles(db);
     for (const line of roleTable(recorded)) out.line(line);
     const { summary, warnings } = recordedRoleLines(recorded);
     out.line("");
     out.line(summary);
-    for (const line of settlementLines({ changes, warnings })) out.line(line);
+    for (const line of settlementLines({ changes, warnings, rolledUp })) out.line(line);
     return settledExitCode(ExitCode.ok, { warnings });
   } finally {
     await db.destroy();
