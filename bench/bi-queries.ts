@@ -1,7 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import pg from "pg";
+import { createWarehouse } from "../src/warehouse/database.js";
 import { pgConnectionConfig } from "../src/warehouse/pg-connection-config.js";
+import { DEFAULT_READER_LIMITS, grantReaderRole } from "../src/warehouse/reader-role.js";
+import { scramSha256Verifier } from "../src/warehouse/scram-verifier.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { type BiDataset, generateBiDataset } from "./bi-dataset.js";
 import { type BiQuery, biQueries as queriesOf } from "./bi-query-list.js";
@@ -130,6 +134,49 @@ function datasetFigures(dataset: BiDataset): Figure[] {
   ];
 }
 
+/** `databaseUrl` logging in as `user`. */
+function readerUrl(databaseUrl: string, user: string, password: string): string {
+  const url = new URL(databaseUrl);
+  url.username = user;
+  url.password = password;
+  return url.toString();
+}
+
+/**
+ * A reader role of the bench's own in the database at `databaseUrl`, as `etl grant-reader` makes
+ * one (a login with a password of the bench's own), and the connection settings to log in as it.
+ * Roles are the cluster's: drop() removes it.
+ */
+async function readerOf(databaseUrl: string) {
+  const role = `bench_bi_reader_${randomBytes(4).toString("hex")}`;
+  const password = randomBytes(18).toString("base64url");
+  const db = createWarehouse(databaseUrl, { maxConnections: 1 });
+  try {
+    await grantReaderRole(db, {
+      role,
+      login: true,
+      limits: DEFAULT_READER_LIMITS,
+      passwordVerifier: scramSha256Verifier(password),
+    });
+  } finally {
+    await db.destroy();
+  }
+  return {
+    role,
+    config: pgConnectionConfig(readerUrl(databaseUrl, role, password)),
+    async drop() {
+      const admin = new pg.Client(pgConnectionConfig(databaseUrl));
+      await admin.connect();
+      try {
+        await admin.query(`drop owned by ${pg.escapeIdentifier(role)}`);
+        await admin.query(`drop role ${pg.escapeIdentifier(role)}`);
+      } finally {
+        await admin.end();
+      }
+    },
+  };
+}
+
 /** One dataset written, its queries measured, its database dropped. */
 async function measureScale(
   scale: BiScale,
@@ -141,9 +188,13 @@ async function measureScale(
     const figures = datasetFigures(dataset);
     const targets: Target[] = [];
     if (dataset.stopped !== null) return { figures, targets };
-    const client = new pg.Client(pgConnectionConfig(scratch.databaseUrl));
+    // As a BI tool reads it: the reader role grant-reader makes, with its session settings.
+    const reader = await readerOf(scratch.databaseUrl);
+    const client = new pg.Client(reader.config);
     await client.connect();
     try {
+      const { rows } = await client.query<{ user: string }>("select current_user as user");
+      if (rows[0]?.user !== reader.role) throw new Error("the BI queries must run as the reader");
       await client.query(`set statement_timeout = ${TIMEOUT_MS}`);
       for (const query of queriesOf(scale, dataset)) {
         console.error(`bench: bi ${scale.name}: ${query.name}…`);
@@ -167,6 +218,7 @@ async function measureScale(
       }
     } finally {
       await client.end();
+      await reader.drop();
     }
     return { figures, targets };
   } finally {

@@ -71,13 +71,14 @@ export function itemMonths(roles: ResolvedRoles, selection: string): RawBuilder<
       from sales.trend_item_months
      where selection_type = ${sql.lit(selection)} and month_start not in (${staleMonths})
     union all
-    select m.month_start, d.item_id, max(d.numeric_id), ${monthFromDays("streams")},
-           ${monthFromDays("downloads")}, count(*)::integer
+    select m.month_start, d.item_id, d.numeric_id, d.streams, d.downloads, d.days_listed
       from (select distinct month_start from (${staleMonths}) s) m
      cross join lateral (
-       select * from (${itemDays(roles, selection)}) days
-        where day >= m.month_start and day < (m.month_start + interval '1 month')::date) d
-     group by m.month_start, d.item_id`;
+       select item_id, max(numeric_id) as numeric_id, ${monthFromDays("streams")} as streams,
+              ${monthFromDays("downloads")} as downloads, count(*)::integer as days_listed
+         from (${itemDays(roles, selection)}) days
+        where day >= m.month_start and day < (m.month_start + interval '1 month')::date
+        group by item_id) d`;
 }
 
 /** Which column each figure of the roll-ups is read from: when it changes, every day is stale. */

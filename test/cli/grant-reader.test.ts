@@ -264,7 +264,7 @@ describe("etl grant-reader", () => {
     }
   });
 
-  it("gives the role's sessions a search path, a statement timeout and a connection limit", async () => {
+  it("gives the role's sessions a search path, a statement timeout, no JIT and a connection limit", async () => {
     expect(first.stdout).toMatch(/statement_timeout=120000ms.*at most 10 at once/);
     const session = await asReader(async (client) => {
       const show = async (name: string) =>
@@ -274,6 +274,7 @@ describe("etl grant-reader", () => {
         searchPath: await show("search_path"),
         statementTimeout: await show("statement_timeout"),
         idle: await show("idle_in_transaction_session_timeout"),
+        jit: await show("jit"),
         unqualified: calendar.rows.length,
       };
     });
@@ -281,6 +282,7 @@ describe("etl grant-reader", () => {
       searchPath: "analytics, sales, catalogue, artist_stats, royalties",
       statementTimeout: "2min",
       idle: "5min",
+      jit: "off",
       unqualified: 1,
     });
     // transaction_timeout came with PostgreSQL 17: set there, absent before.
