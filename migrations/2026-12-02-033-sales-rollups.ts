@@ -95,9 +95,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       marked_at: "When it was marked.",
     },
   );
-  // Postgres allows transition tables on a trigger of one event only: one trigger per event.
+  // Postgres allows transition tables on a trigger of one event only: one trigger per event. As
+  // its owner: a role that may write the items marks their days without a grant of its own.
   await sql`
-    create function sales.mark_trend_item_days_stale() returns trigger language plpgsql as $$
+    create function sales.mark_trend_item_days_stale() returns trigger language plpgsql
+    security definer set search_path = pg_catalog, pg_temp as $$
     begin
       if tg_op <> 'DELETE' then
         insert into sales.trend_item_stale_days (selection_type, day)
@@ -123,7 +125,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   }
   // A truncate fires no row's trigger: its own empties what was rolled up.
   await sql`
-    create function sales.forget_trend_item_rollups() returns trigger language plpgsql as $$
+    create function sales.forget_trend_item_rollups() returns trigger language plpgsql
+    security definer set search_path = pg_catalog, pg_temp as $$
     begin
       truncate sales.trend_item_days, sales.trend_item_months, sales.trend_item_stale_days;
       return null;

@@ -50,9 +50,11 @@ describe("a full sync of every stream", () => {
 
   it("fills every table without a failed partition", async () => {
     expect(failures(first)).toEqual([]);
-    // payout_requests records the `payouts request` command, not anything a sync reads.
+    // payout_requests records the `payouts request` command, not anything a sync reads; the
+    // roll-ups' stale days are rolled up by the sync's end.
+    const unfilled = ["royalties.payout_requests", "sales.trend_item_stale_days"];
     const empty = Object.entries(await versions()).filter(
-      ([table, v]) => v.startsWith("0:") && table !== "royalties.payout_requests",
+      ([table, v]) => v.startsWith("0:") && !unfilled.includes(table),
     );
     expect(empty.map(([table]) => table)).toEqual([]);
   });
