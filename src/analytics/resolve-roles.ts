@@ -75,15 +75,16 @@ async function scopedRole(
   evidenceOf: (scope: string, candidates: readonly Candidate[]) => Promise<Evidence>,
 ): Promise<Resolution[]> {
   const candidates = await candidatesOf(db, role);
-  const decided = await Promise.all(
-    role.scopes.map(async (scope) => {
-      const evidence = await evidenceOf(scope, candidates);
-      return {
-        evidence,
-        resolution: decide(role, scope, evidence, settingOf(settings, role, scope)),
-      };
-    }),
-  );
+  // One scope after another: a large account's evidence takes seconds a scope, and ten at once
+  // would wait for the pool's connections longer than it lets a caller wait.
+  const decided: { evidence: Evidence; resolution: Resolution }[] = [];
+  for (const scope of role.scopes) {
+    const evidence = await evidenceOf(scope, candidates);
+    decided.push({
+      evidence,
+      resolution: decide(role, scope, evidence, settingOf(settings, role, scope)),
+    });
+  }
   const resolutions = decided.map((d) => d.resolution);
   return decided.map(({ evidence, resolution }) =>
     borrowed(role, resolution, evidence, resolutions),
