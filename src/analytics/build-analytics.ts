@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { type Kysely, sql } from "kysely";
+import { builtDefinitions, recordBuilt } from "./analytics-builds.js";
 import type { AnalyticsObject } from "./analytics-object.js";
 import { artistViews } from "./artist-views.js";
 import { catalogueViews } from "./catalogue-views.js";
@@ -50,18 +51,13 @@ export async function buildAnalytics(
   roles: ResolvedRoles,
   force = false,
 ): Promise<string[]> {
-  const { rows } = await sql<{ object: string; definition_sha256: string }>`
-    select object, definition_sha256 from etl.analytics_builds`.execute(trx);
-  const built = new Map(rows.map((row) => [row.object, row.definition_sha256]));
+  const built = await builtDefinitions(trx);
   const changed: string[] = [];
   for (const object of analyticsObjects(roles)) {
     const hash = fingerprint(trx, object);
     if (!force && built.get(object.name) === hash) continue;
     await build(trx, object);
-    await sql`
-      insert into etl.analytics_builds (object, definition_sha256) values (${object.name}, ${hash})
-      on conflict (object) do update
-        set definition_sha256 = excluded.definition_sha256, built_at = now()`.execute(trx);
+    await recordBuilt(trx, object.name, hash);
     changed.push(object.name);
   }
   return changed;

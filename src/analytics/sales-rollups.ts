@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { AnalyticsBusyError } from "../errors.js";
 import { SCHEMA_LOCK_WAIT, type SchemaLockWait, withLockWait } from "../warehouse/lock-wait.js";
+import { builtDefinitions, recordBuilt } from "./analytics-builds.js";
 import { type ResolvedRoles, rolesAsRecorded } from "./resolved-roles.js";
 import { TREND_ITEM_LABEL, TREND_ITEM_UNITS } from "./roles.js";
 
@@ -53,10 +54,18 @@ export function itemDays(roles: ResolvedRoles, selection: string): RawBuilder<un
      cross join lateral (${itemDaysFromItems(roles, selection, sql`day = stale.day`)}) d`;
 }
 
-/** A month's figures from its days: a day whose figure is unknown makes the month's unknown. */
-function monthFromDays(figure: string) {
-  const column = sql.ref(figure);
-  return sql`case when count(${column}) = count(*) then sum(${column}) end::bigint`;
+/**
+ * Each entity's month from its days `days` keeps (a set of rows of the daily figures): a day
+ * whose figure is unknown makes the month's unknown.
+ */
+function monthOfDays(days: RawBuilder<unknown>): RawBuilder<unknown> {
+  const figure = (name: string) =>
+    sql`case when count(${sql.ref(name)}) = count(*) then sum(${sql.ref(name)}) end::bigint`;
+  return sql`
+    select item_id, max(numeric_id) as numeric_id, ${figure("streams")} as streams,
+           ${figure("downloads")} as downloads, count(*)::integer as days_listed
+      from ${days}
+     group by item_id`;
 }
 
 /**
@@ -73,12 +82,8 @@ export function itemMonths(roles: ResolvedRoles, selection: string): RawBuilder<
     union all
     select m.month_start, d.item_id, d.numeric_id, d.streams, d.downloads, d.days_listed
       from (select distinct month_start from (${staleMonths}) s) m
-     cross join lateral (
-       select item_id, max(numeric_id) as numeric_id, ${monthFromDays("streams")} as streams,
-              ${monthFromDays("downloads")} as downloads, count(*)::integer as days_listed
-         from (${itemDays(roles, selection)}) days
-        where day >= m.month_start and day < (m.month_start + interval '1 month')::date
-        group by item_id) d`;
+     cross join lateral (${monthOfDays(sql`(${itemDays(roles, selection)}) days
+        where day >= m.month_start and day < (m.month_start + interval '1 month')::date`)}) d`;
 }
 
 /** Which column each figure of the roll-ups is read from: when it changes, every day is stale. */
@@ -94,26 +99,21 @@ const ROLLUP = "sales.trend_item_days";
 /**
  * Marks every day stale, in the caller's transaction, when the roles' columns the roll-ups are
  * summed from changed since they were last rolled up: the views then read the items until
- * rollUpStaleDays has summed them again through the new columns. Whether it marked them.
+ * rollUpStaleDays has summed them again through the new columns. The roll-up marked, if it was.
  */
 export async function markRollupsIfRolesChanged(
   trx: Kysely<unknown>,
   roles: ResolvedRoles,
-): Promise<boolean> {
+): Promise<string[]> {
   const source = rollupSource(roles);
-  const { rows } = await sql<{ definition_sha256: string }>`
-    select definition_sha256 from etl.analytics_builds where object = ${ROLLUP}`.execute(trx);
-  if (rows[0]?.definition_sha256 === source) return false;
+  if ((await builtDefinitions(trx)).get(ROLLUP) === source) return [];
   await sql`
     insert into sales.trend_item_stale_days (selection_type, day)
     select selection_type, day from sales.trend_items
     union
     select selection_type, day from sales.trend_item_days`.execute(trx);
-  await sql`
-    insert into etl.analytics_builds (object, definition_sha256) values (${ROLLUP}, ${source})
-    on conflict (object) do update
-      set definition_sha256 = excluded.definition_sha256, built_at = now()`.execute(trx);
-  return true;
+  await recordBuilt(trx, ROLLUP, source);
+  return [ROLLUP];
 }
 
 /** One selection type's month with stale days: the roll-ups' unit of work. */
@@ -152,11 +152,9 @@ async function rollUpMonth(trx: Kysely<unknown>, { selection, month }: StaleMont
   await sql`
     insert into sales.trend_item_months
       (selection_type, month_start, item_id, numeric_id, streams, downloads, days_listed)
-    select ${selection}, ${month}::date, item_id, max(numeric_id), ${monthFromDays("streams")},
-           ${monthFromDays("downloads")}, count(*)::integer
-      from sales.trend_item_days
-     where selection_type = ${selection} and ${inMonth}
-     group by item_id`.execute(trx);
+    select ${selection}, ${month}::date, m.*
+      from (${monthOfDays(sql`sales.trend_item_days
+             where selection_type = ${selection} and ${inMonth}`)}) m`.execute(trx);
   return days.length;
 }
 
@@ -165,6 +163,9 @@ export interface RollUp {
   readonly days: number;
   readonly months: number;
 }
+
+/** Nothing rolled up. */
+export const NO_ROLL_UP: RollUp = { days: 0, months: 0 };
 
 /**
  * Rolls every stale day up again, a month of a selection type per transaction (one at a time

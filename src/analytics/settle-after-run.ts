@@ -1,6 +1,7 @@
 import { type Kysely, sql } from "kysely";
 import { errorMessage } from "../errors.js";
 import type { RoleSettings } from "./resolve-roles.js";
+import { NO_ROLL_UP } from "./sales-rollups.js";
 import { type Settlement, settleRoles } from "./settle-roles.js";
 
 /**
@@ -20,7 +21,7 @@ export async function settleAfterRun<DB>(
       resolutions: [],
       changes: [],
       rebuilt: [],
-      rolledUp: { days: 0, months: 0 },
+      rolledUp: NO_ROLL_UP,
       warnings: [
         `the roles could not be settled, the views stay as they were: ${errorMessage(error)}`,
       ],

@@ -58,7 +58,7 @@ export async function settleRoles<DB>(
       changes: await recordResolutions(trx, resolutions, runId),
       rebuilt: [
         ...(await buildAnalytics(trx, roles)),
-        ...((await markRollupsIfRolesChanged(trx, roles)) ? ["sales.trend_item_days"] : []),
+        ...(await markRollupsIfRolesChanged(trx, roles)),
       ],
     }),
     (attempts, cause) => new AnalyticsBusyError(attempts, cause),

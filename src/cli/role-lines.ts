@@ -19,8 +19,9 @@ function changeText(change: RoleChange): string {
 
 /**
  * What settling the roles after a run did and found, for its summary: the days of the sales
- * roll-ups summed again, the roles whose column changed (news: the views were rebuilt with them) and the warnings of those the views cannot
- * rely on, each naming its candidates and the key of etl.config.json that settles it.
+ * roll-ups summed again, the roles whose column changed (news: the views were rebuilt with them)
+ * and the warnings of those the views cannot rely on, each naming its candidates and the key of
+ * etl.config.json that settles it.
  */
 export function settlementLines(
   settlement: Pick<Settlement, "changes" | "warnings" | "rolledUp"> | null,

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { rebuildFromRecorded } from "../../src/analytics/build-analytics.js";
 import { evolveTable } from "../../src/warehouse/discovered-columns.js";
 import { SCHEMA_LOCK_WAIT } from "../../src/warehouse/lock-wait.js";
-import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
-import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { renamedFieldsSync } from "../helpers/shape-variant-suite.js";
+import type { SyncHarness } from "../helpers/sync-harness.js";
 import { until } from "../helpers/until.js";
 import { withReaderClient } from "../helpers/reader-client.js";
 
@@ -86,12 +85,7 @@ async function withUnitsCopy(
 }
 
 beforeAll(async () => {
-  harness = await startSyncHarness("analytics_roles", {
-    today: TODAY,
-    sandbox: { size: SIZE, knobs: SHAPE_VARIANTS["renamed-fields"] as KnobsPatch },
-    etl: await trackingConfig(),
-  });
-  expect(failures(await harness.sync(RANGE))).toEqual([]);
+  harness = await renamedFieldsSync("analytics_roles", RANGE);
 });
 
 afterAll(() => harness?.close());

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type KnobsPatch, SHAPE_VARIANTS } from "../../sandbox/index.js";
 import { rollUpStaleDays } from "../../src/analytics/sales-rollups.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
-import { SIZE, TODAY, trackingConfig } from "../helpers/shape-variant-suite.js";
-import { failures, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { renamedFieldsSync } from "../helpers/shape-variant-suite.js";
+import type { SyncHarness } from "../helpers/sync-harness.js";
 
 // The sales views read roll-ups, and are exactly what the list items say at every moment: after
 // a sync, after the items changed and before they are rolled up again, after they are, and after
@@ -80,12 +79,7 @@ async function count(sqlText: string): Promise<number> {
 const STALE = "select count(*)::int as n from sales.trend_item_stale_days";
 
 beforeAll(async () => {
-  harness = await startSyncHarness("analytics_rollups", {
-    today: TODAY,
-    sandbox: { size: SIZE, knobs: SHAPE_VARIANTS["renamed-fields"] as KnobsPatch },
-    etl: await trackingConfig(),
-  });
-  expect(failures(await harness.sync(RANGE))).toEqual([]);
+  harness = await renamedFieldsSync("analytics_rollups", RANGE);
 });
 
 afterAll(() => harness?.close());

@@ -164,6 +164,23 @@ export async function trackingConfig() {
   }
 }
 
+/**
+ * A warehouse of the test file's own, synced over `range` without a failed partition from an
+ * upstream that names every unshown field its own way (the renamed-fields variant).
+ */
+export async function renamedFieldsSync(
+  label: string,
+  range: { from: string; to: string },
+): Promise<SyncHarness> {
+  const harness = await startSyncHarness(label, {
+    today: TODAY,
+    sandbox: { size: SIZE, knobs: SHAPE_VARIANTS["renamed-fields"] as KnobsPatch },
+    etl: await trackingConfig(),
+  });
+  expect(failures(await harness.sync(range))).toEqual([]);
+  return harness;
+}
+
 /** Tries enough that a request meets failure in all of them once in 10^11: never. */
 const FAILURE_ENVELOPE_RETRIES = 10;
 

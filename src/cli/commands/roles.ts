@@ -1,4 +1,5 @@
 import { recordedRoles } from "../../analytics/role-records.js";
+import { NO_ROLL_UP } from "../../analytics/sales-rollups.js";
 import { settleRoles } from "../../analytics/settle-roles.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
@@ -25,7 +26,7 @@ export async function rolesCommand(options: RolesOptions, out: Output): Promise<
     await migrateToLatest(db);
     const settled = options.resolve ? await settleRoles(db, etl.roles) : null;
     const changes = settled?.changes ?? [];
-    const rolledUp = settled?.rolledUp ?? { days: 0, months: 0 };
+    const rolledUp = settled?.rolledUp ?? NO_ROLL_UP;
     const recorded = await recordedRoles(db);
     for (const line of roleTable(recorded)) out.line(line);
     const { summary, warnings } = recordedRoleLines(recorded);
