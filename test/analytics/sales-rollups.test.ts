@@ -1,6 +1,8 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rollUpStaleDays } from "../../src/analytics/sales-rollups.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
+import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import { renamedFieldsSync } from "../helpers/shape-variant-suite.js";
 import type { SyncHarness } from "../helpers/sync-harness.js";
 
@@ -142,6 +144,38 @@ describe("the sales roll-ups", () => {
       await settleRoles(harness.warehouse.db, {});
       await harness.warehouse.query("alter table sales.trend_items drop column doubled");
     }
+    expect((await viewsAgainstItems()).differences).toEqual([]);
+  });
+
+  it("that cannot be summed are a warning naming them, and the views stay exact meanwhile", async () => {
+    await harness.warehouse.query(
+      `update sales.trend_items set units = units + 1
+        where selection_type = 'dsp' and sale_type = 'stream' and day = $1`,
+      [RANGE.to],
+    );
+    // A writer's lock on the daily roll-up: the views can be built, the days not summed.
+    const holder = new pg.Client(pgConnectionConfig(harness.warehouse.url));
+    await holder.connect();
+    try {
+      await holder.query("begin");
+      await holder.query("lock table sales.trend_item_days in share mode");
+      const settled = await settleRoles(harness.warehouse.db, {}, null, {
+        lockTimeoutMs: 50,
+        attempts: 2,
+      });
+      expect(settled.rolledUp).toEqual({ days: 0, months: 0 });
+      expect(settled.warnings).toEqual([
+        expect.stringMatching(
+          /^the sales roll-ups could not be summed; the views read the stale days/,
+        ),
+      ]);
+      expect(await count(STALE)).toBeGreaterThanOrEqual(1);
+      expect((await viewsAgainstItems()).differences).toEqual([]);
+    } finally {
+      await holder.query("rollback");
+      await holder.end();
+    }
+    expect((await rollUpStaleDays(harness.warehouse.db)).days).toBe(1);
     expect((await viewsAgainstItems()).differences).toEqual([]);
   });
 
