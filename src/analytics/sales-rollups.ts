@@ -41,7 +41,9 @@ const staleDays = (selection: string) =>
 
 /**
  * The daily figures of one selection type, exact whatever the roll-up's state: a day rolled up is
- * read from sales.trend_item_days, a stale one (its items written since) from the items.
+ * read from sales.trend_item_days, a stale one (its items written since) from the items. A stale
+ * day's rows carry the day of the stale list, so that a reader's filter on `day` is applied to
+ * each stale day, not to each of its items.
  */
 export function itemDays(roles: ResolvedRoles, selection: string): RawBuilder<unknown> {
   return sql`
@@ -49,7 +51,7 @@ export function itemDays(roles: ResolvedRoles, selection: string): RawBuilder<un
       from sales.trend_item_days
      where selection_type = ${sql.lit(selection)} and day not in (${staleDays(selection)})
     union all
-    select d.day, d.item_id, d.numeric_id, d.reported_name, d.streams, d.downloads
+    select stale.day, d.item_id, d.numeric_id, d.reported_name, d.streams, d.downloads
       from (select distinct day from (${staleDays(selection)}) s) stale
      cross join lateral (${itemDaysFromItems(roles, selection, sql`day = stale.day`)}) d`;
 }

@@ -147,6 +147,24 @@ describe("the sales roll-ups", () => {
     expect((await viewsAgainstItems()).differences).toEqual([]);
   });
 
+  it("count a period back from analytics.latest_sales_day(), the latest day of the lists", async () => {
+    const [latest] = await harness.warehouse.query<{ day: string }>(
+      "select analytics.latest_sales_day()::text as day",
+    );
+    expect(latest?.day).toBe(RANGE.to);
+    const lastTwo = await count(
+      `select count(*)::int as n from analytics.asset_daily_streams
+        where day > analytics.latest_sales_day() - 2`,
+    );
+    expect(lastTwo).toBe(
+      await count(
+        `select count(distinct (day, item_id))::int as n from sales.trend_items
+          where selection_type = 'asset' and day > date '${RANGE.to}' - 2`,
+      ),
+    );
+    expect(lastTwo).toBeGreaterThan(0);
+  });
+
   it("that cannot be summed are a warning naming them, and the views stay exact meanwhile", async () => {
     await harness.warehouse.query(
       `update sales.trend_items set units = units + 1
