@@ -5,7 +5,11 @@ import {
   lastSuccesses,
   succeededCheckpoints,
 } from "../warehouse/stream-state.js";
-import { catalogueArtistLinks, trackedArtistIds } from "../warehouse/artist-links.js";
+import {
+  type CatalogueArtistLink,
+  catalogueArtistLinks,
+  trackedArtistIds,
+} from "../warehouse/artist-links.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import type { RunnerDeps } from "./attempt-record.js";
 import type { PlanContext, Stream } from "./stream.js";
@@ -35,6 +39,11 @@ export interface PlanOptions {
   readonly lookbackOnly?: boolean;
   /** The artists per-artist streams are planned for (default: artist_stats.artists). */
   readonly trackedArtistIds?: () => Promise<readonly number[]>;
+  /**
+   * The catalogue's links the tracked artists are found from (default: catalogue.artists): a
+   * plan's, asked of the upstream before the run stores them.
+   */
+  readonly catalogueArtistLinks?: () => Promise<readonly CatalogueArtistLink[]>;
   /**
    * The days daily partitions cover, in the order to plan them, instead of the range's (a run
    * plans one day at a time, newest first). The range still says what is explicit.
@@ -142,7 +151,7 @@ function planContext(
   { db, config, today }: Pick<RunnerDeps, "db" | "config" | "today">,
   stream: Stream,
   days: readonly string[],
-  options: Pick<PlanOptions, "trackedArtistIds">,
+  options: Pick<PlanOptions, "trackedArtistIds" | "catalogueArtistLinks">,
 ): PlanContext {
   return {
     db,
@@ -151,7 +160,7 @@ function planContext(
     days,
     checkpoints: (keys) => succeededCheckpoints(db, stream.name, keys),
     trackedArtistIds: options.trackedArtistIds ?? (() => trackedArtistIds(db)),
-    catalogueArtistLinks: () => catalogueArtistLinks(db),
+    catalogueArtistLinks: options.catalogueArtistLinks ?? (() => catalogueArtistLinks(db)),
   };
 }
 

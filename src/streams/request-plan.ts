@@ -1,5 +1,10 @@
+import type { ApiClient } from "../api/api-client.js";
+import { errorMessage } from "../errors.js";
+import type { CatalogueArtistLink } from "../warehouse/artist-links.js";
 import { requestHistory } from "../warehouse/sync-runs.js";
 import { artists } from "./artist-stats/artists.js";
+import { type AskedCatalogueArtists, askCatalogueArtists } from "./asked-catalogue-artists.js";
+import { artists as catalogueArtists } from "./catalogue/artists.js";
 import { type ArtistProjection, projectTrackedArtists } from "./artist-stats/projected-artists.js";
 import { type DayRange, planPartitions } from "./plan-partitions.js";
 import type { RunnerDeps } from "./attempt-record.js";
@@ -7,11 +12,14 @@ import type { Stream } from "./stream.js";
 
 /**
  * How a stream's request count was reached: exact (the stream knows each partition's requests),
- * history (partitions × the average of its latest successful attempts) or none (no attempt yet:
- * one request per partition, the least any partition takes).
+ * asked (the plan sent them: a first run's catalogue artists), history (partitions × the average
+ * of its latest successful attempts) or none (no attempt yet: one request per partition, the
+ * least any partition takes).
  */
 export type RequestBasis =
   | { readonly kind: "exact" }
+  /** The plan made the stream's requests itself, to know what the run will find. */
+  | { readonly kind: "asked" }
   | { readonly kind: "history"; readonly attempts: number; readonly perPartition: number }
   | { readonly kind: "none" };
 
@@ -35,17 +43,53 @@ export interface RequestPlan {
    * links will add.
    */
   readonly artists: (ArtistProjection & { readonly requestsEach: number }) | null;
+  /**
+   * The catalogue's artists of a run that finds them first (null: none to find, or found
+   * before): asked of the upstream, or unknown and why.
+   */
+  readonly catalogue: CatalogueArtistsKnowledge | null;
+}
+
+/** What a plan knows of the artists a first run's catalogue will find. */
+export type CatalogueArtistsKnowledge =
+  | ({ readonly kind: "asked" } & Omit<AskedCatalogueArtists, "links">)
+  | { readonly kind: "unknown"; readonly reason: string };
+
+export interface PlanDeps extends Pick<RunnerDeps, "db" | "config" | "today"> {
+  /**
+   * The upstream, connected when first called: a first run's plan asks it what the catalogue's
+   * artists find. Without it, those artists are left out, and the plan says why.
+   */
+  readonly upstream?: () => Promise<ApiClient>;
 }
 
 const perArtist = (stream: Stream) => stream.after?.includes(artists.name) ?? false;
 
+/** The catalogue's artists, asked of the upstream; unknown, and why, when that cannot be done. */
+async function catalogueKnowledge(
+  deps: PlanDeps,
+  stream: Stream,
+  range: DayRange,
+): Promise<{ knowledge: CatalogueArtistsKnowledge; links?: readonly CatalogueArtistLink[] }> {
+  if (!deps.upstream) return { knowledge: { kind: "unknown", reason: "no upstream to ask" } };
+  try {
+    const api = await deps.upstream();
+    const { links, ...asked } = await askCatalogueArtists({ ...deps, api }, stream, range);
+    return { knowledge: { kind: "asked", ...asked }, links };
+  } catch (error) {
+    return { knowledge: { kind: "unknown", reason: errorMessage(error) } };
+  }
+}
+
 /**
  * What a run of `streams` over `range` would fetch, planned exactly as the run plans it (same
- * partitions, same lookback), without a request to the upstream. Per-artist streams are planned
- * for the artists the run would track (projected: the run finds them before it plans them).
+ * partitions, same lookback). Per-artist streams are planned for the artists the run would track
+ * (projected: the run finds them before it plans them). No request reaches the upstream, but for
+ * a run that finds the catalogue's artists first: those the plan asks for (`deps.upstream`), the
+ * searches and look-ups of the catalogue's artists stream, which the run then makes again.
  */
 export async function planRequests(
-  deps: Pick<RunnerDeps, "db" | "config" | "today">,
+  deps: PlanDeps,
   streams: readonly Stream[],
   range: DayRange,
 ): Promise<RequestPlan> {
@@ -53,31 +97,50 @@ export async function planRequests(
   const history = await requestHistory(deps.db, [...new Set([...names, ...(artists.after ?? [])])]);
   // A run finds the tracked artists before it plans them only when it syncs the stream that
   // finds them; otherwise (`--only` a per-artist stream) it plans from the table as it is.
-  const projection =
-    streams.some(perArtist) && streams.some((s) => s.name === artists.name)
-      ? await projectTrackedArtists(deps.db, deps.config, new Set(history.keys()))
-      : null;
+  const projects = streams.some(perArtist) && streams.some((s) => s.name === artists.name);
+  const finder = streams.find((s) => s.name === catalogueArtists.name);
+  const findsFirst =
+    projects && finder && !history.has(finder.name) && deps.config.artist_names.length > 0;
+  const catalogue = findsFirst ? await catalogueKnowledge(deps, finder, range) : null;
+  const known = new Set(history.keys());
+  if (catalogue?.links) known.add(catalogueArtists.name);
+  const links = catalogue?.links;
+  const asked = catalogue?.knowledge.kind === "asked" ? catalogue.knowledge.requests : null;
+  const projection = projects
+    ? await projectTrackedArtists(deps.db, deps.config, known, links)
+    : null;
   const plans: StreamRequestPlan[] = [];
   let perArtistRequests = 0;
   for (const stream of streams) {
     const seen = history.get(stream.name);
-    const basis: RequestBasis = stream.requests
-      ? { kind: "exact" }
-      : seen && seen.attempts > 0
-        ? { kind: "history", attempts: seen.attempts, perPartition: seen.requests / seen.attempts }
-        : { kind: "none" };
+    const askedRequests = stream === finder ? asked : null;
+    const basis: RequestBasis =
+      askedRequests !== null
+        ? { kind: "asked" }
+        : stream.requests
+          ? { kind: "exact" }
+          : seen && seen.attempts > 0
+            ? {
+                kind: "history",
+                attempts: seen.attempts,
+                perPartition: seen.requests / seen.attempts,
+              }
+            : { kind: "none" };
     const count = async (artistIds?: readonly number[]) => {
       const trackedArtistIds = artistIds && (() => Promise.resolve(artistIds));
+      const catalogueArtistLinks = links && (() => Promise.resolve(links));
+      const options = { trackedArtistIds, catalogueArtistLinks };
       let partitions = 0;
       let exact = 0;
-      for await (const slice of planPartitions(deps, stream, range, { trackedArtistIds })) {
+      for await (const slice of planPartitions(deps, stream, range, options)) {
         partitions += slice.length;
         if (stream.requests) for (const partition of slice) exact += stream.requests(partition);
       }
       const requests =
-        basis.kind === "exact"
+        askedRequests ??
+        (basis.kind === "exact"
           ? exact
-          : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1));
+          : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1)));
       return { partitions, requests };
     };
     if (projection && perArtist(stream)) perArtistRequests += (await count([-1])).requests;
@@ -85,7 +148,7 @@ export async function planRequests(
     const sources = (stream.after ?? []).flatMap((source) =>
       source === artists.name && projection
         ? projection.sources
-        : history.has(source)
+        : known.has(source)
           ? []
           : [source],
     );
@@ -99,5 +162,6 @@ export async function planRequests(
   return {
     streams: plans,
     artists: projection && { ...projection, requestsEach: perArtistRequests },
+    catalogue: catalogue?.knowledge ?? null,
   };
 }

@@ -247,7 +247,7 @@ async function recordSyncFailure(
 }
 
 /** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
-function pageFetch(
+export function pageFetch(
   api: ApiClient,
   call: CallOptions,
   request: PagingRequest<object>,

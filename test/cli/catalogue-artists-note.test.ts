@@ -1,14 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { catalogueArtistsNote } from "../../src/cli/catalogue-artists-note.js";
-import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { selectStreams, STREAMS } from "../../src/streams/registry.js";
-import type { RequestPlan } from "../../src/streams/request-plan.js";
+import type { CatalogueArtistsKnowledge, RequestPlan } from "../../src/streams/request-plan.js";
 
-const config = (artistNames: string[]) =>
-  etlConfigSchema.parse({ start_date: "2026-01-01", artist_names: artistNames });
+const config = (artistNames: string[]) => ({ artist_names: artistNames });
 
-/** A plan whose per-artist streams track one configured artist; `sources` not synced yet. */
-const plan = (sources: string[]): RequestPlan => ({
+/** A plan whose per-artist streams track one configured artist, knowing this of the catalogue. */
+const plan = (catalogue: CatalogueArtistsKnowledge | null): RequestPlan => ({
   streams: [],
   artists: {
     ids: [7],
@@ -16,31 +13,31 @@ const plan = (sources: string[]): RequestPlan => ({
     linked: 0,
     resolved: 0,
     unresolved: 0,
-    sources,
+    sources: catalogue?.kind === "unknown" ? ["artists"] : [],
     requestsEach: 41,
   },
+  catalogue,
 });
 
 describe("the note of the catalogue's artists a plan leaves out", () => {
-  it("is said when the run syncs the catalogue's artists for the first time", () => {
-    expect(catalogueArtistsNote(plan(["artists"]), STREAMS, config(["a"]))).toBe(
+  it("is said, with why, when the plan could not ask what a first run's catalogue finds", () => {
+    const unknown = plan({ kind: "unknown", reason: "first problem\nsecond problem" });
+    expect(catalogueArtistsNote(unknown, config(["a"]))).toBe(
       "the total leaves out the artists the catalogue will find: artists has not synced yet, " +
-        "and its 1 artist_names search may find any number. " +
-        "Each adds a look-up, and 41 requests of the per-artist streams if the statistics API knows it. " +
+        "and the plan could not ask what its 1 artist_names search finds (first problem; second problem). " +
+        "Add up to 42 requests for each artist found: a look-up, and 41 of the per-artist streams if the statistics API knows it. " +
         "Run `etl sync --only catalogue` first for a plan that counts them.",
     );
   });
 
   it("is not said when nothing is left out", () => {
-    // The catalogue synced: its links are counted.
-    expect(catalogueArtistsNote(plan([]), STREAMS, config(["a"]))).toBeNull();
-    // No artist name to search for: the catalogue finds no artist.
-    expect(catalogueArtistsNote(plan(["artists"]), STREAMS, config([]))).toBeNull();
-    // A run without the catalogue's artists tracks the artists as they are.
-    const perArtistOnly = selectStreams(["artist_stats"]);
-    expect(catalogueArtistsNote(plan(["artists"]), perArtistOnly, config(["a"]))).toBeNull();
+    // The catalogue synced, or no run finds its artists first: its links are as stored.
+    expect(catalogueArtistsNote(plan(null), config(["a"]))).toBeNull();
+    // Asked of the upstream: they are counted.
+    const asked = plan({ kind: "asked", found: 3, known: 2, requests: 4 });
+    expect(catalogueArtistsNote(asked, config(["a"]))).toBeNull();
     // No per-artist stream planned.
-    const none: RequestPlan = { streams: [], artists: null };
-    expect(catalogueArtistsNote(none, STREAMS, config(["a"]))).toBeNull();
+    const none: RequestPlan = { streams: [], artists: null, catalogue: null };
+    expect(catalogueArtistsNote(none, config(["a"]))).toBeNull();
   });
 });

@@ -100,13 +100,69 @@ describe("the request plan", () => {
     );
   });
 
+  it("asks the upstream only for a run that finds the catalogue's artists first", async () => {
+    let connected = 0;
+    const upstream = () => {
+      connected += 1;
+      return Promise.resolve(harness.upstream.context.api);
+    };
+    const before = served();
+    // A run without the catalogue's artists, or with no name to search for, finds none first.
+    const perArtistOnly = await planRequests(
+      { ...planDeps(), upstream },
+      selectStreams(["artist_stats"]),
+      {},
+    );
+    expect(perArtistOnly.catalogue).toBeNull();
+    const noNames = { ...harness.config, artist_names: [] };
+    const unsearched = await planRequests(
+      { ...planDeps(), config: noNames, upstream },
+      STREAMS,
+      {},
+    );
+    expect(unsearched.catalogue).toBeNull();
+    expect([connected, served()]).toEqual([0, before]);
+
+    // One that could not ask says why, and plans from the warehouse as it is.
+    const away = await planRequests(
+      { ...planDeps(), upstream: () => Promise.reject(new Error("no budget to share")) },
+      STREAMS,
+      {},
+    );
+    expect(away.catalogue).toEqual({ kind: "unknown", reason: "no budget to share" });
+    expect(away.artists).toMatchObject({ linked: 0, sources: ["artists"] });
+
+    const asked = await planRequests({ ...planDeps(), upstream }, STREAMS, {});
+    const sent = served() - before;
+    expect(connected).toBe(1);
+    expect(asked.catalogue).toMatchObject({ kind: "asked", requests: sent });
+    const byName = new Map(asked.streams.map((p) => [p.stream, p]));
+    expect(byName.get("artists")).toMatchObject({ requests: sent, basis: { kind: "asked" } });
+    // Nothing was written: the links counted are those asked for, not stored.
+    const [stored] = await harness.warehouse.query<{ n: number }>(
+      "select count(*)::int as n from catalogue.artists",
+    );
+    expect(stored?.n).toBe(0);
+    expect(asked.artists?.linked).toBeGreaterThan(0);
+    expect(asked.artists?.sources).toEqual([]);
+    expect(asked.streams.every((p) => p.unsyncedSources.length === 0)).toBe(true);
+    expect(byName.get("artist_stats_urls")?.requests).toBe(asked.artists?.ids.length);
+  });
+
   it("estimates a backfill within 10 % of the requests it then makes, sending none itself", async () => {
     const first = await harness.sync();
     expect(failures(first)).toEqual([]);
 
     const before = served();
-    const { streams: plans, artists } = await planRequests(planDeps(), STREAMS, BACKFILL);
+    // The catalogue synced: its links are stored, and the upstream is not asked.
+    const upstream = () => Promise.reject(new Error("the upstream was asked"));
+    const {
+      streams: plans,
+      artists,
+      catalogue,
+    } = await planRequests({ ...planDeps(), upstream }, STREAMS, BACKFILL);
     expect(served()).toBe(before);
+    expect(catalogue).toBeNull();
     // The artists the run will track are those the last one wrote: the same config, the same
     // catalogue.
     const tracked = await harness.warehouse.query<{ id: number }>(

@@ -1,9 +1,14 @@
+import { type AppContext, createAppContext } from "../../app-context.js";
 import { loadAppConfig } from "../load-app-config.js";
 import type { CurrentRate } from "../../http/auto-rate.js";
 import { sustainedRequestsPerSecond } from "../../http/request-budget.js";
 import type { ArtistProjection } from "../../streams/artist-stats/projected-artists.js";
 import { selectStreams } from "../../streams/registry.js";
-import { planRequests, type StreamRequestPlan } from "../../streams/request-plan.js";
+import {
+  type CatalogueArtistsKnowledge,
+  planRequests,
+  type StreamRequestPlan,
+} from "../../streams/request-plan.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { pendingMigrations } from "../../warehouse/migrate.js";
@@ -25,9 +30,11 @@ function basisText({ basis, unsyncedSources }: StreamRequestPlan): string {
   const parts = [
     basis.kind === "exact"
       ? "exact"
-      : basis.kind === "history"
-        ? `estimate: ${basis.perPartition.toFixed(2)} per partition over the last ${basis.attempts} attempts`
-        : "estimate: no earlier run, 1 per partition (the least)",
+      : basis.kind === "asked"
+        ? "asked: the plan sent them to find the catalogue's artists, the run sends them again"
+        : basis.kind === "history"
+          ? `estimate: ${basis.perPartition.toFixed(2)} per partition over the last ${basis.attempts} attempts`
+          : "estimate: no earlier run, 1 per partition (the least)",
   ];
   if (unsyncedSources.length > 0) {
     parts.push(`planned from ${unsyncedSources.join(", ")}, not synced yet: more to come`);
@@ -58,6 +65,18 @@ function artistsText(projection: ArtistProjection & { requestsEach: number }): s
   );
 }
 
+/** What the plan asked the upstream of the artists a first run's catalogue finds. */
+function askedText(
+  asked: Extract<CatalogueArtistsKnowledge, { kind: "asked" }>,
+  searches: number,
+): string {
+  return (
+    `the catalogue's artists asked of the upstream first: its ${searches} artist_names ` +
+    `${searches === 1 ? "search" : "searches"} found ${asked.found} artists, ${asked.known} known to the statistics API ` +
+    `(${asked.requests} requests, in the artists row: the run sends them again)`
+  );
+}
+
 /**
  * Timed at the pace the budget sustains, not at the rate: its window is a second and a margin
  * long, so a long run takes about 5 % longer than requests ÷ rate.
@@ -72,15 +91,25 @@ function rateText(total: number, rate: CurrentRate): string {
 
 /**
  * What a sync (no range) or a backfill (--from/--to) would fetch, per stream, and how long that
- * takes at the configured (or learned) rate, paced as the request budget paces it. No request
- * reaches the upstream, and nothing is written: it reads the warehouse, which must exist and be
- * migrated (a plan creates and migrates nothing), and the learned rate.
+ * takes at the configured (or learned) rate, paced as the request budget paces it. Nothing is
+ * written: it reads the warehouse, which must exist and be migrated (a plan creates and migrates
+ * nothing), and the learned rate. No request reaches the upstream, but for a run that finds the
+ * catalogue's artists first: the plan asks what they are, through the shared budget, as the run
+ * would, since the per-artist streams are most of a first run.
  */
 export async function planCommand(options: PlanOptions, out: Output): Promise<ExitCode> {
-  const { env, etl } = loadAppConfig({ upstream: false });
+  const config = loadAppConfig({ upstream: false });
+  const { env, etl } = config;
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
   const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
+  let context: AppContext | undefined;
+  // An upstream the workers found down is not waited for: a plan is a question asked before a
+  // run, and it answers without the catalogue's artists, saying why, rather than after minutes.
+  const upstream = async () => {
+    context ??= await createAppContext(config, { http: { outageWaitMs: 0 } });
+    return context.api;
+  };
   try {
     const pending = await pendingMigrations(db);
     if (pending.length > 0) {
@@ -89,9 +118,9 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
       );
     }
     const today = utcToday();
-    const plan = await planRequests({ db, config: etl, today }, streams, range);
+    const plan = await planRequests({ db, config: etl, today, upstream }, streams, range);
     const { streams: plans, artists } = plan;
-    const leftOut = catalogueArtistsNote(plan, streams, etl);
+    const leftOut = catalogueArtistsNote(plan, etl);
     const explicit = range.from !== undefined || range.to !== undefined;
     out.line(
       explicit
@@ -119,6 +148,9 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
       out.line(line);
     }
     if (artists) out.line(artistsText(artists));
+    if (plan.catalogue?.kind === "asked") {
+      out.line(askedText(plan.catalogue, etl.artist_names.length));
+    }
     const radio = radioHistoryNote(etl, streams, range, today);
     if (radio) out.line(radio);
     const early = startDateNote(etl, range);
@@ -128,6 +160,7 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     if (leftOut) out.line(leftOut);
     return ExitCode.ok;
   } finally {
+    await context?.close();
     await db.destroy();
   }
 }

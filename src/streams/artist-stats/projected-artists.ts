@@ -1,6 +1,10 @@
 import type { EtlConfig } from "../../config/etl-config-schema.js";
 import type { Warehouse } from "../../warehouse/database.js";
-import { catalogueArtistLinks, resolvedStreamingIds } from "../../warehouse/artist-links.js";
+import {
+  type CatalogueArtistLink,
+  catalogueArtistLinks,
+  resolvedStreamingIds,
+} from "../../warehouse/artist-links.js";
 import { artists } from "./artists.js";
 
 /**
@@ -20,19 +24,24 @@ export interface ArtistProjection {
    * most it can add (it may resolve to an artist found another way, or to none).
    */
   readonly unresolved: number;
-  /** Streams the projection reads that have not synced yet: they may add artists. */
+  /** Streams the projection reads that neither synced nor were asked: they may add artists. */
   readonly sources: readonly string[];
 }
 
+/**
+ * `known`: the streams whose rows are as the run will find them (those synced, and the catalogue's
+ * artists once asked of the upstream); `links`: the catalogue's links as the run will read them,
+ * where they are known before the warehouse holds them (default: as stored).
+ */
 export async function projectTrackedArtists(
   db: Warehouse,
   config: EtlConfig,
-  synced: ReadonlySet<string>,
+  known: ReadonlySet<string>,
+  links?: readonly CatalogueArtistLink[],
 ): Promise<ArtistProjection> {
   const configured = new Set(config.social_artist_ids);
   const found = new Set(configured);
-  const links = await catalogueArtistLinks(db);
-  for (const link of links) found.add(link.socialArtistId);
+  for (const link of links ?? (await catalogueArtistLinks(db))) found.add(link.socialArtistId);
   const linked = found.size - configured.size;
   const resolved = await resolvedStreamingIds(db);
   let unresolved = 0;
@@ -49,6 +58,6 @@ export async function projectTrackedArtists(
     linked,
     resolved: resolvedOnly,
     unresolved,
-    sources: (artists.after ?? []).filter((source) => !synced.has(source)),
+    sources: (artists.after ?? []).filter((source) => !known.has(source)),
   };
 }

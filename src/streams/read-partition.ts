@@ -1,0 +1,62 @@
+import type { ApiClient } from "../api/api-client.js";
+import type { EtlConfig } from "../config/etl-config-schema.js";
+import { PagingError } from "../errors.js";
+import { PageSizes } from "./page-sizes.js";
+import type { Cursor, Partition } from "./partition.js";
+import { RepeatedPages } from "./repeated-pages.js";
+import type { FetchContext, Stream } from "./stream.js";
+import { pageFetch } from "./sync-partition.js";
+
+export interface ReadPartitionDeps {
+  readonly api: ApiClient;
+  readonly config: EtlConfig;
+  readonly today: string;
+  readonly signal?: AbortSignal;
+}
+
+/** The records of a partition read from the upstream, and the requests that took. */
+export interface PartitionRead {
+  readonly records: readonly unknown[];
+  readonly requests: number;
+}
+
+/**
+ * Asks the upstream for one partition's pages, as a sync does, and reads their records, landing
+ * and writing nothing: what `etl plan` asks to know what a run will find before it runs. A
+ * partition whose pages are read this way is fetched again by the run that syncs it.
+ */
+export async function readPartition(
+  deps: ReadPartitionDeps,
+  stream: Stream,
+  partition: Partition,
+): Promise<PartitionRead> {
+  let requests = 0;
+  const call = { signal: deps.signal, onAttempt: () => (requests += 1) };
+  const context: FetchContext = { api: deps.api, config: deps.config, today: deps.today, call };
+  const pageSizes = new PageSizes();
+  const repeated = new RepeatedPages();
+  const records: unknown[] = [];
+  let cursor: Cursor = null;
+  for (;;) {
+    const request = stream.paging.request(cursor, partition);
+    if (request === null) break;
+    const exchanges = await stream.fetch(context, partition, pageFetch(deps.api, call, request));
+    const read = {
+      today: deps.today,
+      position: records.length,
+      ownsLink: (link: string) => deps.api.ownsLink(link),
+      pageSizes,
+    };
+    const page = stream.read(exchanges, partition, read);
+    const bytes = exchanges.reduce((sum, exchange) => sum + exchange.bytes.length, 0);
+    // An upstream that ignores the offset would otherwise be paged forever.
+    if (repeated.repeats(page.records, bytes)) {
+      throw new PagingError(stream.name, partition.key, records.length);
+    }
+    records.push(...page.records);
+    const { next } = stream.paging.next(page.list ?? null, cursor, read, partition);
+    if (next === null) break;
+    cursor = next;
+  }
+  return { records, requests };
+}
