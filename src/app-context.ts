@@ -28,7 +28,10 @@ export interface AppContext {
 
 export interface AppContextOptions {
   readonly logger?: Logger;
-  /** Hooks into the HTTP client (backoff timings, attempt observer), and check's single try. */
+  /**
+   * Hooks into the HTTP client (backoff timings, attempt observer), and check's single try (with
+   * one wait for a 429).
+   */
   readonly http?: Partial<
     Pick<
       HttpClientOptions,
@@ -37,6 +40,7 @@ export interface AppContextOptions {
       | "onAttempt"
       | "onRateChange"
       | "maxRetries"
+      | "rateLimitRetries"
       | "timeoutMs"
       | "probePacing"
       | "retryBudget"

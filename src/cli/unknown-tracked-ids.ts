@@ -1,6 +1,7 @@
 import type { ApiClient } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { UpstreamStatusError } from "../http/upstream-errors.js";
+import { errorMessage } from "../errors.js";
+import { RateLimitedError, UpstreamStatusError } from "../http/upstream-errors.js";
 
 /** What one look-up of a configured id found. */
 type Found = "known" | "unknown";
@@ -43,27 +44,47 @@ function lookupsOf(api: ApiClient, etl: EtlConfig): Lookup[] {
   ];
 }
 
+/** Look-ups the upstream refused with a 429 again after the wait it asked for. */
+export interface RateLimitedLookups {
+  readonly count: number;
+  /** The last such answer: what the upstream said of its limit. */
+  readonly answer: RateLimitedError;
+}
+
+/**
+ * Each look-up counted once, by what it found: known (the rest), unknown, or neither because it
+ * failed (refused by the rate limit, or for another reason). A failed look-up says nothing of
+ * whether the upstream knows the id.
+ */
 export interface TrackedIdsReport {
   readonly looked: number;
   readonly unknown: readonly string[];
+  readonly rateLimited: RateLimitedLookups | null;
   /** Look-ups that failed for another reason, with it. */
   readonly failed: readonly string[];
 }
 
 /**
- * Looks up each configured UPC and artist id once (the request budget paces them) and says which
- * the upstream does not know: each would fail, or find nothing, on every run.
+ * Looks up each configured UPC and artist id once (the request budget paces them, and a 429 is
+ * waited out as the HTTP client is told) and says which the upstream does not know: each would
+ * fail, or find nothing, on every run.
  */
 export async function unknownTrackedIds(api: ApiClient, etl: EtlConfig): Promise<TrackedIdsReport> {
   const lookups = lookupsOf(api, etl);
   const outcomes = await Promise.allSettled(lookups.map((lookup) => lookup.find()));
   const unknown: string[] = [];
+  let limited = 0;
+  let answer: RateLimitedError | null = null;
   const failed: string[] = [];
-  outcomes.forEach((outcome, i) => {
+  for (const [i, outcome] of outcomes.entries()) {
     const label = lookups[i]?.label ?? "?";
-    if (outcome.status === "rejected")
-      failed.push(`${label}: ${(outcome.reason as Error).message}`);
-    else if (outcome.value === "unknown") unknown.push(label);
-  });
-  return { looked: lookups.length, unknown, failed };
+    if (outcome.status === "fulfilled") {
+      if (outcome.value === "unknown") unknown.push(label);
+    } else if (outcome.reason instanceof RateLimitedError) {
+      limited += 1;
+      answer = outcome.reason;
+    } else failed.push(`${label}: ${errorMessage(outcome.reason)}`);
+  }
+  const rateLimited = answer === null ? null : { count: limited, answer };
+  return { looked: lookups.length, unknown, rateLimited, failed };
 }

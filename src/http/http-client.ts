@@ -1,12 +1,7 @@
 import pRetry from "p-retry";
 import { Agent } from "undici";
 import { errorMessage } from "../errors.js";
-import {
-  AuthError,
-  FailureBodyError,
-  UpstreamDownError,
-  UpstreamError,
-} from "./upstream-errors.js";
+import { AuthError, FailureBodyError, UpstreamDownError } from "./upstream-errors.js";
 import type { Logger } from "../logging/logger.js";
 import { type Redact, secretRedactor } from "../logging/redact-secrets.js";
 import { heedAnswer, ProbeAsks, type RateNote } from "./rate-feedback.js";
@@ -17,6 +12,7 @@ import { beyondOneStep, type RateChange } from "./auto-rate.js";
 import { type ProbePacing, UpstreamOutage } from "./upstream-outage.js";
 import { type HealthSign, healthSignOf } from "./upstream-health.js";
 import { RetryBudget, type RetryBudgetRule } from "./retry-budget.js";
+import { RequestRetries } from "./request-retries.js";
 import { CredentialCheck } from "./credential-check.js";
 import type { HttpAttemptEvent, HttpRequest, HttpResponse } from "./http-exchange.js";
 import { readAnswer } from "./read-answer.js";
@@ -34,6 +30,11 @@ export interface HttpClientOptions {
    */
   readonly maxResponseBytes: number;
   readonly maxRetries: number;
+  /**
+   * How many retries may follow a 429 (default maxRetries; see RequestRetries): each waits for the
+   * pause the answer asked of the budget, as every process does.
+   */
+  readonly rateLimitRetries?: number;
   /** Cap on any one wait the upstream asks for (Retry-After, X-RateLimit-Reset). */
   readonly maxRateLimitWaitMs: number;
   /** First backoff delay; doubled each retry, with jitter. */
@@ -101,31 +102,30 @@ export class HttpClient {
     };
     const { logger, maxRetries } = this.#options;
     const baseMs = this.#options.retryBaseMs ?? 500;
+    const retries =
+      request.retry === false
+        ? new RequestRetries(0, 0)
+        : new RequestRetries(maxRetries, this.#options.rateLimitRetries ?? maxRetries);
     // Only a retry of what the upstream's health failed spends the retry budget: a 429's is the
     // rate's business.
     let healthFailed = false;
     return pRetry((attempt) => this.#attempt(request, identity, attempt, healthFailed), {
-      retries: request.retry === false ? 0 : maxRetries,
+      retries: retries.total,
       factor: 2,
       minTimeout: baseMs,
       maxTimeout: this.#options.retryMaxDelayMs ?? 30_000,
       randomize: true,
       signal: request.signal,
-      shouldRetry: ({ error }) => error instanceof UpstreamError && error.retryable,
-      onFailedAttempt: ({ error, attemptNumber, retriesLeft }) => {
+      shouldRetry: ({ error, attemptNumber, retriesLeft }) => {
+        if (!retries.spend(error)) return false;
+        logger.warn(
+          { operation: request.operation, attempt: attemptNumber, retriesLeft, err: error.message },
+          "upstream request failed; retrying",
+        );
+        return true;
+      },
+      onFailedAttempt: ({ error }) => {
         healthFailed = healthSignOf(error) === "failed";
-        const retryable = error instanceof UpstreamError && error.retryable;
-        if (retryable && retriesLeft > 0) {
-          logger.warn(
-            {
-              operation: request.operation,
-              attempt: attemptNumber,
-              retriesLeft,
-              err: error.message,
-            },
-            "upstream request failed; retrying",
-          );
-        }
       },
     });
   }

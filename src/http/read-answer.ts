@@ -8,6 +8,7 @@ import {
   UpstreamStatusError,
 } from "./upstream-errors.js";
 import type { Redact } from "../logging/redact-secrets.js";
+import { rateLimitLimit } from "./rate-limit-headers.js";
 import { parseJsonBody } from "../json/json-body.js";
 import { parseJsonBytes } from "../json/json-bytes.js";
 import { declaredCharset, decodeBody, decodeLeniently } from "./body-charset.js";
@@ -62,7 +63,7 @@ export function readAnswer(
     if (waitMs > rules.maxRateLimitWaitMs) {
       throw new RateLimitWaitTooLongError(identity, waitMs, rules.maxRateLimitWaitMs);
     }
-    throw new RateLimitedError(identity, waitMs);
+    throw new RateLimitedError(identity, waitMs, rateLimitLimit(headers));
   }
   if (request.acceptStatus?.(status, failure.body)) {
     return { status, body: failure.body, bytes: Buffer.from(failure.text), headers };

@@ -122,17 +122,23 @@ export class FailureBodyError extends UpstreamError {
   }
 }
 
-/** 429: the upstream asked us to slow down; `waitMs` is how long it asked for. */
+/**
+ * 429: the upstream asked us to slow down; `waitMs` is how long it asked for, `limit` the requests
+ * per second its answer stated (X-RateLimit-Limit), null when it stated none.
+ */
 export class RateLimitedError extends UpstreamError {
   readonly waitMs: number;
+  readonly limit: number | null;
 
-  constructor(request: RequestContext, waitMs: number) {
+  constructor(request: RequestContext, waitMs: number, limit: number | null) {
     super(`HTTP 429: rate limited, retry in ${waitMs} ms`, request, {
       status: 429,
       waitMs,
+      limit,
       retryable: true,
     });
     this.waitMs = waitMs;
+    this.limit = limit;
   }
 }
 

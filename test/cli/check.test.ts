@@ -263,6 +263,157 @@ describe("etl check", () => {
   });
 });
 
+describe("etl check against a rate limit", () => {
+  /**
+   * A sandbox of its own admitting `limit` requests a second, counted on `clock`: a test holds it
+   * still, so whatever the machine's pace the requests it sends land in one of the limit's seconds.
+   */
+  async function limitedSandbox(limit: number, clock: () => number): Promise<Sandbox> {
+    return startSandbox({ apiKey: sandbox.apiKey, clock, knobs: { requestsPerSecond: limit } });
+  }
+
+  function checkAt(limited: Sandbox, configFile: string) {
+    return check(limited.apiKey, {
+      MUSIC_API_URL: limited.url,
+      DATABASE_URL: `${PG_HOST_URL}/postgres`,
+      ETL_CONFIG: configFile,
+    });
+  }
+
+  const trackedLines = (stdout: string) =>
+    stdout.split("\n").filter((line) => line.startsWith("tracked "));
+
+  it("waits once for what a 429 asks, and passes when that wait is enough", async () => {
+    const [artist] = sandbox.data.socialArtists();
+    const [product] = sandbox.data.products();
+    dir.write("rate-200.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      requests_per_second: 200,
+      upcs: [product?.upc],
+      social_artist_ids: [artist?.cm_artist],
+    });
+    // The upstream's second ends with its first 429: the wait that 429 asks for is enough.
+    const held = Date.now();
+    const limited: Sandbox = await limitedSandbox(2, () =>
+      limited.stats().rateLimited > 0 ? held + 1000 : held,
+    );
+    try {
+      const result = await checkAt(limited, "rate-200.json");
+      expect(result.code).toBe(0);
+      expect(trackedLines(result.stdout)).toEqual([
+        "tracked   ok    2 UPCs and artist ids, each known upstream",
+      ]);
+      // The territories and one look-up fit the second; the other look-up was refused once, then
+      // sent again after the wait and answered.
+      const stats = limited.stats();
+      expect(stats.rateLimited).toBe(1);
+      expect(stats.requests).toBe(4);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('fails naming requests_per_second, its rate and the upstream\'s answer, and suggests "auto", when the wait is not enough', async () => {
+    const [product] = sandbox.data.products();
+    const tracked = { upcs: [product?.upc, "0000000000001"] };
+    const base = { start_date: "2026-01-01", territory_keys: ["all"], redis_prefix: prefix };
+    dir.write("fixed-200.json", { ...base, requests_per_second: 200, ...tracked });
+    dir.write("auto.json", { ...base, requests_per_second: "auto", ...tracked });
+    // Held still, the upstream's second never ends: after the territories it refuses everything.
+    let held: number | null = Date.now();
+    const limited = await limitedSandbox(1, () => held ?? Date.now());
+    try {
+      const fixed = await checkAt(limited, "fixed-200.json");
+      expect(fixed.code).toBe(1);
+      // Neither UPC is known or unknown: the unknown one is not named as unknown.
+      expect(trackedLines(fixed.stdout)).toEqual([
+        expect.stringMatching(
+          /^tracked {3}FAIL {2}2 of 2 look-ups refused by the rate limit, again after the wait it asked for: at requests_per_second 200 req\/s the upstream answered HTTP 429, limit 1 req\/s, retry in 1000 ms; set requests_per_second to "auto" in .*fixed-200\.json, or to at most 1$/,
+        ),
+      ]);
+      // Each look-up sent twice, the second time after the wait, and refused both times.
+      expect(limited.stats().requests).toBe(5);
+      expect(limited.stats().rateLimited).toBe(4);
+
+      // An upstream that states no limit: the territories, now refused too, say to lower it.
+      limited.setKnobs({ rateLimitHeaders: "retry-after-only" });
+      const unstated = await checkAt(limited, "fixed-200.json");
+      expect(unstated.code).toBe(1);
+      expect(unstated.stdout).toMatch(
+        /^upstream {2}FAIL {2}MUSIC_API_URL=http:\/\/.*: refused by the rate limit, again after the wait it asked for: at requests_per_second 200 req\/s the upstream answered HTTP 429, no limit stated, retry in 1000 ms; set requests_per_second to "auto" in .*fixed-200\.json, or lower it$/m,
+      );
+      limited.setKnobs({ rateLimitHeaders: "retry-after" });
+
+      // Its seconds passing again, the upstream answers "auto", which keeps to the limit it
+      // states: every look-up is answered, and the unknown UPC is named as such.
+      held = null;
+      const auto = await checkAt(limited, "auto.json");
+      expect(auto.code).toBe(1);
+      expect(trackedLines(auto.stdout)).toEqual([
+        expect.stringMatching(
+          /^tracked {3}FAIL {2}not known upstream: UPC 0000000000001; correct or remove it in .*auto\.json$/,
+        ),
+      ]);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('says "auto" goes on from the rate it learned when the upstream refuses the territories even so', async () => {
+    dir.write("auto-only.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      requests_per_second: "auto",
+    });
+    const held = Date.now();
+    const limited = await limitedSandbox(1, () => held);
+    try {
+      // Another client spends the second's one request first.
+      const spent = await fetch(`${limited.url}/api/v1/getDsps/all`, {
+        headers: { authorization: `Bearer ${limited.apiKey}` },
+      });
+      expect(spent.status).toBe(200);
+      const result = await checkAt(limited, "auto-only.json");
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        /^upstream {2}FAIL {2}MUSIC_API_URL=http:\/\/.*: refused by the rate limit, again after the wait it asked for: at requests_per_second auto \(1 req\/s, the limit the upstream states, learned by "auto"\) the upstream answered HTTP 429, limit 1 req\/s, retry in 1000 ms; "auto" goes on from the rate it learned: run check again$/m,
+      );
+      expect(limited.stats().rateLimited).toBe(2);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it("counts a look-up that failed otherwise apart from the unknown ones, with why", async () => {
+    const [product] = sandbox.data.products();
+    dir.write("no-wait.json", {
+      start_date: "2026-01-01",
+      territory_keys: ["all"],
+      redis_prefix: prefix,
+      max_rate_limit_wait_ms: 0,
+      upcs: [product?.upc, "0000000000001"],
+    });
+    const held = Date.now();
+    const limited = await limitedSandbox(1, () => held);
+    try {
+      const result = await checkAt(limited, "no-wait.json");
+      expect(result.code).toBe(1);
+      expect(trackedLines(result.stdout)).toEqual([
+        expect.stringMatching(
+          /^tracked {3}FAIL {2}2 of 2 look-ups failed, so not known either way: UPC \S+: .*max_rate_limit_wait_ms\); UPC 0000000000001: .*max_rate_limit_wait_ms\)$/,
+        ),
+      ]);
+      // A wait longer than the cap is not waited: one request each.
+      expect(limited.stats().requests).toBe(3);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
 /** A port nothing listens on: one the system gave, then let go. */
 async function closedPort(): Promise<number> {
   const server = createServer();

@@ -34,7 +34,7 @@ describe("an attempt's health sign", () => {
     ];
     expect(failed.map(healthSignOf)).toEqual(failed.map(() => "failed"));
     expect(healthy.map(healthSignOf)).toEqual(healthy.map(() => "healthy"));
-    expect(healthSignOf(new RateLimitedError(request, 1000))).toBeNull();
+    expect(healthSignOf(new RateLimitedError(request, 1000, null))).toBeNull();
     expect(healthSignOf(new DOMException("stopping", "AbortError"))).toBeNull();
   });
 });

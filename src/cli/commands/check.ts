@@ -5,13 +5,15 @@ import { displayUrl } from "../../config/display-url.js";
 import type { AppConfig } from "../../config/load-config.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { outageText } from "../../http/upstream-outage.js";
-import { AuthError } from "../../http/upstream-errors.js";
+import { AuthError, RateLimitedError } from "../../http/upstream-errors.js";
+import { errorMessage } from "../../errors.js";
 import { describeRate } from "../../http/auto-rate.js";
 import { createLogger, type Logger } from "../../logging/logger.js";
 import { isMissingDatabase, missingDatabaseMessage } from "../../warehouse/missing-database.js";
 import { pgConnectionConfig } from "../../warehouse/pg-connection-config.js";
 import { ExitCode } from "../exit-codes.js";
 import { unknownTrackedIds } from "../unknown-tracked-ids.js";
+import { rateLimitAdvice } from "../rate-limit-advice.js";
 import { recordedRolesIfAny } from "../../analytics/role-records.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { recordedRoleLines } from "../role-lines.js";
@@ -73,7 +75,7 @@ async function checkPostgres(url: string): Promise<[boolean, string]> {
 /**
  * Validates the configuration, then checks each dependency once, calls one cheap upstream
  * operation (a territory lookup) and looks up each configured UPC and artist id, printing one
- * line per check.
+ * line per check. A request the upstream refuses with a 429 waits what it asks, once.
  */
 export async function checkCommand(
   out: Output,
@@ -144,24 +146,88 @@ async function checkNotifications(out: Output, context: AppContext): Promise<boo
   return results.every((r) => r.problem === null);
 }
 
+/** What the upstream's last 429 said, with the rate the budget sent at (see rateLimitAdvice). */
+async function rateLimitLine(
+  context: AppContext,
+  config: AppConfig,
+  answer: RateLimitedError,
+): Promise<string> {
+  const used = await context.budget.currentRate();
+  return rateLimitAdvice(config.etl.requests_per_second, used, answer, config.configPath);
+}
+
 async function checkTrackedIds(
   out: Output,
   context: AppContext,
   config: AppConfig,
 ): Promise<boolean> {
-  const { looked, unknown, failed } = await unknownTrackedIds(context.api, config.etl);
+  const { looked, unknown, rateLimited, failed } = await unknownTrackedIds(context.api, config.etl);
   if (looked === 0) return true;
   if (unknown.length > 0) {
     out.line(
       `tracked   FAIL  not known upstream: ${unknown.join(", ")}; correct or remove ${unknown.length === 1 ? "it" : "them"} in ${config.configPath}`,
     );
   }
-  if (failed.length > 0) {
-    out.line(`tracked   FAIL  ${failed.length} of ${looked} look-ups failed: ${failed.join("; ")}`);
+  // A look-up that failed is neither known nor unknown: counted apart, with why.
+  if (rateLimited) {
+    const advice = await rateLimitLine(context, config, rateLimited.answer);
+    out.line(`tracked   FAIL  ${rateLimited.count} of ${looked} look-ups ${advice}`);
   }
-  if (unknown.length > 0 || failed.length > 0) return false;
+  if (failed.length > 0) {
+    out.line(
+      `tracked   FAIL  ${failed.length} of ${looked} look-ups failed, so not known either way: ${failed.join("; ")}`,
+    );
+  }
+  if (unknown.length > 0 || rateLimited || failed.length > 0) return false;
   out.line(`tracked   ok    ${looked} UPCs and artist ids, each known upstream`);
   return true;
+}
+
+/**
+ * The upstream: not declared down, and one territory look-up answered. The exit code of its
+ * failure, or null when it answered.
+ */
+async function checkUpstream(
+  out: Output,
+  context: AppContext,
+  config: AppConfig,
+): Promise<ExitCode | null> {
+  const { env, etl } = config;
+  // Declared down by the workers: a request would wait for its end, not fail fast.
+  const outage = await context.http.outage.standing();
+  if (outage) {
+    out.line(
+      `upstream  FAIL  ${failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", outageText(outage))}`,
+    );
+    return ExitCode.failure;
+  }
+  const key = etl.territory_keys[0] ?? "all";
+  const started = performance.now();
+  try {
+    const { records } = await context.api.catalogue.getTerritories({ key });
+    const ms = Math.round(performance.now() - started);
+    const sample = records
+      .slice(0, 3)
+      .map((t) => toText(t.name) ?? toText(t.code) ?? "?")
+      .join(", ");
+    out.line(
+      `upstream  ok    ${env.MUSIC_API_URL}: ${records.length} territories for key "${key}" in ${ms} ms${sample ? ` (${sample}...)` : ""}`,
+    );
+  } catch (error) {
+    // A refused key names MUSIC_API_KEY itself, a rate limit requests_per_second; anything
+    // else is where the upstream is.
+    const problem =
+      error instanceof RateLimitedError
+        ? await rateLimitLine(context, config, error)
+        : errorMessage(error);
+    const detail =
+      error instanceof AuthError
+        ? `${env.MUSIC_API_URL}: ${error.message}`
+        : failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", problem);
+    out.line(`upstream  FAIL  ${detail}`);
+    return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
+  }
+  return null;
 }
 
 async function checkDependencies(
@@ -177,7 +243,13 @@ async function checkDependencies(
     context = await createAppContext(config, {
       logger,
       redisConnectTimeoutMs: CHECK_DEADLINE_MS,
-      http: { maxRetries: 0, timeoutMs: Math.min(etl.request_timeout_ms, CHECK_DEADLINE_MS) },
+      // One try each, but a 429 waits what it asks and is sent once more, as in a run: a limit
+      // that waiting keeps to does not fail check.
+      http: {
+        maxRetries: 0,
+        rateLimitRetries: 1,
+        timeoutMs: Math.min(etl.request_timeout_ms, CHECK_DEADLINE_MS),
+      },
     });
   } catch (error) {
     out.line(`redis     FAIL  ${failedAt("REDIS_URL", env.REDIS_URL, connectionProblem(error))}`);
@@ -187,35 +259,8 @@ async function checkDependencies(
     out.line(
       `redis     ok    ${displayUrl(env.REDIS_URL)} (request budget ${context.budget.scope})`,
     );
-    // Declared down by the workers: a request would wait for its end, not fail fast.
-    const outage = await context.http.outage.standing();
-    if (outage) {
-      out.line(
-        `upstream  FAIL  ${failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", outageText(outage))}`,
-      );
-      return ExitCode.failure;
-    }
-    const key = etl.territory_keys[0] ?? "all";
-    const started = performance.now();
-    try {
-      const { records } = await context.api.catalogue.getTerritories({ key });
-      const ms = Math.round(performance.now() - started);
-      const sample = records
-        .slice(0, 3)
-        .map((t) => toText(t.name) ?? toText(t.code) ?? "?")
-        .join(", ");
-      out.line(
-        `upstream  ok    ${env.MUSIC_API_URL}: ${records.length} territories for key "${key}" in ${ms} ms${sample ? ` (${sample}...)` : ""}`,
-      );
-    } catch (error) {
-      // A refused key names MUSIC_API_KEY itself; anything else is where the upstream is.
-      const detail =
-        error instanceof AuthError
-          ? `${env.MUSIC_API_URL}: ${error.message}`
-          : failedAt("MUSIC_API_URL", env.MUSIC_API_URL ?? "", (error as Error).message);
-      out.line(`upstream  FAIL  ${detail}`);
-      return error instanceof AuthError ? ExitCode.auth : ExitCode.failure;
-    }
+    const upstreamFailure = await checkUpstream(out, context, config);
+    if (upstreamFailure !== null) return upstreamFailure;
     const trackedOk = await checkTrackedIds(out, context, config);
     if (pgOk) await checkRoles(out, env.DATABASE_URL);
     const notifyOk = !notify || (await checkNotifications(out, context));
