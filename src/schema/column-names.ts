@@ -46,19 +46,30 @@ function pathMark(path: readonly string[], length: number): string {
 }
 
 /**
- * The column of a field at `path` (one name, or an object's name and its field's): its names in
- * snake case joined by `__`, cut to Postgres's 63 bytes with a mark of the path where longer.
+ * A name made for the field at `path`, cut to Postgres's 63 bytes with a mark of the path where
+ * longer (a longer name would be cut by Postgres itself, and two fields could share what is left).
+ * The names are snake case, ASCII only, so a character is a byte.
  */
-export function columnNameOf(path: readonly string[]): string {
-  const name = path.map(snakeCase).join(NESTING);
+export function fittedName(name: string, path: readonly string[]): string {
   if (Buffer.byteLength(name) <= MAX_NAME_BYTES) return name;
   return `${name.slice(0, MAX_NAME_BYTES - 9)}_${pathMark(path, 8)}`;
 }
 
+/** A field's path's names in snake case joined by `__`, before any cut. */
+export function joinedName(path: readonly string[]): string {
+  return path.map(snakeCase).join(NESTING);
+}
+
 /**
- * The name a field takes when its own is taken (by a column the table declares, or by another
- * field's): its name and a mark of its path, the same whichever field came first.
+ * The column of a field at `path` (one name, or an object's name and its field's): its names in
+ * snake case joined by `__`, fitted to Postgres's 63 bytes.
  */
-export function markedColumnName(path: readonly string[]): string {
-  return `${columnNameOf(path).slice(0, MAX_NAME_BYTES - 7)}_${pathMark(path, 6)}`;
+export function columnNameOf(path: readonly string[]): string {
+  return fittedName(joinedName(path), path);
+}
+
+/** `name` with `_<n>` at its end, cut first where that would pass Postgres's 63 bytes. */
+export function numberedName(name: string, n: number): string {
+  const suffix = `_${n}`;
+  return `${name.slice(0, MAX_NAME_BYTES - suffix.length).replace(/_+$/, "")}${suffix}`;
 }

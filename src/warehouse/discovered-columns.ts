@@ -4,7 +4,14 @@ import { SchemaChangeBusyError } from "../errors.js";
 import { type SchemaLockWait, SCHEMA_LOCK_WAIT, withLockWait } from "./lock-wait.js";
 import { perTableCache } from "./per-table-cache.js";
 import { withViewsSetAside } from "./views-set-aside.js";
-import { columnNameOf, markedColumnName } from "../schema/column-names.js";
+import {
+  type FreeColumnName,
+  freeColumnName,
+  type HolderOf,
+  PIPELINE,
+  quotedField,
+  whyNamed,
+} from "../schema/free-column-name.js";
 import { pathKey } from "../schema/record-fields.js";
 import { type ColumnKind, covers, joinKinds } from "../schema/value-kinds.js";
 import { pathLiteral, storedFieldKind, valueFromRaw } from "./stored-field-values.js";
@@ -142,9 +149,49 @@ function widening(column: DiscoveredColumn, to: ColumnKind, hasRaw: boolean): Ra
   return to === "jsonb" ? sql`to_jsonb(${ref})` : sql`${ref}::text`;
 }
 
-function comment(field: readonly string[], stream: string): string {
-  const name = field.map((part) => JSON.stringify(part)).join(".");
-  return `The upstream's field ${name}, as ${stream} received it (a discovered column: typed from its values, widened when a later value needed it; etl.schema_changes has its history). The record as received is in raw.`;
+function comment(field: readonly string[], stream: string, name: FreeColumnName): string {
+  const why = whyNamed(name);
+  return `The upstream's field ${quotedField(field)}, as ${stream} received it (a discovered column: typed from its values, widened when a later value needed it; etl.schema_changes has its history).${why === null ? "" : ` ${why}`} The record as received is in raw.`;
+}
+
+/**
+ * Who holds a name of the table: the discovered column of a field (`known`, read again as the
+ * change adds to it, so the second of two fields that share a name sees the first), else the
+ * pipeline where the table has a column of that name (`taken`, read under the change's lock).
+ */
+function holderIn(taken: ReadonlySet<string>, known: DiscoveredColumns): HolderOf {
+  return (name) => {
+    for (const column of known.values()) if (column.column === name) return { field: column.field };
+    return taken.has(name) ? PIPELINE : undefined;
+  };
+}
+
+/**
+ * Adds the column of a field no column holds yet, named by freeColumnName and commented with its
+ * field and why its name differs, records it, and fills it for the rows whose raw carries the
+ * field (`stored` non-null). Its name.
+ */
+async function addColumn(
+  db: Kysely<unknown>,
+  table: string,
+  field: readonly string[],
+  to: ColumnKind,
+  origin: ChangeOrigin,
+  holderOf: HolderOf,
+  stored: ColumnKind | null,
+): Promise<string> {
+  const named = freeColumnName(field, holderOf);
+  const name = named.column;
+  await sql`alter table ${sql.table(table)} add column ${sql.ref(name)} ${sql.raw(to)}`.execute(db);
+  await sql`comment on column ${sql.table(table)}.${sql.ref(name)}
+    is ${sql.lit(comment(field, origin.stream, named))}`.execute(db);
+  await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
+    values (${table}, ${name}, ${field}, ${to})`.execute(db);
+  if (stored !== null) {
+    await sql`update ${sql.table(table)} set ${sql.ref(name)} = ${valueFromRaw(field, to)}
+      where raw #> ${pathLiteral(field)} is not null`.execute(db);
+  }
+  return name;
 }
 
 /**
@@ -192,6 +239,7 @@ async function changeUnderLock(
   const taken = await tableColumns(db, table);
   const changes: SchemaChange[] = [];
   const hasRaw = taken.has("raw");
+  const holderOf = holderIn(taken, known);
   for (const { field, kind } of wanted) {
     const column = known.get(pathKey(field));
     // Rows written before (another era, a frozen contract) are filled too: the type holds theirs.
@@ -199,25 +247,9 @@ async function changeUnderLock(
     const asked = column ? joinKinds(column.kind, kind) : kind;
     const to = stored === null ? asked : joinKinds(asked, stored);
     if (column && to === column.kind) continue;
-    let name = column?.column ?? columnNameOf(field);
-    if (!column && taken.has(name)) name = markedColumnName(field);
-    if (column) {
-      await widen(db, table, column, to, hasRaw, remakeViews);
-    } else {
-      if (taken.has(name)) throw new Error(`${table}: no free column name for ${field.join(".")}`);
-      await sql`alter table ${sql.table(table)} add column ${sql.ref(name)} ${sql.raw(to)}`.execute(
-        db,
-      );
-      await sql`comment on column ${sql.table(table)}.${sql.ref(name)}
-        is ${sql.lit(comment(field, origin.stream))}`.execute(db);
-      await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
-        values (${table}, ${name}, ${field}, ${to})`.execute(db);
-      if (stored !== null) {
-        await sql`update ${sql.table(table)} set ${sql.ref(name)} = ${valueFromRaw(field, to)}
-          where raw #> ${pathLiteral(field)} is not null`.execute(db);
-      }
-      taken.add(name);
-    }
+    if (column) await widen(db, table, column, to, hasRaw, remakeViews);
+    const name =
+      column?.column ?? (await addColumn(db, table, field, to, origin, holderOf, stored));
     const made = column ? "widened" : "added";
     const from = column?.kind ?? null;
     const { rows } = await sql<{ change_id: string }>`insert into etl.schema_changes

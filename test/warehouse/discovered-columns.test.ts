@@ -162,3 +162,118 @@ describe("a discovered column", () => {
     expect(fingerprintOf(new Map())).toBe("");
   });
 });
+
+/** A table's columns in order, and each one's comment. */
+async function columnsOf(table: string) {
+  return warehouse.query<{ name: string; comment: string | null }>(
+    `select attname as name, col_description(attrelid, attnum) as comment from pg_attribute
+      where attrelid = $1::regclass and attnum > 0 and not attisdropped order by attnum`,
+    [table],
+  );
+}
+
+async function recorded(table: string) {
+  return warehouse.query<{ column_name: string; field: string[] }>(
+    `select column_name, field from etl.discovered_columns where table_name = $1
+      order by column_name`,
+    [table],
+  );
+}
+
+describe("a field named as a column of the pipeline's own", () => {
+  const SHARED = "public.shared_names";
+
+  beforeAll(async () => {
+    await warehouse.query(
+      `create table ${SHARED} (k integer primary key, raw jsonb, synced_at timestamptz);
+       insert into ${SHARED} (k, raw, synced_at)
+       values (1, '{"syncedAt": "2026-01-02T03:04:05Z", "synced_at": "early"}', '2026-02-01T00:00:00Z')`,
+    );
+  });
+
+  it("gets the name that says it is the upstream's, filled from raw, explained by its comment", async () => {
+    const { changes } = await evolveTable(
+      db(),
+      SHARED,
+      [{ field: ["syncedAt"], kind: "timestamptz" }],
+      ORIGIN,
+    );
+    expect(changes.map(({ column, field }) => [column, field])).toEqual([
+      ["upstream_synced_at", ["syncedAt"]],
+    ]);
+    const [row] = await warehouse.query<{ upstream: string; ours: boolean }>(
+      `select to_char(upstream_synced_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') as upstream,
+              synced_at = '2026-02-01T00:00:00Z' as ours
+         from ${SHARED}`,
+    );
+    expect(row).toEqual({ upstream: "2026-01-02T03:04:05", ours: true });
+    const comment = (await columnsOf(SHARED)).find((c) => c.name === "upstream_synced_at")?.comment;
+    expect(comment).toContain(`The upstream's field "syncedAt", as test_stream received it`);
+    expect(comment).toContain(
+      "Named upstream_synced_at because synced_at is one of the pipeline's own columns.",
+    );
+  });
+
+  it("is numbered when that name is taken too, and says by what", async () => {
+    const { changes } = await evolveTable(
+      db(),
+      SHARED,
+      [
+        { field: ["synced_at"], kind: "text" },
+        { field: ["upstreamSyncedAt"], kind: "bigint" },
+      ],
+      ORIGIN,
+    );
+    // The second sees the name the first took in the same change.
+    expect(changes.map((c) => c.column)).toEqual(["upstream_synced_at_2", "upstream_synced_at_3"]);
+    expect(await recorded(SHARED)).toEqual([
+      { column_name: "upstream_synced_at", field: ["syncedAt"] },
+      { column_name: "upstream_synced_at_2", field: ["synced_at"] },
+      { column_name: "upstream_synced_at_3", field: ["upstreamSyncedAt"] },
+    ]);
+    const comments = new Map((await columnsOf(SHARED)).map((c) => [c.name, c.comment]));
+    expect(comments.get("upstream_synced_at_2")).toContain(
+      `Named upstream_synced_at_2 because synced_at is one of the pipeline's own columns and upstream_synced_at holds the upstream's field "syncedAt".`,
+    );
+    expect(comments.get("upstream_synced_at_3")).toContain(
+      `Named upstream_synced_at_3 because upstream_synced_at holds the upstream's field "syncedAt" and upstream_synced_at_2 holds the upstream's field "synced_at".`,
+    );
+    const [row] = await warehouse.query<{ v: string }>(
+      `select upstream_synced_at_2 as v from ${SHARED}`,
+    );
+    expect(row?.v).toBe("early");
+  });
+
+  it("keeps the name a warehouse already recorded for it: no column renamed or added", async () => {
+    const table = "public.named_before";
+    await warehouse.query(
+      `create table ${table} (k integer primary key, raw jsonb, synced_at timestamptz,
+                              synced_at_e6d68a timestamptz);
+       insert into etl.discovered_columns (table_name, column_name, field, data_type)
+       values ('${table}', 'synced_at_e6d68a', '{syncedAt}', 'timestamptz');
+       insert into ${table} (k, raw) values (1, '{"syncedAt": "soon"}')`,
+    );
+    expect(
+      (await evolveTable(db(), table, [{ field: ["syncedAt"], kind: "timestamptz" }], ORIGIN))
+        .changes,
+    ).toEqual([]);
+    const widened = await evolveTable(db(), table, [{ field: ["syncedAt"], kind: "text" }], ORIGIN);
+    expect(widened.changes.map(({ column, change }) => [column, change])).toEqual([
+      ["synced_at_e6d68a", "widened"],
+    ]);
+    expect([...widened.columns.values()].map((c) => c.column)).toEqual(["synced_at_e6d68a"]);
+    expect((await columnsOf(table)).map((c) => c.name)).toEqual([
+      "k",
+      "raw",
+      "synced_at",
+      "synced_at_e6d68a",
+    ]);
+    expect(await recorded(table)).toEqual([
+      { column_name: "synced_at_e6d68a", field: ["syncedAt"] },
+    ]);
+    const [row] = await warehouse.query<{ v: string }>(
+      `select synced_at_e6d68a as v from ${table}`,
+    );
+    expect(row?.v).toBe("soon");
+  });
+});
