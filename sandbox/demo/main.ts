@@ -1,7 +1,7 @@
 /**
- * `npm run demo`: the bundled sandbox upstream synced into a demo database through the real
- * pipeline (client, shared Redis budget, runner, warehouse), then what landed and one analytics
- * query. Needs this machine's Postgres and Redis; says which is missing and how to start it.
+ * `npm run demo`: the bundled sandbox upstream synced through the real pipeline (client, shared
+ * Redis budget, runner, warehouse) into a database the demo makes and marks as its own
+ * (`--database` / DEMO_DATABASE), then what landed and one analytics query. Needs this machine's Postgres and Redis; says which is missing and how to start it.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
@@ -12,6 +12,9 @@ import { envSchema } from "../../src/config/env-schema.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { describeRate } from "../../src/http/auto-rate.js";
 import { startSandbox } from "../index.js";
+import { databaseOnServer, withClient } from "./database-client.js";
+import { DemoDatabaseRefused, freshDemoDatabase } from "./demo-database.js";
+import { DEMO_USAGE, DemoUsageError, demoOptions, type DemoOptions } from "./demo-options.js";
 import { resultLines } from "./result-lines.js";
 import { sandboxTracking } from "./sandbox-tracking.js";
 import { STREAMS } from "../../src/streams/registry.js";
@@ -20,16 +23,15 @@ import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { credentialGateOf } from "../../src/jobs/credential-gate.js";
 import { dependencyGateOf } from "../../src/jobs/dependency-gate.js";
 import { startEtlWorker } from "../../src/jobs/start-worker.js";
+import { ExitCode } from "../../src/cli/exit-codes.js";
 import { followRun, standardOutput } from "../../src/cli/follow-run.js";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { table } from "../../src/cli/output.js";
 import { addDays } from "../../src/time/calendar.js";
 import { createWarehouse } from "../../src/warehouse/database.js";
 import { migrateToLatest } from "../../src/warehouse/migrate.js";
-import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 
 const env = envSchema.parse({ MUSIC_API_URL: undefined, ...process.env, LOG_LEVEL: "warn" });
-const DEMO_DATABASE = "music_etl_demo";
 const TODAY = "2026-01-31";
 
 async function reachable(check: () => Promise<unknown>): Promise<boolean> {
@@ -38,16 +40,6 @@ async function reachable(check: () => Promise<unknown>): Promise<boolean> {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ ...pgConnectionConfig(url), connectionTimeoutMillis: 3_000 });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
   }
 }
 
@@ -66,27 +58,26 @@ async function redisPing(url: string): Promise<void> {
   }
 }
 
-/** The demo database, recreated empty so every run shows the same thing. */
-async function freshDemoDatabase(): Promise<string> {
-  const url = new URL(env.DATABASE_URL);
-  url.pathname = "/postgres";
-  await withClient(url.toString(), async (client) => {
-    await client.query(`drop database if exists ${DEMO_DATABASE} with (force)`);
-    await client.query(`create database ${DEMO_DATABASE}`);
-  });
-  url.pathname = `/${DEMO_DATABASE}`;
-  return url.toString();
-}
-
 function print(line = ""): void {
   process.stdout.write(`${line}\n`);
 }
 
 async function main(): Promise<number> {
-  const maintenance = new URL(env.DATABASE_URL);
-  maintenance.pathname = "/postgres";
+  let options: DemoOptions | null;
+  try {
+    options = demoOptions(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof DemoUsageError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return ExitCode.usage;
+  }
+  if (options === null) {
+    print(DEMO_USAGE);
+    return ExitCode.ok;
+  }
+  const maintenance = databaseOnServer(env.DATABASE_URL, "postgres");
   const missing = [
-    (await reachable(() => withClient(maintenance.toString(), (c) => c.query("select 1"))))
+    (await reachable(() => withClient(maintenance, (c) => c.query("select 1"))))
       ? null
       : `PostgreSQL at ${displayUrl(env.DATABASE_URL)}`,
     (await reachable(() => redisPing(env.REDIS_URL)))
@@ -98,7 +89,16 @@ async function main(): Promise<number> {
       `Not reachable: ${missing.join(" and ")}.\n` +
         "Start them with `docker compose up -d postgres redis` (or set DATABASE_URL / REDIS_URL), then run `npm run demo` again.\n",
     );
-    return 1;
+    return ExitCode.failure;
+  }
+  // Before anything starts, so a refused database leaves nothing to stop.
+  let databaseUrl: string;
+  try {
+    databaseUrl = await freshDemoDatabase(env.DATABASE_URL, options.database);
+  } catch (error) {
+    if (!(error instanceof DemoDatabaseRefused)) throw error;
+    process.stderr.write(error.message);
+    return ExitCode.usage;
   }
 
   const sandbox = await startSandbox({ apiKey: randomBytes(16).toString("hex"), today: TODAY });
@@ -112,7 +112,6 @@ async function main(): Promise<number> {
     job_backoff_ms: 1_000,
     redis_prefix: prefix,
   });
-  const databaseUrl = await freshDemoDatabase();
   const db = createWarehouse(databaseUrl);
   await migrateToLatest(db);
   await settleRoles(db, config.roles);
@@ -196,7 +195,7 @@ async function main(): Promise<number> {
       print(`\ntop assets by streams over the period:\n${query}\n`);
       for (const line of resultLines(await client.query(query))) print(`  ${line}`);
     });
-    return completed ? 0 : 1;
+    return completed ? ExitCode.ok : ExitCode.failure;
   } finally {
     await worker.stop(config.shutdown_grace_ms);
     await queue.close();
