@@ -4,6 +4,7 @@ import { utcMinuteOf } from "../time/calendar.js";
 import { type ColourName, COLOURS, HEALTH_MARKS, OUTCOME_MARKS, OUTCOMES } from "./status-marks.js";
 import { STREAM_HEALTHS, type StreamHealth, streamHealth } from "./stream-health.js";
 import { RECENT_SCHEMA_CHANGE_DAYS } from "./schema-change-lines.js";
+import { shortCount } from "./short-count.js";
 
 /** One stream's line of the report, as `etl status` prints it. */
 export interface StreamLine {
@@ -59,7 +60,7 @@ function outcomeMark(status: AttemptStatus, count?: number): string {
   if (count === undefined) {
     return `<span class="outcome outcome-${status}" title="${status}">${symbol}</span>`;
   }
-  return `<span class="outcome outcome-${status}" style="flex-grow: ${count}" title="${count} ${status}">${symbol} ${count}</span>`;
+  return `<span class="outcome outcome-${status}" style="flex-grow: ${count}" title="${count} ${status}">${symbol} ${shortCount(count)}</span>`;
 }
 
 /** Everything that applies to a stream, the worst (the state it is shown in) first. */
@@ -86,22 +87,57 @@ function dayCell(attempts: readonly DailyAttempts[]): string {
   return `<td class="day" title="${escape(title)}"><div class="bar">${bar}</div></td>`;
 }
 
-function streamRow(line: StreamLine, attempts: readonly DailyAttempts[], days: readonly string[]) {
+/**
+ * Words kept on one line, each (a date, a time, a cron pattern): a browser would otherwise break
+ * a date after its hyphens and a pattern between its stars when the columns are narrow.
+ */
+function unbroken(...words: readonly string[]): string {
+  return words.map((word) => `<span class="unbroken">${escape(word)}</span>`).join(" ");
+}
+
+/** Text as HTML that may also break after each `separator`. */
+function breakingAfter(text: string, separator: string): string {
+  return escape(text).replaceAll(separator, `${separator}<wbr>`);
+}
+
+/**
+ * A schedule's pattern on one line, then its zone (which has no space), which may break after a
+ * slash: the longest zones (America/Argentina/Buenos_Aires) would widen the streams' column.
+ */
+function schedule(text: string): string {
+  const zoneAt = text.lastIndexOf(" ");
+  if (zoneAt < 0) return unbroken(text);
+  return `${unbroken(text.slice(0, zoneAt))} ${breakingAfter(text.slice(zoneAt + 1), "/")}`;
+}
+
+/** A stream's free text, on a line of its own below its row (empty when it has none). */
+function notesRow(line: StreamLine, columns: number): string {
+  const notes = [
+    line.failedShown === "" ? "" : `<p><b>failed partitions:</b> ${escape(line.failedShown)}</p>`,
+    line.attention === "" ? "" : `<p><b>attention:</b> ${escape(line.attention)}</p>`,
+  ].join("");
+  if (notes === "") return "";
+  return `<tr class="notes" data-notes="${escape(line.stream)}"><td colspan="${columns}"><div>${notes}</div></td></tr>`;
+}
+
+/**
+ * A stream's rows: its facts and a column per day, then its failed partitions and what needs
+ * attention (when it has any) on a row of their own below, as wide as the table. In columns of
+ * their own, free text would take the width fourteen days need on a screen 1,200 pixels wide.
+ */
+function streamRows(line: StreamLine, attempts: readonly DailyAttempts[], days: readonly string[]) {
   const health = streamHealth(line);
-  // The days come before the two columns of free text, which wrap: on a screen 1,200 pixels
-  // wide every day shows without scrolling, however long a stream's notes are.
   const cells = [
-    `<th scope="row">${escape(line.stream)}<br><small>${escape(line.family)}, ${escape(line.schedule)}</small></th>`,
     `<td>${stateMark(health, stateTitle(line, health))}</td>`,
-    `<td class="when">${escape(line.lastSuccess)}</td>`,
-    `<td>${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
-    `<td>${line.missingDays ?? "-"}</td>`,
-    `<td>${line.failed}</td>`,
+    `<td class="when">${unbroken(...line.lastSuccess.split(" "))}</td>`,
+    `<td class="count">${line.daysBehind === null ? "-" : line.daysBehind}</td>`,
+    `<td class="count">${line.missingDays ?? "-"}</td>`,
+    `<td class="count">${line.failed}</td>`,
     ...days.map((day) => dayCell(attempts.filter((a) => a.day === day))),
-    `<td class="note">${escape(line.failedShown)}</td>`,
-    `<td class="note">${escape(line.attention)}</td>`,
   ];
-  return `<tr data-stream="${escape(line.stream)}">${cells.join("")}</tr>`;
+  const notes = notesRow(line, cells.length);
+  const name = `<th scope="row"${notes === "" ? "" : ` rowspan="2"`}><span class="name">${breakingAfter(line.stream, "_")}</span><small>${escape(line.family)}, ${schedule(line.schedule)}</small></th>`;
+  return `<tr data-stream="${escape(line.stream)}">${name}${cells.join("")}</tr>${notes}`;
 }
 
 /** Marks of one colour, each with its meaning. */
@@ -136,20 +172,31 @@ const MARK_STYLE = [
   ...OUTCOMES.map((o) => `.outcome-${o} { background: ${COLOURS[OUTCOME_MARKS[o].colour]}; }`),
 ].join("\n");
 
+// The page fits a screen 1,200 pixels wide with 30 streams and 14 days, nothing cut. Every
+// column may wrap: a stream's name after its underscores, its schedule's zone after its slashes,
+// its last success after the date, a day's bar after each outcome. A day's column is as narrow as
+// its bars allow (width: 1px), so the width left goes to the names. A stream's notes take the
+// width of the row below it and ask for none (contain: inline-size): the table's columns are
+// sized by the facts and the days alone.
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #1b1f24; background: #fff; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 1em; color: #1b1f24; background: #fff; }
 table { border-collapse: collapse; }
-th, td { padding: 4px 6px; border-bottom: 1px solid #d0d7de; text-align: left; vertical-align: top; }
-thead th { background: #f6f8fa; }
+th, td { padding: 4px; border-bottom: 1px solid #d0d7de; text-align: left; vertical-align: top; }
+thead th { background: #f6f8fa; font-size: 13px; }
+#streams th small { display: block; font-weight: normal; font-size: 12px; }
+#streams tr:has(+ tr.notes) td { border-bottom: none; }
+tr.notes td { padding-top: 0; font-size: 13px; overflow-wrap: anywhere; }
+tr.notes div { contain: inline-size; }
+tr.notes p { margin: 0; }
 .state { font-weight: 600; white-space: nowrap; }
-td.day { min-width: 48px; }
-td.when { white-space: nowrap; }
-td.note { min-width: 10em; max-width: 18em; overflow-wrap: anywhere; }
-th small { font-weight: normal; font-size: 12px; }
-.bar { display: flex; gap: 1px; }
-.outcome { flex: 0 0 auto; padding: 0 3px; font-size: 11px; line-height: 16px; color: #fff; white-space: nowrap; }
+.count { text-align: right; }
+.unbroken { white-space: nowrap; }
+.day { padding: 4px 1px; width: 1px; }
+th.day { font-size: 12px; }
+.bar { display: flex; flex-wrap: wrap; gap: 1px; }
+.outcome { flex: 0 0 auto; padding: 0 2px; font-size: 11px; line-height: 16px; color: #fff; white-space: nowrap; }
 #legend ul { margin: 0; padding-left: 1.2em; }
-pre { background: #f6f8fa; padding: 1em; }
+pre { background: #f6f8fa; padding: 1em; white-space: pre-wrap; overflow-wrap: anywhere; }
 ${MARK_STYLE}
 `;
 
@@ -164,16 +211,14 @@ function schemaChanges(lines: readonly string[]): string {
 /** `etl status` as one self-contained page: no script, no external resource. */
 export function statusHtml(report: StatusReport): string {
   const generated = utcMinuteOf(report.generatedAt);
+  const column = (text: string, className?: string) =>
+    `<th scope="col"${className ? ` class="${className}"` : ""}>${escape(text)}</th>`;
   const head = [
-    "stream (family, schedule)",
-    "state",
-    "last success (UTC)",
-    "days behind",
-    "missing days",
-    "failed",
-    ...report.days.map((day) => day.slice(5)),
-    "failed partitions",
-    "attention",
+    column("stream (family, schedule)"),
+    column("state"),
+    column("last success (UTC)"),
+    ...["days behind", "missing days", "failed"].map((text) => column(text, "count")),
+    ...report.days.map((day) => `<th scope="col" class="day">${unbroken(day.slice(5))}</th>`),
   ];
   return `<!doctype html>
 <html lang="en">
@@ -188,14 +233,16 @@ export function statusHtml(report: StatusReport): string {
 yesterday; for the others, since the last success. A stream is shown in the worst state that
 applies to it, in this order: ${STREAM_HEALTHS.join(", ")}; so a stream with failed partitions,
 or one that needs attention, is never shown current. Hover a state for everything that applies.
-The columns after "failed" are each day's sync attempts (UTC), by outcome. Every colour is in the legend
-below, and every mark also has its symbol and its words.</p>
-<table>
-<thead><tr>${head.map((h) => `<th scope="col">${escape(h)}</th>`).join("")}</tr></thead>
+The columns after "failed" are each day's sync attempts (UTC), by outcome; a count of a thousand or
+more is shortened (1.2k, 12k), hover it for the exact count. A stream's failed partitions and what
+needs attention are on a line below it. Every colour is in the legend below, and every mark also
+has its symbol and its words.</p>
+<table id="streams">
+<thead><tr>${head.join("")}</tr></thead>
 <tbody>
 ${report.streams
   .map((line) =>
-    streamRow(
+    streamRows(
       line,
       report.attempts.filter((a) => a.stream === line.stream),
       report.days,

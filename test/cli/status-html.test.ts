@@ -3,8 +3,11 @@ import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type StatusReport, statusHtml, type StreamLine } from "../../src/cli/status-html.js";
 import { STREAMS } from "../../src/streams/registry.js";
+import { addDays, daysBetween } from "../../src/time/calendar.js";
 import { quarantine } from "../../src/warehouse/rejected-records.js";
+import type { AttemptStatus } from "../../src/warehouse/schema.js";
 import { markPartitionFailed } from "../../src/warehouse/stream-state.js";
 import { type CliResult, runCli } from "../helpers/cli.js";
 import { REDIS_URL } from "../helpers/redis.js";
@@ -12,7 +15,10 @@ import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "chromium";
+/** A laptop's screen, or a browser window beside another: the width the page must fit. */
 const SCREEN_WIDTH = 1200;
+/** A wide screen, where the page gives each stream's name and last success a line of its own. */
+const WIDE_SCREEN_WIDTH = 1600;
 const dir = makeTempDir("status-html");
 let harness: SyncHarness;
 
@@ -32,9 +38,24 @@ interface ColouredElement {
   readonly legend: string | null;
 }
 
+/** How the page is laid out in the browser's window, as the probe measured it. */
+interface Layout {
+  /** The window's width. */
+  readonly viewport: number;
+  /** The width the page is shown in: the window's, less its vertical scroll bar. */
+  readonly clientWidth: number;
+  /** The page's width: more than clientWidth when it scrolls sideways. */
+  readonly scrollWidth: number;
+  /** Every element whose text is cut (its overflow hidden) or spills out of its table cell. */
+  readonly cut: string[];
+  /** The streams' names and last successes shown on more than one line. */
+  readonly broken: string[];
+}
+
 /**
  * Added to a copy of the page (which has no script of its own): every element whose computed
- * colour or background is not the page's ink or paper, written into the DOM as JSON.
+ * colour or background is not the page's ink or paper, and the page's layout, written into the
+ * DOM as JSON.
  */
 const PROBE = String.raw`<script>
 (() => {
@@ -69,15 +90,33 @@ const PROBE = String.raw`<script>
   out.id = "probe";
   out.textContent = JSON.stringify(found).replace(/</g, "\\u003c");
   document.body.append(out);
-  const days = [...document.querySelectorAll("tr[data-stream] td.day")];
-  const widths = document.createElement("script");
-  widths.type = "application/json";
-  widths.id = "widths";
-  widths.textContent = JSON.stringify({
-    viewport: window.innerWidth,
-    dayColumnsEnd: Math.max(...days.map((td) => td.getBoundingClientRect().right)),
+  const cut = [...document.body.querySelectorAll("*")].filter((element) => {
+    const own = style(element);
+    const clips = own.overflowX !== "visible" || own.textOverflow === "ellipsis";
+    return (clips || element.matches("th, td")) && element.scrollWidth > element.clientWidth;
   });
-  document.body.append(widths);
+  const lines = (element) => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
+  };
+  const broken = [...document.querySelectorAll("#streams .name, #streams td.when")].filter(
+    (element) => lines(element) > 1,
+  );
+  const layout = document.createElement("script");
+  layout.type = "application/json";
+  layout.id = "layout";
+  layout.textContent = JSON.stringify({
+    viewport: window.innerWidth,
+    clientWidth: document.documentElement.clientWidth,
+    scrollWidth: document.documentElement.scrollWidth,
+    cut: cut.map((element) =>
+      element.tagName.toLowerCase() + " " + element.textContent.trim().slice(0, 80) + ": " +
+      element.scrollWidth + " px in " + element.clientWidth,
+    ),
+    broken: broken.map((element) => element.textContent.trim()),
+  }).replace(/</g, "\\u003c");
+  document.body.append(layout);
 })();
 </script>`;
 
@@ -85,10 +124,10 @@ let cli: CliResult;
 let page: string;
 let dom: string;
 let coloured: ColouredElement[];
-let widths: { viewport: number; dayColumnsEnd: number };
+let layout: Layout;
 
 /** The page as a real browser builds it: Chromium, headless, its DOM once loaded. */
-async function renderedDom(file: string): Promise<string> {
+async function renderedDom(file: string, width: number): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)(
       CHROMIUM,
@@ -96,8 +135,7 @@ async function renderedDom(file: string): Promise<string> {
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
-        // A laptop's screen, or a browser window beside another: the width the page must fit.
-        `--window-size=${SCREEN_WIDTH},900`,
+        `--window-size=${width},900`,
         "--dump-dom",
         pathToFileURL(file).href,
       ],
@@ -112,6 +150,29 @@ async function renderedDom(file: string): Promise<string> {
     }
     throw error;
   }
+}
+
+/** A page as Chromium shows it in a window `width` pixels wide, with what the probe found. */
+async function probed(
+  name: string,
+  html: string,
+  width: number,
+): Promise<{ dom: string; coloured: ColouredElement[]; layout: Layout }> {
+  const shown = await renderedDom(
+    dir.write(name, html.replace("</body>", `${PROBE}</body>`)),
+    width,
+  );
+  const json = (id: string) =>
+    JSON.parse(
+      new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`, "s").exec(
+        shown,
+      )?.[1] ?? "null",
+    ) as unknown;
+  return {
+    dom: shown,
+    coloured: json("probe") as ColouredElement[],
+    layout: json("layout") as Layout,
+  };
 }
 
 beforeAll(async () => {
@@ -149,17 +210,22 @@ beforeAll(async () => {
     env: { DATABASE_URL: harness.warehouse.url, REDIS_URL, LOG_LEVEL: "silent" },
   });
   page = readFileSync(`${dir.path}/report.html`, "utf8");
-  dom = await renderedDom(dir.write("probed.html", page.replace("</body>", `${PROBE}</body>`)));
-  const probe = /<script type="application\/json" id="probe">(.*?)<\/script>/s.exec(dom)?.[1];
-  coloured = JSON.parse(probe ?? "null") as ColouredElement[];
-  const measured = /<script type="application\/json" id="widths">(.*?)<\/script>/s.exec(dom)?.[1];
-  widths = JSON.parse(measured ?? "null") as typeof widths;
+  ({ dom, coloured, layout } = await probed("probed.html", page, SCREEN_WIDTH));
 });
 
 afterAll(async () => {
   await harness.close();
   dir.remove();
 });
+
+/** The page is shown whole in a window `width` pixels wide: nothing scrolls sideways or is cut. */
+function expectFits(shown: Layout, width: number): void {
+  expect(shown.viewport).toBe(width);
+  expect(shown.clientWidth).toBeGreaterThan(0);
+  expect(shown.clientWidth).toBeLessThanOrEqual(width);
+  expect(shown.scrollWidth).toBeLessThanOrEqual(shown.clientWidth);
+  expect(shown.cut).toEqual([]);
+}
 
 /** The colour the legend gives a stream's state. */
 function stateColour(state: string): string | undefined {
@@ -173,10 +239,8 @@ function stateOf(stream: string): ColouredElement | undefined {
 }
 
 describe("etl status --html", () => {
-  it("shows every day's column on a screen 1,200 pixels wide, however long a stream's notes", () => {
-    expect(widths.viewport).toBe(SCREEN_WIDTH);
-    expect(widths.dayColumnsEnd).toBeGreaterThan(0);
-    expect(widths.dayColumnsEnd).toBeLessThanOrEqual(SCREEN_WIDTH);
+  it("fits a screen 1,200 pixels wide, however long a stream's notes, with no text cut", () => {
+    expectFits(layout, SCREEN_WIDTH);
   });
 
   it("writes a page a browser shows with every stream, its state and its recent runs", () => {
@@ -252,5 +316,119 @@ describe("etl status --html", () => {
     // In greyscale a bar still reads: each part is its outcome's symbol and count.
     const today = coloured.filter((e) => e.stream === "trend_totals" && e.day);
     expect(today.map((e) => [e.text, e.label])).toContainEqual(["✓ 10", "10 succeeded"]);
+  });
+});
+
+/** Streams and days of a busy account's page. */
+const BUSY_STREAMS = 30;
+const BUSY_DAYS = 14;
+
+/** A partition key as long as they come. */
+const longKey = (day: string) =>
+  `987654321|short_video|commenters|demographic|${day}|page-0000000000000001`;
+
+/**
+ * 30 streams (the registry's, and more named like its longest) over 14 days, as wide as they
+ * come in a browser: every state, long notes, and one stream with every outcome each day, counts of four
+ * characters once shortened.
+ */
+function busyReport(): StatusReport {
+  const days = daysBetween(addDays("2026-01-31", 1 - BUSY_DAYS), "2026-01-31");
+  const longest = [...STREAMS].sort((a, b) => b.name.length - a.name.length);
+  const more = longest
+    .slice(0, Math.max(0, BUSY_STREAMS - STREAMS.length))
+    .map((s) => ({ name: `${s.name}_by_territory`, family: s.family }));
+  const named = [...STREAMS.map((s) => ({ name: s.name, family: s.family })), ...more];
+  const streams = named.map(({ name, family }, i): StreamLine => ({
+    stream: name,
+    family,
+    schedule: "45 3 * * * America/Argentina/Buenos_Aires",
+    lastSuccess: i % 7 === 6 ? "never" : "2026-01-31 03:47",
+    daysBehind: i % 7 === 6 ? null : i % 6,
+    stale: i % 5 === 4,
+    missingDays: i % 2 === 0 ? 1234 : null,
+    failed: i % 4 === 0 ? 4321 : 0,
+    failedShown: i % 4 === 0 ? `${days.slice(0, 3).map(longKey).join(", ")}, ...` : "",
+    attention:
+      i % 3 === 0
+        ? `12 partitions retrying; 345 records quarantined; 3 partitions possibly incomplete (${longKey("2026-01-27")}, ...); 7 answers declared failure in 7 days (retried, none stored)`
+        : "",
+  }));
+  const widest = longest[0]?.name ?? "";
+  const attempt = (stream: string, day: string, status: AttemptStatus, attempts: number) => ({
+    stream,
+    day,
+    status,
+    attempts,
+  });
+  const attempts = named.flatMap(({ name }, i) =>
+    days.flatMap((day, d) =>
+      name === widest
+        ? [
+            attempt(name, day, "succeeded", 1_234_567),
+            attempt(name, day, "failed", 5678),
+            attempt(name, day, "interrupted", 999),
+            attempt(name, day, "abandoned", 345),
+            attempt(name, day, "running", 12),
+          ]
+        : [
+            attempt(name, day, "succeeded", [10, 480, 12_345][i % 3] ?? 0),
+            ...((i + d) % 4 === 0 ? [attempt(name, day, "failed", 3)] : []),
+          ],
+    ),
+  );
+  return {
+    generatedAt: new Date("2026-01-31T12:00:00Z"),
+    days,
+    streams,
+    attempts,
+    schemaChanges: [`sales.items.${"very_long_field_name_".repeat(8)}: added (numeric)`],
+    queue: [
+      `queue: Redis unreachable at redis://redis.example:6379 (${"connect ETIMEDOUT ".repeat(10)})`,
+    ],
+  };
+}
+
+describe("the status page of 30 streams over 14 days", () => {
+  const report = busyReport();
+  const html = statusHtml(report);
+  let shown: { dom: string; coloured: ColouredElement[]; layout: Layout };
+  let wide: { dom: string; coloured: ColouredElement[]; layout: Layout };
+
+  beforeAll(async () => {
+    shown = await probed("busy.html", html, SCREEN_WIDTH);
+    wide = await probed("busy-wide.html", html, WIDE_SCREEN_WIDTH);
+  });
+
+  it("fits a screen 1,200 pixels wide: nothing scrolls sideways, no cell's text is cut", () => {
+    expect(report.streams.length).toBeGreaterThanOrEqual(BUSY_STREAMS);
+    expect(report.days).toHaveLength(BUSY_DAYS);
+    expectFits(shown.layout, SCREEN_WIDTH);
+  });
+
+  it("fits a screen 1,600 pixels wide too, where no name or time is broken", () => {
+    expectFits(wide.layout, WIDE_SCREEN_WIDTH);
+    expect(wide.layout.broken).toEqual([]);
+    // The probe sees a name or time broken: at 1,200 pixels the longest are.
+    expect(shown.layout.broken.length).toBeGreaterThan(0);
+  });
+
+  it("shows every stream, every day and every note in full", () => {
+    const rows = [...shown.dom.matchAll(/<tr data-stream="([^"]+)">/g)].map(([, stream]) => stream);
+    expect(rows).toEqual(report.streams.map((line) => line.stream));
+    expect(shown.dom.match(/<th scope="col" class="day">/g)).toHaveLength(BUSY_DAYS);
+    for (const line of report.streams.filter((l) => l.attention !== "" || l.failedShown !== "")) {
+      const notes = new RegExp(`<tr class="notes" data-notes="${line.stream}">(.*?)</tr>`, "s");
+      const text = notes.exec(shown.dom)?.[1]?.replace(/<[^>]+>/g, "") ?? "";
+      expect(text, line.stream).toContain(line.failedShown);
+      expect(text, line.stream).toContain(line.attention);
+    }
+  });
+
+  it("shortens a count of a thousand or more, its exact count in its title", () => {
+    const parts = shown.coloured.filter((e) => e.day).map((e) => [e.text, e.label]);
+    expect(parts).toContainEqual(["✓ 1.2M", "1234567 succeeded"]);
+    expect(parts).toContainEqual(["✗ 5.6k", "5678 failed"]);
+    expect(parts).toContainEqual(["‖ 999", "999 interrupted"]);
   });
 });
