@@ -8,6 +8,7 @@ import { CLI_ENTRY, runCli } from "../helpers/cli.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const prefix = uniquePrefix("cli-check");
 const dir = makeTempDir("cli-check");
@@ -118,7 +119,7 @@ describe("etl check", () => {
             "-c",
             `"${process.execPath}" ${CLI_ENTRY.map((arg) => `"${arg}"`).join(" ")} check 2>&1`,
           ],
-          { cwd: dir.path, env, timeout: 60_000 },
+          { cwd: dir.path, env, timeout: HANG_MS },
           (_error, stdout) => done(stdout),
         );
       });

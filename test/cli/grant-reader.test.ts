@@ -90,7 +90,7 @@ beforeAll(async () => {
   const afterFirst = await privileges();
   Object.assign(second, await etl(args));
   expect(await privileges()).toEqual(afterFirst);
-}, 120_000);
+});
 
 afterAll(async () => {
   try {

@@ -66,7 +66,7 @@ describe("a worker started through npm, as users start it", () => {
     await exited;
     await allEnded;
     // Its standard error closes as it exits, a moment before it is gone.
-    await until(() => Promise.resolve(!alive(workerPid)), 10_000);
+    await until(() => Promise.resolve(!alive(workerPid)));
     expect(lines.map((line) => line.msg)).toContain("worker stopped");
   });
 

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it, vi } from "vitest";
 import { etlIn } from "../helpers/cli.js";
 import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
 import { endProcesses, type EtlProcess, spawnEtl, spawnWorker } from "../helpers/worker-process.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const setting = processSetting("runs", { apiKey: "runs-key-1", today: "2026-01-31" });
 const processes: EtlProcess[] = [];
@@ -87,14 +88,14 @@ describe("runs you can see and trace", () => {
         expect(wait.stdout()).toMatch(
           /no worker is running, so nothing takes this run: start one with `etl worker`/,
         ),
-      { timeout: 30_000, interval: 200 },
+      { timeout: HANG_MS, interval: 200 },
     );
     wait.child.kill("SIGKILL");
     await wait.exited;
     await etl(["status"]).then((status) =>
       expect(status.stdout).toMatch(/^workers: none running, and \d+ jobs wait for one/m),
     );
-  }, 60_000);
+  });
 
   it("records a sync as a run that `etl runs` lists and `runs show` adds up from its attempts", async () => {
     const sync = await etl([
@@ -128,7 +129,7 @@ describe("runs you can see and trace", () => {
     const shared = await etl(["runs", "show", "run-"]);
     expect(shared.code).toBe(2);
     expect(shared.stderr).toContain(runId);
-  }, 120_000);
+  });
 
   it("completes a backfill's record after its worker is killed mid-run, every attempt counted", async () => {
     // Slow answers: the run is still going when its first worker dies.
@@ -154,7 +155,7 @@ describe("runs you can see and trace", () => {
         )
       )[0]?.n ?? 0;
     await vi.waitFor(async () => expect(await succeeded()).toBeGreaterThanOrEqual(10), {
-      timeout: 60_000,
+      timeout: HANG_MS,
       interval: 100,
     });
     first.child.kill("SIGKILL");
@@ -172,7 +173,7 @@ describe("runs you can see and trace", () => {
         );
         expect(run?.status).toBe("succeeded");
       },
-      { timeout: 90_000, interval: 250 },
+      { timeout: HANG_MS, interval: 250 },
     );
     const [record] = await setting.warehouse.query<{
       started: boolean;
@@ -194,5 +195,5 @@ describe("runs you can see and trace", () => {
     );
     const status = await etl(["status"]);
     expect(status.stdout).toMatch(/^workers: 1 running$/m);
-  }, 240_000);
+  });
 });

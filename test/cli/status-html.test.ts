@@ -13,6 +13,7 @@ import { type CliResult, runCli } from "../helpers/cli.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const CHROMIUM = process.env.CHROMIUM ?? "chromium";
 /** A laptop's screen, or a browser window beside another: the width the page must fit. */
@@ -139,7 +140,7 @@ async function renderedDom(file: string, width: number): Promise<string> {
         "--dump-dom",
         pathToFileURL(file).href,
       ],
-      { timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+      { timeout: HANG_MS, maxBuffer: 16 * 1024 * 1024 },
     );
     return stdout;
   } catch (error) {

@@ -46,5 +46,5 @@ describe("etl sync stopped by SIGTERM", () => {
     const states = await setting.warehouse.query("select 1 from etl.stream_state");
     expect(states).toEqual([]);
     expect(sync.stdout()).toContain(`${IN_FLIGHT} partitions were interrupted`);
-  }, 90_000);
+  });
 });

@@ -31,7 +31,7 @@ beforeAll(async () => {
     ["-p", "tsconfig.build.json", "--outDir", out],
     { cwd: PROJECT_ROOT },
   );
-}, 120_000);
+});
 
 afterAll(async () => {
   rmSync(out, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 // `npm run demo` twice over the same name: the first run makes and marks its database, the second
-// drops and re-creates it. A whole demo is a month's backfill, too long for the main suite's
-// per-test bound on a busy machine; this suite runs one file at a time without one.
+// drops and re-creates it. Two whole demos are two months' backfills: minutes of both cores,
+// kept out of the main suite so that it stays short, in this suite that runs a file at a time.
 import { afterAll, describe, expect, it } from "vitest";
 import { DEMO_MARK } from "../../sandbox/demo/demo-database.js";
 import { DEMO_SERVICES, databaseComment, demoTestDatabases, runDemo } from "../helpers/demo.js";

@@ -19,6 +19,7 @@ import {
   type WorkerProcess,
 } from "../helpers/worker-process.js";
 import pg from "pg";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 // A worker whose Postgres goes away for longer than the jobs' whole retry budget takes no job
 // meanwhile and spends no attempt: once Postgres is back it finishes the backfill exactly, as a
@@ -66,7 +67,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
     server = await privatePostgres();
     server.start();
     dir = makeTempDir("pg-outage");
-  }, 120_000);
+  });
   afterAll(async () => {
     await stopWorker(worker);
     await harness?.close();
@@ -102,7 +103,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
           expect(
             await count("select count(*)::int as n from etl.sync_runs where status = 'succeeded'"),
           ).toBeGreaterThan(5),
-        { timeout: 60_000, interval: 100 },
+        { timeout: HANG_MS, interval: 100 },
       );
 
       server.stop();
@@ -113,7 +114,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
           expect(status).toBe(503);
           expect(body).toMatch(/postgres at 127\.0\.0\.1:\d+ unreachable since/);
         },
-        { timeout: 30_000, interval: 200 },
+        { timeout: HANG_MS, interval: 200 },
       );
       // Closed: the jobs cut short are handed back and no other is taken, so no request goes
       // out however long the outage lasts (many times the jobs' retry budget).
@@ -127,10 +128,10 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
       // its rechecks, which back off while Postgres is away (the next test has a worker come up
       // by its rechecks alone).
       await vi.waitFor(async () => expect((await readyz(operator)).status).toBe(200), {
-        timeout: 60_000,
+        timeout: HANG_MS,
         interval: 200,
       });
-      const progress = await queues.waitForRun(runId, 180_000);
+      const progress = await queues.waitForRun(runId);
       expect({ planned: progress.planned > 0, failed: progress.failed }).toEqual({
         planned: true,
         failed: 0,
@@ -159,7 +160,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
       await warehouse.end();
       await queues.close();
     }
-  }, 300_000);
+  });
 });
 
 describe("a worker started while Redis is away", () => {
@@ -188,12 +189,12 @@ describe("a worker started while Redis is away", () => {
       await vi.waitFor(
         () => expect(worker.logs.some((l) => l.includes("worker started"))).toBe(true),
         {
-          timeout: 60_000,
+          timeout: HANG_MS,
           interval: 200,
         },
       );
       await vi.waitFor(async () => expect((await readyz(operator)).status).toBe(200), {
-        timeout: 60_000,
+        timeout: HANG_MS,
         interval: 200,
       });
     } finally {
@@ -206,5 +207,5 @@ describe("a worker started while Redis is away", () => {
       dir.remove();
       expect(exited).toBe(0);
     }
-  }, 180_000);
+  });
 });

@@ -118,7 +118,7 @@ async function backfillWith(label: string, fault: FaultCase) {
       }
       await fault.during(harness, workers);
     }
-    const progress = await queues.waitForRun(runId, 240_000);
+    const progress = await queues.waitForRun(runId);
     const stats = harness.upstream.sandbox.stats();
     // Partition attempts that failed and were retried by the queue.
     const [failedAttempts] = await harness.warehouse.query<{ n: number }>(
@@ -242,7 +242,7 @@ beforeAll(async () => {
     rowsChecked: rowCount(reference),
     result: "reference",
   });
-}, 300_000);
+});
 
 afterAll(() => {
   const lines = table([

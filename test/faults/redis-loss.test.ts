@@ -16,6 +16,7 @@ import { uniquePrefix } from "../helpers/redis.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const dir = makeTempDir("redis-loss");
 const base = {
@@ -109,7 +110,7 @@ beforeAll(async () => {
   await redis.start();
   dir.write("scheduled.json", scheduled);
   dir.write("unscheduled.json", unscheduled);
-}, 60_000);
+});
 
 afterAll(async () => {
   await endProcesses(workers);
@@ -132,7 +133,7 @@ describe("Redis restarted empty under a running worker", () => {
 
     await loseRedis();
     await vi.waitFor(async () => expect(await schedulers()).toEqual(expected), {
-      timeout: 60_000,
+      timeout: HANG_MS,
       interval: 100,
     });
     // Each scheduler's next run is queued again (delayed until its time).
@@ -145,7 +146,7 @@ describe("Redis restarted empty under a running worker", () => {
             line.includes("job schedulers were gone from Redis (redis lost its data): re-created"),
           ),
         ).not.toEqual([]),
-      { timeout: 10_000, interval: 100 },
+      { timeout: HANG_MS, interval: 100 },
     );
 
     // Flushed with no restart, no reconnection tells the worker: its periodic look finds them gone.
@@ -156,12 +157,12 @@ describe("Redis restarted empty under a running worker", () => {
       client.disconnect();
     }
     await vi.waitFor(async () => expect(await schedulers()).toEqual(expected), {
-      timeout: 60_000,
+      timeout: HANG_MS,
       interval: 100,
     });
     expect(await queue.getJobCountByTypes("delayed")).toBe(2);
     await stop(running);
-  }, 150_000);
+  });
 });
 
 describe("a run the queue lost", () => {
@@ -234,7 +235,7 @@ describe("a run the queue lost", () => {
 
     const running = await worker("unscheduled.json");
     await vi.waitFor(async () => expect((await runRow(newId))?.status).toBe("succeeded"), {
-      timeout: 60_000,
+      timeout: HANG_MS,
       interval: 100,
     });
     const row = await runRow(newId);
@@ -249,7 +250,7 @@ describe("a run the queue lost", () => {
     expect(status.code).toBe(0);
     expect(status.stdout).not.toMatch(/^lost runs/m);
     await stop(running);
-  }, 120_000);
+  });
 
   it("a run a job scheduler queued is recorded when a worker starts it", async () => {
     const running = await worker("unscheduled.json");
@@ -269,11 +270,11 @@ describe("a run the queue lost", () => {
           { kind: "schedule", streams: ["dsps"], status: "succeeded", queued_by: null },
         ]);
       },
-      { timeout: 60_000, interval: 500 },
+      { timeout: HANG_MS, interval: 500 },
     );
     await queue.removeJobScheduler("test-once");
     await stop(running);
-  }, 120_000);
+  });
 
   it("requeue refuses what it cannot do: no such run, a run not lost, an id with --lost", async () => {
     const unknown = await etl("unscheduled.json", "requeue", "run-no-such-run");
@@ -292,5 +293,5 @@ describe("a run the queue lost", () => {
     const none = await etl("unscheduled.json", "requeue", "--lost");
     expect(none.code).toBe(0);
     expect(none.stdout).toContain("no lost run: nothing to queue again");
-  }, 120_000);
+  });
 });

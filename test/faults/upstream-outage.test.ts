@@ -56,7 +56,7 @@ beforeAll(async () => {
       { url: receiver.url, events: ["upstream_down", "upstream_up"], secret_env: "WEBHOOK_SECRET" },
     ],
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await endProcesses(workers);
@@ -148,5 +148,5 @@ describe("an upstream down mid-backfill", () => {
       expect(headers["x-music-etl-signature"]).toBe(`sha256=${signature}`);
       expect(body).not.toContain(sandbox.apiKey);
     }
-  }, 300_000);
+  });
 });

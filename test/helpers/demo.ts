@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { nodeEntry } from "./cli.js";
 import { REDIS_URL } from "./redis.js";
 import { PG_HOST_URL, dropDatabase, withDatabaseClient } from "./warehouse.js";
+import { HANG_MS } from "./hang-limit.js";
 
 /** The machine's Postgres server and Redis, as the demo's environment names them. */
 export const DEMO_SERVICES = { DATABASE_URL: `${PG_HOST_URL}/postgres`, REDIS_URL };
@@ -23,7 +24,7 @@ export function runDemo(env: Record<string, string>, args: readonly string[] = [
     execFile(
       process.execPath,
       [...nodeEntry("sandbox/demo/main.ts"), ...args],
-      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 600_000 },
+      { env: { PATH: process.env.PATH ?? "", ...env }, timeout: HANG_MS },
       (error, stdout, stderr) =>
         done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -37,7 +37,7 @@ export function processSetting(name: string, sandboxOptions: SandboxOptions): Pr
   beforeAll(async () => {
     sandbox = await startSandbox(sandboxOptions);
     warehouse = await createTestWarehouse(name.replaceAll("-", "_"));
-  }, 60_000);
+  });
   afterAll(async () => {
     await sandbox?.close();
     await warehouse?.drop();

@@ -6,6 +6,7 @@ import { type RunProgress, readRunProgress } from "../../src/jobs/run-progress.j
 import { type EtlWorker, startEtlWorker } from "../../src/jobs/start-worker.js";
 import { PageSizes } from "../../src/streams/page-sizes.js";
 import type { SyncHarness } from "./sync-harness.js";
+import { HANG_MS } from "./hang-limit.js";
 
 export interface QueueHarness {
   readonly queue: Queue;
@@ -52,7 +53,7 @@ export function startQueueHarness(harness: SyncHarness): QueueHarness {
       workers.push(worker);
       return worker;
     },
-    async waitForRun(runId, timeoutMs = 60_000) {
+    async waitForRun(runId, timeoutMs = HANG_MS) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const progress = await readRunProgress(queue, runId);

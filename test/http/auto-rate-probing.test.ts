@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { driveUntil } from "../helpers/rate-drive.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 // End to end, on real time: three client stacks probe an upstream that allows LIMIT requests a
 // second and never says so, through the real client and the sandbox. The rules of probing are
@@ -36,12 +37,12 @@ describe('requests_per_second: "auto" where the upstream never states its limit'
       const rate = await upstream.context.budget.currentRate();
       return rate.refusedAt !== undefined && rate.requestsPerSecond >= LIMIT - 2;
     };
-    const driven = await driveUntil(upstream, found, { stacks, timeoutMs: 60_000 });
+    const driven = await driveUntil(upstream, found, { stacks, timeoutMs: HANG_MS });
     const shared = await Promise.all(stacks.map((stack) => stack.budget.currentRate()));
     expect(new Set(shared.map((rate) => JSON.stringify(rate))).size).toBe(1);
     expect(shared[0]?.requestsPerSecond).toBeLessThanOrEqual(LIMIT + 1);
     // Probing earns a 429 or two at each rate it tries above the limit; a busy machine that
     // bunches sends earns a few more, never many.
     expect(driven.rateLimited / driven.requests).toBeLessThanOrEqual(0.05);
-  }, 90_000);
+  });
 });

@@ -157,7 +157,7 @@ describe("a backfill through the queue", () => {
       failed: 0,
     });
     expect(await attempts()).toContainEqual({ stream: "trend_totals", n: 5 });
-  }, 60_000);
+  });
 
   it("retries a failing partition job with backoff, then keeps it visible as failed with its error", async () => {
     harness.upstream.sandbox.setKnobs({ faultRate: 1, faults: ["error500"] });

@@ -84,7 +84,7 @@ beforeAll(async () => {
   warehouse = await createTestWarehouse("stalled");
   dir.write("etl.config.json", fileConfig);
   queue = createEtlQueue(REDIS_URL, etlConfigSchema.parse(fileConfig));
-}, 60_000);
+});
 
 afterAll(async () => {
   await endProcesses(processes);
@@ -153,7 +153,7 @@ describe("a partition job with a large answer", () => {
     expect(third.logs.some((line) => line.includes(message))).toBe(true);
     third.child.kill("SIGTERM");
     expect(await third.exited).toBe(0);
-  }, 300_000);
+  });
 
   it("refused by max_response_bytes fails at its first attempt, the answer asked for once", async () => {
     const { max_response_bytes: _raised, ...defaults } = fileConfig;
@@ -183,5 +183,5 @@ describe("a partition job with a large answer", () => {
     );
     one.child.kill("SIGTERM");
     expect(await one.exited).toBe(0);
-  }, 180_000);
+  });
 });

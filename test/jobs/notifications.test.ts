@@ -59,7 +59,7 @@ beforeAll(async () => {
     },
     notifications: [{ url: receiver.url, secret_env: "WEBHOOK_SECRET" }],
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await endProcesses(workers);
@@ -156,5 +156,5 @@ describe("notifications from two workers", () => {
       expect(headers["x-music-etl-signature"]).toBe(`sha256=${signature}`);
       expect(body).not.toContain(sandbox.apiKey);
     }
-  }, 180_000);
+  });
 });

@@ -12,6 +12,7 @@ import { trendItemDifferences } from "../helpers/reconcile-trends.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import { type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const dir = makeTempDir("retry-failed");
 let harness: SyncHarness;
@@ -217,10 +218,10 @@ describe("etl retry-failed", () => {
             [lost.key]: "two-attempts-1",
           });
         },
-        { timeout: 30_000, interval: 100 },
+        { timeout: HANG_MS, interval: 100 },
       );
       harness.upstream.sandbox.setKnobs({ faultRate: 0 });
-    }, 60_000);
+    });
 
     it("is left to that job: counted retrying, not failed for good, and not queued again", async () => {
       const early = await retryFailed("--only", "trend_totals", "--wait");
@@ -241,7 +242,7 @@ describe("etl retry-failed", () => {
           expect(await jobs[0]?.getState()).toBe("failed");
           expect((await marks())[exhausted.key]).toBeNull();
         },
-        { timeout: 30_000, interval: 100 },
+        { timeout: HANG_MS, interval: 100 },
       );
       harness.upstream.sandbox.setKnobs({ faultRate: 0 });
       await jobs[1]?.remove();

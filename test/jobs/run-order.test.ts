@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { startQueueHarness, type QueueHarness } from "../helpers/queue-harness.js";
 import { demoTracking, type SyncHarness, startSyncHarness } from "../helpers/sync-harness.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 const TODAY = "2026-01-31";
 const WINDOW = 20;
@@ -65,7 +66,7 @@ describe("the order a backfill runs in", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();
-    const progress = await queues.waitForRun(runId, 120_000);
+    const progress = await queues.waitForRun(runId);
     finished = true;
     await watching;
     await worker.stop(1_000);
@@ -78,7 +79,7 @@ describe("the order a backfill runs in", () => {
     expect(days).toHaveLength(60);
     expect(days).toEqual([...days].sort().reverse());
     expect(days[0]).toBe("2026-01-19");
-  }, 150_000);
+  });
 
   it("runs a stream planned later (its artists known) newest day first, before older days queued", async () => {
     // Answers slow enough that the run plans the radio (at its next look, once the artists are
@@ -90,7 +91,7 @@ describe("the order a backfill runs in", () => {
       range: { from: "2026-01-08", to: "2026-01-19" },
     });
     const worker = queues.startWorker();
-    const progress = await queues.waitForRun(runId, 120_000);
+    const progress = await queues.waitForRun(runId);
     await worker.stop(1_000);
     harness.upstream.sandbox.setKnobs({ latencyMs: 0 });
     expect(progress).toMatchObject({ state: "completed", failed: 0 });
@@ -108,7 +109,7 @@ describe("the order a backfill runs in", () => {
         : [],
     );
     expect(late).toEqual([]);
-  }, 150_000);
+  });
 
   it("lets a scheduled run's partitions overtake the backfill's queued ones", async () => {
     const backfill = await enqueueRun(queues.queue, {
@@ -120,7 +121,7 @@ describe("the order a backfill runs in", () => {
     // The backfill under way, its window queued.
     await vi.waitFor(
       async () => expect((await attempts(backfill.runId)).length).toBeGreaterThanOrEqual(5),
-      { timeout: 60_000, interval: 50 },
+      { timeout: HANG_MS, interval: 50 },
     );
     const scheduled = await enqueueRun(queues.queue, {
       kind: "schedule",
@@ -128,7 +129,7 @@ describe("the order a backfill runs in", () => {
       range: { from: "2026-01-20", to: "2026-01-20" },
     });
     const backfillAtQueueing = (await attempts(backfill.runId)).length;
-    const scheduledProgress = await queues.waitForRun(scheduled.runId, 60_000);
+    const scheduledProgress = await queues.waitForRun(scheduled.runId);
     expect(scheduledProgress).toMatchObject({ state: "completed", planned: 10, failed: 0 });
     // Every attempt of both runs in the order they started (one worker slot): once queued, the
     // scheduled run's ten come next, after at most the backfill's partition in hand.
@@ -141,8 +142,8 @@ describe("the order a backfill runs in", () => {
     const first = order.indexOf("S");
     expect(order.slice(first, first + 10)).toEqual(Array(10).fill("S"));
     expect(first - backfillAtQueueing).toBeLessThanOrEqual(1);
-    const progress = await queues.waitForRun(backfill.runId, 120_000);
+    const progress = await queues.waitForRun(backfill.runId);
     await worker.stop(1_000);
     expect(progress).toMatchObject({ state: "completed", planned: 60, succeeded: 60, failed: 0 });
-  }, 200_000);
+  });
 });

@@ -92,8 +92,8 @@ describe("a schedule's runs with start_date a year back", () => {
     // A worker's runs take the real day as theirs (the harness's today is the sandbox's).
     const today = utcToday();
     const worker = queues.startWorker();
-    const scheduled = await queues.waitForRun(schedule.runId, 120_000);
-    const backfilled = await queues.waitForRun(backfill.runId, 120_000);
+    const scheduled = await queues.waitForRun(schedule.runId);
+    const backfilled = await queues.waitForRun(backfill.runId);
     await worker.stop(1_000);
     // The lookback's 7 days of 5 selection types; not one of the days before them.
     expect(scheduled).toMatchObject({ planned: 35, succeeded: 35, failed: 0 });

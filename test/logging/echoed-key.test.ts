@@ -49,7 +49,7 @@ beforeAll(async () => {
     shutdown_grace_ms: 1_500,
     schedules: { catalogue: null, trends: null, artist_stats: null, royalties: null },
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   if (worker) await endProcesses([worker]);
@@ -183,7 +183,7 @@ describe("an upstream that echoes the API key in its errors", () => {
 
     // A 400 is an answer past authentication: the next check accepts the credential.
     echo(400);
-    await until(async () => (await page("/readyz")).status === 200, 60_000);
+    await until(async () => (await page("/readyz")).status === 200);
     const badRequest = await backfill("territories");
     expect(badRequest.code, badRequest.stdout + badRequest.stderr).toBe(1);
     echo(200);
@@ -198,7 +198,7 @@ describe("an upstream that echoes the API key in its errors", () => {
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
     shown.push(["worker logs", worker.logs.join("\n") + worker.stdout()]);
-  }, 180_000);
+  });
 
   it("the commands: check, sync and payouts request on a 400, a 401 and a failure body, then status", async () => {
     echo(400);
@@ -230,7 +230,7 @@ describe("an upstream that echoes the API key in its errors", () => {
     const html = join(dir.path, "status.html");
     await etl(["status", "--html", html]);
     shown.push(["status page", readFileSync(html, "utf8")]);
-  }, 180_000);
+  });
 
   it("leaves it nowhere: output, logs, operator pages, every table, every Redis key", async () => {
     // Where the upstream's words were kept, the key was cut out of them: the search below looks
@@ -256,5 +256,5 @@ describe("an upstream that echoes the API key in its errors", () => {
       shown: leaks.map(([where]) => where),
       tables: await tablesHolding(NEEDLES),
     }).toEqual({ shown: [], tables: [] });
-  }, 60_000);
+  });
 });

@@ -18,6 +18,7 @@ import {
   operatorUrlOf,
   spawnEtl,
 } from "../helpers/worker-process.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 // A worker's /metrics through outages of its Postgres and its Redis, both private servers that this
 // test stops and starts again: the stream states and the queue counts keep the values last read,
@@ -58,7 +59,7 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
     redis = await privateRedis({ persistent: true });
     await redis.start();
     dir = makeTempDir("outage-metrics");
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (worker) await endProcesses([worker]);
@@ -128,7 +129,7 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
         await (await fetch(`${operator}/readyz`)).text();
         expect(started.logs.some((l) => l.includes("worker started"))).toBe(true);
       },
-      { timeout: 60_000, interval: 200 },
+      { timeout: HANG_MS, interval: 200 },
     );
     const queue = createEtlQueue(redis.url, config);
     try {
@@ -139,7 +140,7 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
       });
       await vi.waitFor(
         async () => expect((await readRunProgress(queue, runId))?.finished).toBe(true),
-        { timeout: 60_000, interval: 200 },
+        { timeout: HANG_MS, interval: 200 },
       );
     } finally {
       await queue.close();
@@ -217,5 +218,5 @@ describe("a worker's /metrics while its Postgres or its Redis is away", () => {
 
     started.child.kill("SIGTERM");
     expect(await started.exited).toBe(0);
-  }, 300_000);
+  });
 });

@@ -9,6 +9,7 @@ import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
 import { REDIS_URL } from "../helpers/redis.js";
 import type { TestWarehouse } from "../helpers/warehouse.js";
 import { endProcesses, spawnWorker, type WorkerProcess } from "../helpers/worker-process.js";
+import { HANG_MS } from "../helpers/hang-limit.js";
 
 // What waits for a fix, as a worker's /metrics exports it from its warehouse after real loads:
 // records in quarantine, partitions whose list was left uncertain and partitions left with values
@@ -88,7 +89,7 @@ describe("a worker's /metrics of what waits for a fix", () => {
       etlConfigSchema.parse({ ...config, redis_prefix: setting.prefix }),
     );
     worker = await spawnWorker({ cwd: setting.dir.path, env });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     if (worker) await endProcesses([worker]);
@@ -104,7 +105,7 @@ describe("a worker's /metrics of what waits for a fix", () => {
     });
     await vi.waitFor(
       async () => expect((await readRunProgress(queue, runId))?.finished).toBe(true),
-      { timeout: 90_000, interval: 200 },
+      { timeout: HANG_MS, interval: 200 },
     );
   }
 
@@ -148,5 +149,5 @@ describe("a worker's /metrics of what waits for a fix", () => {
 
     worker?.child.kill("SIGTERM");
     expect(await worker?.exited).toBe(0);
-  }, 240_000);
+  });
 });

@@ -34,7 +34,7 @@ let data: SandboxDataset;
 beforeAll(async () => {
   harness = await startFilledWarehouse("bi_analytics");
   data = harness.upstream.sandbox.data;
-}, 120_000);
+});
 
 afterAll(() => harness?.close());
 

@@ -8,7 +8,7 @@ const query = <T extends object>(text: string, values?: unknown[]) =>
 
 beforeAll(async () => {
   harness = await startFilledWarehouse("bi_calendar");
-}, 120_000);
+});
 
 afterAll(() => harness?.close());
 

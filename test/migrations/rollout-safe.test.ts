@@ -151,7 +151,7 @@ beforeAll(async () => {
   } finally {
     await db.destroy();
   }
-}, 60_000);
+});
 
 afterAll(() => dropDatabase(database));
 

@@ -73,7 +73,7 @@ beforeAll(async () => {
     user: READER,
   });
   await reader.connect();
-}, 120_000);
+});
 
 afterAll(async () => {
   await reader?.end();

@@ -25,7 +25,7 @@ beforeAll(async () => {
     },
     etl: { start_date: MONTH.from, lookback: { trends: { refetch_after_hours: 0 } } },
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await harness?.close();
@@ -82,14 +82,14 @@ describe("the history of restated values", () => {
     tables = new Map();
     for (const table of KEPT) tables.set(table, await typedValues(table));
     beforeRestatement = await now();
-  }, 300_000);
+  });
 
   it("a re-sync with nothing restated keeps no history, nor does a replay", async () => {
     await sync(RECENT);
     expect(await versions()).toBe(0);
     await harness.replay(undefined, RECENT);
     expect(await versions()).toBe(0);
-  }, 120_000);
+  });
 
   it("a restatement keeps the old values, with when they were held and which run saw the change", async () => {
     harness.upstream.sandbox.setKnobs({ shapes: { revision: 1 } });
@@ -144,14 +144,14 @@ describe("the history of restated values", () => {
     );
     expect(restated.rows).toBeGreaterThan(0);
     expect(Number(restated.net)).toBeGreaterThan(0);
-  }, 180_000);
+  });
 
   it("once restated, a re-sync and a replay add no history", async () => {
     const before = await versions();
     await sync(RECENT);
     await harness.replay(undefined, RECENT);
     expect(await versions()).toBe(before);
-  }, 180_000);
+  });
 
   it("a replay that derives other rows than the tables hold restates and removes nothing in history", async () => {
     const before = await versions();
@@ -175,7 +175,7 @@ describe("the history of restated values", () => {
     );
     expect(stray.n).toBe(0);
     expect(await versions()).toBe(tampered);
-  }, 180_000);
+  });
 
   it("a list cut short is flagged by the check, its missing item kept as removed, and cleared once whole", async () => {
     const day = "2026-01-02";
@@ -223,7 +223,7 @@ describe("the history of restated values", () => {
       "select count(*)::int as n from analytics.reading_checks where not agree",
     );
     expect(left.n).toBe(0);
-  }, 180_000);
+  });
 
   it("a stream whose history is switched off keeps none", async () => {
     const before = await versions();
@@ -240,5 +240,5 @@ describe("the history of restated values", () => {
     );
     expect(restated.n).toBeGreaterThan(0);
     expect(await versions()).toBe(before);
-  }, 120_000);
+  });
 });

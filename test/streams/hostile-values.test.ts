@@ -50,7 +50,7 @@ describe("hostile values from the upstream", () => {
       startSyncHarness("hostile_clean", { today: TODAY, etl, sandbox: { size: SIZE } }),
     ]);
     first = await hostile.sync(DAY);
-  }, 240_000);
+  });
   afterAll(async () => {
     await hostile?.close();
     await clean?.close();

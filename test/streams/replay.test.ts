@@ -106,8 +106,7 @@ describe("landed responses", () => {
     const settled = await count("select count(*)::int as n from etl.responses");
     expect(written(await harness.sync(RANGE))).toBe(0);
     expect(await count("select count(*)::int as n from etl.responses")).toBe(settled);
-    // Two whole syncs: about 10 s on a quiet machine, more beside other suites on 2 cores.
-  }, 120_000);
+  });
 });
 
 describe("replay", () => {
