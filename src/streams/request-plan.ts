@@ -1,7 +1,7 @@
 import type { ApiClient } from "../api/api-client.js";
 import { errorMessage } from "../errors.js";
 import type { CatalogueArtistLink } from "../warehouse/artist-links.js";
-import { requestHistory } from "../warehouse/sync-runs.js";
+import { type RequestHistory, requestHistory } from "../warehouse/sync-runs.js";
 import { artists } from "./artist-stats/artists.js";
 import { type AskedCatalogueArtists, askCatalogueArtists } from "./asked-catalogue-artists.js";
 import { artists as catalogueArtists } from "./catalogue/artists.js";
@@ -65,12 +65,18 @@ export interface PlanDeps extends Pick<RunnerDeps, "db" | "config" | "today"> {
 
 const perArtist = (stream: Stream) => stream.after?.includes(artists.name) ?? false;
 
+/** What the plan knows of the catalogue's artists, and their links where it asked them. */
+interface CatalogueFinding {
+  readonly knowledge: CatalogueArtistsKnowledge;
+  readonly links?: readonly CatalogueArtistLink[];
+}
+
 /** The catalogue's artists, asked of the upstream; unknown, and why, when that cannot be done. */
 async function catalogueKnowledge(
   deps: PlanDeps,
   stream: Stream,
   range: DayRange,
-): Promise<{ knowledge: CatalogueArtistsKnowledge; links?: readonly CatalogueArtistLink[] }> {
+): Promise<CatalogueFinding> {
   if (!deps.upstream) return { knowledge: { kind: "unknown", reason: "no upstream to ask" } };
   try {
     const api = await deps.upstream();
@@ -79,6 +85,116 @@ async function catalogueKnowledge(
   } catch (error) {
     return { knowledge: { kind: "unknown", reason: errorMessage(error) } };
   }
+}
+
+/**
+ * What every stream's plan is made from, found once: the streams' history, and what the run finds
+ * before it plans them (the catalogue's artists, the tracked artists).
+ */
+interface PlanGround {
+  readonly deps: PlanDeps;
+  readonly range: DayRange;
+  readonly history: ReadonlyMap<string, RequestHistory>;
+  /** Streams whose rows are as the run will find them: those synced, and those the plan asked. */
+  readonly known: ReadonlySet<string>;
+  /** The tracked artists, where the run finds them before it plans the per-artist streams. */
+  readonly projection: ArtistProjection | null;
+  /** The catalogue's artists, where the run finds them first (null otherwise). */
+  readonly catalogue: CatalogueFinding | null;
+  /** The catalogue's artists stream, where the run syncs it first: the plan sends its requests. */
+  readonly finder?: Stream;
+}
+
+/**
+ * The catalogue's artists stream, where the run syncs it before it plans the per-artist streams
+ * and it has searches to make: a stream never synced, so the warehouse cannot tell what it finds.
+ */
+function firstCatalogueFinder(
+  deps: PlanDeps,
+  streams: readonly Stream[],
+  history: ReadonlyMap<string, RequestHistory>,
+): Stream | undefined {
+  const finder = streams.find((s) => s.name === catalogueArtists.name);
+  const findsFirst = finder && !history.has(finder.name) && deps.config.artist_names.length > 0;
+  return findsFirst ? finder : undefined;
+}
+
+async function planGround(
+  deps: PlanDeps,
+  streams: readonly Stream[],
+  range: DayRange,
+): Promise<PlanGround> {
+  const names = streams.flatMap((s) => [s.name, ...(s.after ?? [])]);
+  const history = await requestHistory(deps.db, [...new Set([...names, ...(artists.after ?? [])])]);
+  // A run finds the tracked artists before it plans them only when it syncs the stream that
+  // finds them; otherwise (`--only` a per-artist stream) it plans from the table as it is.
+  const projects = streams.some(perArtist) && streams.some((s) => s.name === artists.name);
+  const finder = projects ? firstCatalogueFinder(deps, streams, history) : undefined;
+  const catalogue = finder ? await catalogueKnowledge(deps, finder, range) : null;
+  const known = new Set(history.keys());
+  if (catalogue?.links) known.add(catalogueArtists.name);
+  const projection = projects
+    ? await projectTrackedArtists(deps.db, deps.config, known, catalogue?.links)
+    : null;
+  return { deps, range, history, known, projection, catalogue, finder };
+}
+
+/** The requests the plan sent for a stream itself (null: it sent none). */
+function askedRequests(ground: PlanGround, stream: Stream): number | null {
+  const knowledge = ground.catalogue?.knowledge;
+  return stream === ground.finder && knowledge?.kind === "asked" ? knowledge.requests : null;
+}
+
+/** How a stream's requests are counted: see RequestBasis. */
+function requestBasis(ground: PlanGround, stream: Stream): RequestBasis {
+  const seen = ground.history.get(stream.name);
+  if (askedRequests(ground, stream) !== null) return { kind: "asked" };
+  if (stream.requests) return { kind: "exact" };
+  if (seen && seen.attempts > 0) {
+    return {
+      kind: "history",
+      attempts: seen.attempts,
+      perPartition: seen.requests / seen.attempts,
+    };
+  }
+  return { kind: "none" };
+}
+
+/**
+ * A stream's partitions over the plan's range, and its requests by `basis`; per-artist streams
+ * for `artistIds` (default: the artists the warehouse tracks).
+ */
+async function countRequests(
+  ground: PlanGround,
+  stream: Stream,
+  basis: RequestBasis,
+  artistIds?: readonly number[],
+): Promise<{ partitions: number; requests: number }> {
+  const links = ground.catalogue?.links;
+  const trackedArtistIds = artistIds && (() => Promise.resolve(artistIds));
+  const catalogueArtistLinks = links && (() => Promise.resolve(links));
+  const options = { trackedArtistIds, catalogueArtistLinks };
+  let partitions = 0;
+  let exact = 0;
+  for await (const slice of planPartitions(ground.deps, stream, ground.range, options)) {
+    partitions += slice.length;
+    if (stream.requests) for (const partition of slice) exact += stream.requests(partition);
+  }
+  const requests =
+    askedRequests(ground, stream) ??
+    (basis.kind === "exact"
+      ? exact
+      : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1)));
+  return { partitions, requests };
+}
+
+/** The streams a stream is planned from that may still add to its partitions. */
+function unsyncedSources(ground: PlanGround, stream: Stream): string[] {
+  const { projection, known } = ground;
+  // The tracked artists are projected, not read: what may add to them is what they come from.
+  return (stream.after ?? []).flatMap((source) =>
+    source === artists.name && projection ? projection.sources : known.has(source) ? [] : [source],
+  );
 }
 
 /**
@@ -93,75 +209,26 @@ export async function planRequests(
   streams: readonly Stream[],
   range: DayRange,
 ): Promise<RequestPlan> {
-  const names = streams.flatMap((s) => [s.name, ...(s.after ?? [])]);
-  const history = await requestHistory(deps.db, [...new Set([...names, ...(artists.after ?? [])])]);
-  // A run finds the tracked artists before it plans them only when it syncs the stream that
-  // finds them; otherwise (`--only` a per-artist stream) it plans from the table as it is.
-  const projects = streams.some(perArtist) && streams.some((s) => s.name === artists.name);
-  const finder = streams.find((s) => s.name === catalogueArtists.name);
-  const findsFirst =
-    projects && finder && !history.has(finder.name) && deps.config.artist_names.length > 0;
-  const catalogue = findsFirst ? await catalogueKnowledge(deps, finder, range) : null;
-  const known = new Set(history.keys());
-  if (catalogue?.links) known.add(catalogueArtists.name);
-  const links = catalogue?.links;
-  const asked = catalogue?.knowledge.kind === "asked" ? catalogue.knowledge.requests : null;
-  const projection = projects
-    ? await projectTrackedArtists(deps.db, deps.config, known, links)
-    : null;
+  const ground = await planGround(deps, streams, range);
+  const { projection } = ground;
   const plans: StreamRequestPlan[] = [];
   let perArtistRequests = 0;
   for (const stream of streams) {
-    const seen = history.get(stream.name);
-    const askedRequests = stream === finder ? asked : null;
-    const basis: RequestBasis =
-      askedRequests !== null
-        ? { kind: "asked" }
-        : stream.requests
-          ? { kind: "exact" }
-          : seen && seen.attempts > 0
-            ? {
-                kind: "history",
-                attempts: seen.attempts,
-                perPartition: seen.requests / seen.attempts,
-              }
-            : { kind: "none" };
-    const count = async (artistIds?: readonly number[]) => {
-      const trackedArtistIds = artistIds && (() => Promise.resolve(artistIds));
-      const catalogueArtistLinks = links && (() => Promise.resolve(links));
-      const options = { trackedArtistIds, catalogueArtistLinks };
-      let partitions = 0;
-      let exact = 0;
-      for await (const slice of planPartitions(deps, stream, range, options)) {
-        partitions += slice.length;
-        if (stream.requests) for (const partition of slice) exact += stream.requests(partition);
-      }
-      const requests =
-        askedRequests ??
-        (basis.kind === "exact"
-          ? exact
-          : Math.round(partitions * (basis.kind === "history" ? basis.perPartition : 1)));
-      return { partitions, requests };
-    };
-    if (projection && perArtist(stream)) perArtistRequests += (await count([-1])).requests;
-    // The tracked artists are projected, not read: what may add to them is what they come from.
-    const sources = (stream.after ?? []).flatMap((source) =>
-      source === artists.name && projection
-        ? projection.sources
-        : known.has(source)
-          ? []
-          : [source],
-    );
+    const basis = requestBasis(ground, stream);
+    // One artist no run tracks yet (a stand-in id): what each artist found adds.
+    if (projection && perArtist(stream)) {
+      perArtistRequests += (await countRequests(ground, stream, basis, [-1])).requests;
+    }
     plans.push({
       stream: stream.name,
-      ...(await count(projection?.ids)),
+      ...(await countRequests(ground, stream, basis, projection?.ids)),
       basis,
-      unsyncedSources: sources,
+      unsyncedSources: unsyncedSources(ground, stream),
     });
   }
   return {
     streams: plans,
     artists: projection && { ...projection, requestsEach: perArtistRequests },
-    catalogue: catalogue?.knowledge ?? null,
+    catalogue: ground.catalogue?.knowledge ?? null,
   };
 }

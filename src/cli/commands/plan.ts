@@ -1,4 +1,6 @@
 import { type AppContext, createAppContext } from "../../app-context.js";
+import type { AppConfig } from "../../config/load-config.js";
+import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { loadAppConfig } from "../load-app-config.js";
 import type { CurrentRate } from "../../http/auto-rate.js";
 import { sustainedRequestsPerSecond } from "../../http/request-budget.js";
@@ -7,10 +9,13 @@ import { selectStreams } from "../../streams/registry.js";
 import {
   type CatalogueArtistsKnowledge,
   planRequests,
+  type RequestPlan,
   type StreamRequestPlan,
 } from "../../streams/request-plan.js";
+import type { DayRange } from "../../streams/plan-partitions.js";
+import type { Stream } from "../../streams/stream.js";
 import { utcToday } from "../../time/calendar.js";
-import { createWarehouse } from "../../warehouse/database.js";
+import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { pendingMigrations } from "../../warehouse/migrate.js";
 import { type DayRangeOptions, parseDayRange, parseList } from "../day-range-options.js";
 import { UsageError } from "../../errors.js";
@@ -89,6 +94,75 @@ function rateText(total: number, rate: CurrentRate): string {
   );
 }
 
+/** A plan reads the warehouse as this release shapes it, and migrates nothing itself. */
+async function requireMigrated(db: Warehouse): Promise<void> {
+  const pending = await pendingMigrations(db);
+  if (pending.length > 0) {
+    throw new UsageError(
+      `the warehouse lacks ${pending.length} of this release's migrations (from ${pending[0]}): \`etl migrate\` applies them; a plan changes nothing`,
+    );
+  }
+}
+
+/** Which run is planned: a backfill of the range given, or an incremental sync. */
+function headingText(range: DayRange, etl: EtlConfig, today: string): string {
+  const explicit = range.from !== undefined || range.to !== undefined;
+  return explicit
+    ? `plan of a backfill (or sync) of ${range.from ?? etl.start_date}..${range.to ?? "yesterday"}, today ${today}`
+    : `plan of an incremental sync, today ${today}`;
+}
+
+/** A row per stream (partitions, requests and how they were counted) and their totals. */
+function planTable(
+  plans: readonly StreamRequestPlan[],
+  total: number,
+  leftOut: string | null,
+): string[] {
+  const rows = plans.map((p) => [p.stream, String(p.partitions), String(p.requests), basisText(p)]);
+  const sum = String(plans.reduce((n, p) => n + p.partitions, 0));
+  return table([
+    ["stream", "partitions", "requests", "basis"],
+    ...rows,
+    [
+      "total",
+      sum,
+      String(total),
+      leftOut ? "at least: the catalogue's artists left out (last line)" : "",
+    ],
+  ]);
+}
+
+/** What a plan is made for: the run's settings, its streams, its range and the day. */
+interface PlannedRun {
+  readonly config: AppConfig;
+  readonly streams: readonly Stream[];
+  readonly range: DayRange;
+  readonly today: string;
+}
+
+/**
+ * The plan as `etl plan` prints it: which run, a row per stream and the totals, then what the
+ * numbers rest on (the artists, the days left out, the time at the rate, what the total lacks).
+ */
+async function printPlan(out: Output, plan: RequestPlan, run: PlannedRun): Promise<void> {
+  const { env, etl } = run.config;
+  const leftOut = catalogueArtistsNote(plan, etl);
+  const total = plan.streams.reduce((n, p) => n + p.requests, 0);
+  out.line(headingText(run.range, etl, run.today));
+  for (const line of planTable(plan.streams, total, leftOut)) out.line(line);
+  if (plan.artists) out.line(artistsText(plan.artists));
+  if (plan.catalogue?.kind === "asked") {
+    out.line(askedText(plan.catalogue, etl.artist_names.length));
+  }
+  const radio = radioHistoryNote(etl, run.streams, run.range, run.today);
+  if (radio) out.line(radio);
+  const early = startDateNote(etl, run.range);
+  if (early) out.line(early);
+  const rate = (await budgetReading(env, etl))?.rate ?? configuredRate(etl.requests_per_second);
+  out.line(rateText(total, rate));
+  if (leftOut) out.line(leftOut);
+}
+
 /**
  * What a sync (no range) or a backfill (--from/--to) would fetch, per stream, and how long that
  * takes at the configured (or learned) rate, paced as the request budget paces it. Nothing is
@@ -99,10 +173,9 @@ function rateText(total: number, rate: CurrentRate): string {
  */
 export async function planCommand(options: PlanOptions, out: Output): Promise<ExitCode> {
   const config = loadAppConfig({ upstream: false });
-  const { env, etl } = config;
   const range = parseDayRange(options);
   const streams = selectStreams(parseList(options.only));
-  const db = createWarehouse(env.DATABASE_URL, { maxConnections: 1 });
+  const db = createWarehouse(config.env.DATABASE_URL, { maxConnections: 1 });
   let context: AppContext | undefined;
   // An upstream the workers found down is not waited for: a plan is a question asked before a
   // run, and it answers without the catalogue's artists, saying why, rather than after minutes.
@@ -111,53 +184,11 @@ export async function planCommand(options: PlanOptions, out: Output): Promise<Ex
     return context.api;
   };
   try {
-    const pending = await pendingMigrations(db);
-    if (pending.length > 0) {
-      throw new UsageError(
-        `the warehouse lacks ${pending.length} of this release's migrations (from ${pending[0]}): \`etl migrate\` applies them; a plan changes nothing`,
-      );
-    }
+    await requireMigrated(db);
     const today = utcToday();
-    const plan = await planRequests({ db, config: etl, today, upstream }, streams, range);
-    const { streams: plans, artists } = plan;
-    const leftOut = catalogueArtistsNote(plan, etl);
-    const explicit = range.from !== undefined || range.to !== undefined;
-    out.line(
-      explicit
-        ? `plan of a backfill (or sync) of ${range.from ?? etl.start_date}..${range.to ?? "yesterday"}, today ${today}`
-        : `plan of an incremental sync, today ${today}`,
-    );
-    const total = plans.reduce((n, p) => n + p.requests, 0);
-    const rows = plans.map((p) => [
-      p.stream,
-      String(p.partitions),
-      String(p.requests),
-      basisText(p),
-    ]);
-    const sum = String(plans.reduce((n, p) => n + p.partitions, 0));
-    for (const line of table([
-      ["stream", "partitions", "requests", "basis"],
-      ...rows,
-      [
-        "total",
-        sum,
-        String(total),
-        leftOut ? "at least: the catalogue's artists left out (last line)" : "",
-      ],
-    ])) {
-      out.line(line);
-    }
-    if (artists) out.line(artistsText(artists));
-    if (plan.catalogue?.kind === "asked") {
-      out.line(askedText(plan.catalogue, etl.artist_names.length));
-    }
-    const radio = radioHistoryNote(etl, streams, range, today);
-    if (radio) out.line(radio);
-    const early = startDateNote(etl, range);
-    if (early) out.line(early);
-    const rate = (await budgetReading(env, etl))?.rate ?? configuredRate(etl.requests_per_second);
-    out.line(rateText(total, rate));
-    if (leftOut) out.line(leftOut);
+    const deps = { db, config: config.etl, today, upstream };
+    const plan = await planRequests(deps, streams, range);
+    await printPlan(out, plan, { config, streams, range, today });
     return ExitCode.ok;
   } finally {
     await context?.close();
