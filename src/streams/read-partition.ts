@@ -2,10 +2,10 @@ import type { ApiClient } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { PagingError } from "../errors.js";
 import { PageSizes } from "./page-sizes.js";
-import type { Cursor, Partition } from "./partition.js";
+import type { Partition } from "./partition.js";
 import { RepeatedPages } from "./repeated-pages.js";
-import type { FetchContext, Stream } from "./stream.js";
-import { pageFetch } from "./sync-partition.js";
+import type { Stream } from "./stream.js";
+import { fetchPages } from "./sync-partition.js";
 
 export interface ReadPartitionDeps {
   readonly api: ApiClient;
@@ -32,15 +32,10 @@ export async function readPartition(
 ): Promise<PartitionRead> {
   let requests = 0;
   const call = { signal: deps.signal, onAttempt: () => (requests += 1) };
-  const context: FetchContext = { api: deps.api, config: deps.config, today: deps.today, call };
   const pageSizes = new PageSizes();
   const repeated = new RepeatedPages();
   const records: unknown[] = [];
-  let cursor: Cursor = null;
-  for (;;) {
-    const request = stream.paging.request(cursor, partition);
-    if (request === null) break;
-    const exchanges = await stream.fetch(context, partition, pageFetch(deps.api, call, request));
+  await fetchPages(deps, { stream, partition, call }, (cursor, exchanges) => {
     const read = {
       today: deps.today,
       position: records.length,
@@ -54,9 +49,7 @@ export async function readPartition(
       throw new PagingError(stream.name, partition.key, records.length);
     }
     records.push(...page.records);
-    const { next } = stream.paging.next(page.list ?? null, cursor, read, partition);
-    if (next === null) break;
-    cursor = next;
-  }
+    return Promise.resolve(stream.paging.next(page.list ?? null, cursor, read, partition).next);
+  });
   return { records, requests };
 }

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { ApiClient, CallOptions } from "../api/api-client.js";
+import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
 import type { Operation } from "../api/operation.js";
 import type { HttpAttemptEvent } from "../http/http-exchange.js";
 import type { Logger } from "../logging/logger.js";
@@ -192,16 +192,43 @@ export function landPages(
  * Fetches the partition's pages one after another, each loaded before the next is asked for,
  * until the paging asks for no more or the load finds the list complete.
  */
-async function fetchAndLoadPages(deps: RunnerDeps, attempt: SyncAttempt): Promise<void> {
+function fetchAndLoadPages(deps: RunnerDeps, attempt: SyncAttempt): Promise<void> {
   const { stream, partition, load, timer, call } = attempt;
+  return fetchPages(
+    deps,
+    { stream, partition, call },
+    (cursor, exchanges) => load.page(cursor, exchanges),
+    (fetch) => timer.time("fetch", fetch),
+  );
+}
+
+/** What fetchPages asks for: a stream's partition, with the options of every request. */
+export interface PagesAsked {
+  readonly stream: Stream;
+  readonly partition: Partition;
+  readonly call: CallOptions;
+}
+
+/**
+ * Asks for a partition's pages one after another, as the stream's paging says, each handed to
+ * `take` before the next is asked for: `take` says where the next page starts, or null when the
+ * list is complete. `timed` wraps each fetch (the sync times them).
+ */
+export async function fetchPages(
+  deps: Pick<RunnerDeps, "api" | "config" | "today">,
+  { stream, partition, call }: PagesAsked,
+  take: (cursor: Cursor, exchanges: readonly Exchange[]) => Promise<Cursor>,
+  timed: (fetch: () => Promise<readonly Exchange[]>) => Promise<readonly Exchange[]> = (fetch) =>
+    fetch(),
+): Promise<void> {
   const context: FetchContext = { api: deps.api, config: deps.config, today: deps.today, call };
   let cursor: Cursor = null;
   for (;;) {
     const request = stream.paging.request(cursor, partition);
     if (request === null) return;
     const page = pageFetch(deps.api, call, request);
-    const exchanges = await timer.time("fetch", () => stream.fetch(context, partition, page));
-    const next = await load.page(cursor, exchanges);
+    const exchanges = await timed(() => stream.fetch(context, partition, page));
+    const next = await take(cursor, exchanges);
     if (next === null) return;
     cursor = next;
   }
@@ -247,7 +274,7 @@ async function recordSyncFailure(
 }
 
 /** A page as its fetch asks for it: the stream's request with the paging's parameters added. */
-export function pageFetch(
+function pageFetch(
   api: ApiClient,
   call: CallOptions,
   request: PagingRequest<object>,
