@@ -1,7 +1,8 @@
 /**
  * `npm run demo`: the bundled sandbox upstream synced through the real pipeline (client, shared
  * Redis budget, runner, warehouse) into a database the demo makes and marks as its own
- * (`--database` / DEMO_DATABASE), then what landed and one analytics query. Needs this machine's Postgres and Redis; says which is missing and how to start it.
+ * (`--database` / DEMO_DATABASE), then what landed and one analytics query. Needs this machine's
+ * Postgres and Redis; says which is missing and how to start it.
  */
 import { randomBytes } from "node:crypto";
 import { Redis } from "ioredis";
