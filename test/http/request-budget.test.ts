@@ -130,6 +130,42 @@ describe("RequestBudget", () => {
     expect(peak).toBe(2);
   });
 
+  it("sends a waiter's try for the slot a release frees before Redis has answered the release", async () => {
+    // A client of its own whose scripts are seen sent and answered: the acquire runs with 6 keys,
+    // the release with 3. Redis runs one connection's commands in order, so the try finds the slot.
+    const seen = new Redis(REDIS_URL);
+    const events: string[] = [];
+    const evalsha = seen.evalsha.bind(seen) as (...args: unknown[]) => Promise<unknown>;
+    Object.assign(seen, {
+      evalsha: async (...args: unknown[]) => {
+        const kind = args[1] === 3 ? "release" : "acquire";
+        events.push(`${kind} sent`);
+        const reply = await evalsha(...args);
+        events.push(`${kind} answered`);
+        return reply;
+      },
+    });
+    try {
+      const shared = budget({
+        apiKey: "handover-key",
+        maxConcurrency: 1,
+        clock: undefined,
+        redis: seen,
+      });
+      const holder = await shared.acquire(request);
+      const waiter = shared.acquire(request);
+      // Every slot is this process's: the waiter waits for its release without asking Redis.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events).toEqual(["acquire sent", "acquire answered"]);
+      events.length = 0;
+      await holder.release();
+      await (await waiter).release();
+      expect(events.slice(0, 3)).toEqual(["release sent", "acquire sent", "release answered"]);
+    } finally {
+      seen.disconnect();
+    }
+  });
+
   it("frees the slot of a holder that never released it once its lease expires", async () => {
     const scope = { apiKey: "lease-key", maxConcurrency: 1, leaseMs: 300 };
     const held = await takeStepping(budget(scope));
