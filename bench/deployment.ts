@@ -6,7 +6,9 @@ import { spawnWorker, type WorkerProcess } from "../test/helpers/worker-process.
 import {
   built,
   imageNodeOptions,
+  PEAK_MEMORY_PRELOAD,
   peakRssMiB,
+  reportedPeakRssBytes,
   runEtl,
   type SandboxProcess,
   startSandboxProcess,
@@ -41,6 +43,8 @@ export interface SyncMeasure {
   readonly requests: number;
   readonly rowsWritten: number;
   readonly partitions: number;
+  /** The command's peak resident set size (bench/peak-memory.js); null if it reported none. */
+  readonly peakRssMiB: number | null;
 }
 
 /** One installation of the pipeline on a scratch database, against a sandbox process. */
@@ -152,8 +156,9 @@ export async function deploy(options: {
   const runCommand = async (args: readonly string[]): Promise<SyncMeasure> => {
     const [mark, requestsBefore] = [await now(), await requests()];
     const started = performance.now();
-    const run = await runEtl(args, env);
+    const run = await runEtl(args, env, PEAK_MEMORY_PRELOAD);
     const wallSeconds = (performance.now() - started) / 1000;
+    const peakBytes = reportedPeakRssBytes(run.lines);
     if (run.code !== 0) console.error(run.lines.slice(-20).join("\n"));
     const written = await writtenSince(mark);
     return {
@@ -162,6 +167,7 @@ export async function deploy(options: {
       requests: (await requests()) - requestsBefore,
       rowsWritten: written.rows,
       partitions: written.partitions,
+      peakRssMiB: peakBytes === null ? null : peakBytes / 1024 / 1024,
     };
   };
 

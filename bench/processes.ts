@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { KnobsPatch, SandboxSize, SandboxStats } from "../sandbox/index.js";
 import { PROJECT_ROOT } from "../test/helpers/cli.js";
 
@@ -145,4 +146,18 @@ export async function runEtl(
   });
   const code = await node.exited;
   return { code, signal: node.child.signalCode, lines: node.lines };
+}
+
+/** Preloaded (`node --import`): bench/peak-memory.js, which reports the process's peak RSS. */
+export const PEAK_MEMORY_PRELOAD = [
+  "--import",
+  pathToFileURL(resolve(PROJECT_ROOT, "bench/peak-memory.js")).href,
+];
+/** The line bench/peak-memory.js writes as the process exits. */
+const PEAK_LINE = /^bench-peak-memory (\{.*\})$/;
+
+/** The peak RSS a process run with PEAK_MEMORY_PRELOAD reported; null when it wrote none (crashed). */
+export function reportedPeakRssBytes(lines: readonly string[]): number | null {
+  const reported = lines.map((line) => PEAK_LINE.exec(line)?.[1]).find(Boolean);
+  return reported ? (JSON.parse(reported) as { rssBytes: number }).rssBytes : null;
 }

@@ -1,10 +1,14 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { etlConfigSchema } from "../src/config/etl-config-schema.js";
 import { addDays, utcToday } from "../src/time/calendar.js";
-import { PROJECT_ROOT } from "../test/helpers/cli.js";
 import { makeTempDir } from "../test/helpers/temp-dir.js";
-import { imageNodeOptions, runEtl, type SandboxProcess, startSandboxProcess } from "./processes.js";
+import {
+  imageNodeOptions,
+  PEAK_MEMORY_PRELOAD,
+  reportedPeakRssBytes,
+  runEtl,
+  type SandboxProcess,
+  startSandboxProcess,
+} from "./processes.js";
 import { atMost, round, type Figure, type SectionResult, type Target } from "./report.js";
 import { createScratch, REDIS_URL, type Scratch } from "./scratch.js";
 
@@ -13,9 +17,6 @@ const MIB = 1024 * 1024;
 const SMALL_ANSWER_INCOMES = 100;
 /** The target: an answer needs less than 3 times its size in memory at its peak. */
 const TARGET_RATIO = 3;
-const PRELOAD = pathToFileURL(resolve(PROJECT_ROOT, "bench/peak-memory.js")).href;
-/** The line bench/peak-memory.js writes as the process exits. */
-const PEAK_LINE = /^bench-peak-memory (\{.*\})$/;
 
 interface Sync {
   readonly succeeded: boolean;
@@ -70,14 +71,13 @@ async function syncIncomes(
         ...etl,
       }),
     };
-    const run = await runEtl(["sync", "--only", "incomes"], env, ["--import", PRELOAD]);
-    const reported = run.lines.map((line) => PEAK_LINE.exec(line)?.[1]).find(Boolean);
+    const run = await runEtl(["sync", "--only", "incomes"], env, PEAK_MEMORY_PRELOAD);
     const outcome = outcomeOf(run.code, run.signal, run.lines);
     return {
       succeeded: run.code === 0,
       crashed: outcome.startsWith("crashed") || run.signal !== null,
       outcome,
-      peakRssBytes: reported ? (JSON.parse(reported) as { rssBytes: number }).rssBytes : null,
+      peakRssBytes: reportedPeakRssBytes(run.lines),
     };
   } finally {
     dir.remove();
