@@ -258,18 +258,18 @@ export class RequestBudget {
   async #take(request: RequestIdentity, signal: AbortSignal | undefined, probe: boolean) {
     for (;;) {
       signal?.throwIfAborted();
-      // Every slot is this process's: only one of its own releases frees one, and asking Redis
+      // While every slot is this process's, only one of its own releases frees one: asking Redis
       // before then would cost a round trip per request for a refusal.
-      if (this.#held >= this.#options.maxConcurrency) {
-        await this.#leaseReleased(false, signal);
-        continue;
+      if (this.#held < this.#options.maxConcurrency) {
+        const taken = await this.tryAcquire(request, probe);
+        if ("release" in taken) return taken;
+        if (taken.down) throw new UpstreamDownError(request.operation);
+        if (taken.waitMs >= 0) {
+          await sleep(taken.waitMs, undefined, { signal });
+          continue;
+        }
       }
-      const taken = await this.tryAcquire(request, probe);
-      if ("release" in taken) return taken;
-      if (taken.down) throw new UpstreamDownError(request.operation);
-      if (taken.waitMs < 0) {
-        await this.#leaseReleased(this.#held < this.#options.maxConcurrency, signal);
-      } else await sleep(taken.waitMs, undefined, { signal });
+      await this.#leaseReleased(this.#held < this.#options.maxConcurrency, signal);
     }
   }
 
