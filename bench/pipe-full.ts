@@ -67,7 +67,12 @@ export async function pipeFull(): Promise<SectionResult> {
       { name: "backfill: requests", value: backfill.requests },
       { name: "backfill: ideal wall", value: round(ideal(backfill.requests), 2), unit: "s" },
       { name: "backfill: wall", value: round(backfill.wallSeconds, 2), unit: "s" },
-      { name: "sync: peak RSS", value: round(sync.peakRssMiB ?? 0, 1), unit: "MiB" },
+      {
+        name: "sync: peak RSS",
+        // A sync that crashed reports none: never printed as 0.
+        value: sync.peakRssMiB === null ? "none reported" : round(sync.peakRssMiB, 1),
+        unit: "MiB",
+      },
       {
         name: "backfill: worker peak RSS",
         value: round(backfill.workerPeakRssMiB, 1),
@@ -79,7 +84,7 @@ export async function pipeFull(): Promise<SectionResult> {
       atMost("backfill: exit code", backfill.exitCode ?? 1, 0),
       atMost("sync: most requests in flight at once", sync.inFlight, MAX_CONCURRENCY),
       atMost("backfill: most requests in flight at once", backfill.inFlight, MAX_CONCURRENCY),
-      // A sync that reported no peak (it crashed) fails the target.
+      // A sync that reported no peak (it crashed) fails it.
       atMost("sync: peak RSS, MiB", sync.peakRssMiB ?? Infinity, 256),
       atMost("backfill: worker peak RSS, MiB", backfill.workerPeakRssMiB, 256),
       atLeast("sync pipe-full ratio", ratio(sync), 0.85),
