@@ -147,6 +147,73 @@ describe("the sales roll-ups", () => {
     expect((await viewsAgainstItems()).differences).toEqual([]);
   });
 
+  it("count a list the entity is missing from as 0, and an item without readable units as unknown", async () => {
+    const day = RANGE.from;
+    const [a, b] = await harness.warehouse.query<{ id: string }>(
+      `select item_id as id from sales.trend_items
+        where selection_type = 'product' and day = $1 and sale_type = 'download'
+          and units > 0 order by item_id limit 2`,
+      [day],
+    );
+    expect(b).toBeDefined();
+    const figures = async () =>
+      harness.warehouse.query<{ id: string; streams: string | null; downloads: string | null }>(
+        `select product_id::text as id, streams::text, downloads::text
+           from analytics.daily_sales_by_product
+          where day = $1 and product_id::text = any($2) order by 1`,
+        [day, [a?.id, b?.id]],
+      );
+    const units = (id: string | undefined, sale: string) =>
+      count(`select units as n from sales.trend_items where selection_type = 'product'
+              and day = '${day}' and sale_type = '${sale}' and item_id = '${id}'`);
+    const aStreams = String(await units(a?.id, "stream"));
+    const bDownloads = String(await units(b?.id, "download"));
+    const bStreams = await units(b?.id, "stream");
+    await harness.warehouse.query(
+      `create table public.missing_item as select * from sales.trend_items
+        where selection_type = 'product' and day = $1 and sale_type = 'download' and item_id = $2`,
+      [day, a?.id],
+    );
+    try {
+      await harness.warehouse.query(
+        `delete from sales.trend_items where selection_type = 'product' and day = $1
+            and sale_type = 'download' and item_id = $2`,
+        [day, a?.id],
+      );
+      await harness.warehouse.query(
+        `update sales.trend_items set units = null where selection_type = 'product'
+            and day = $1 and sale_type = 'stream' and item_id = $2`,
+        [day, b?.id],
+      );
+      const expected = [
+        { id: a?.id, streams: aStreams, downloads: "0" },
+        { id: b?.id, streams: null, downloads: bDownloads },
+      ];
+      // Read from the items while the day is stale, then from the roll-up: the same.
+      expect(await figures()).toEqual(expected);
+      await rollUpStaleDays(harness.warehouse.db);
+      expect(await figures()).toEqual(expected);
+      const [month] = await harness.warehouse.query<{ streams: string | null }>(
+        `select streams::text from analytics.monthly_sales_by_product
+          where month_start = date_trunc('month', $1::date) and product_id::text = $2`,
+        [day, b?.id],
+      );
+      expect(month).toEqual({ streams: null });
+    } finally {
+      await harness.warehouse.query(
+        `update sales.trend_items set units = $3 where selection_type = 'product'
+            and day = $1 and sale_type = 'stream' and item_id = $2`,
+        [day, b?.id, bStreams],
+      );
+      await harness.warehouse.query(
+        "insert into sales.trend_items select * from public.missing_item",
+      );
+      await harness.warehouse.query("drop table public.missing_item");
+    }
+    await rollUpStaleDays(harness.warehouse.db);
+    expect((await viewsAgainstItems()).differences).toEqual([]);
+  });
+
   it("count a period back from analytics.latest_sales_day(), the latest day of the lists", async () => {
     const [latest] = await harness.warehouse.query<{ day: string }>(
       "select analytics.latest_sales_day()::text as day",
