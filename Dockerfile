@@ -12,6 +12,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src/ ./src/
 COPY migrations/ ./migrations/
+COPY build/ ./build/
 RUN npm run build
 
 # --- sandbox: the simulated upstream, for the compose demo profile only ---

@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCliBundle } from "../../build/cli-bundle.js";
 import { PROJECT_ROOT } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -31,6 +32,7 @@ beforeAll(async () => {
     ["-p", "tsconfig.build.json", "--outDir", out],
     { cwd: PROJECT_ROOT },
   );
+  buildCliBundle(out);
 });
 
 afterAll(async () => {
@@ -57,6 +59,23 @@ describe("the build", () => {
     expect(existsSync(join(out, "sandbox"))).toBe(false);
     expect(readdirSync(out).sort()).toEqual(["migrations", "src"]);
     expect(existsSync(join(out, "src/jobs/start-worker.js"))).toBe(true);
+  });
+
+  it("bundles the CLI with the packages every start loads, and the other packages left to node", () => {
+    const cli = join(out, "src/cli");
+    const bundle = readdirSync(cli)
+      .filter((name) => name === "main.js" || /^chunk-\w+\.js$/.test(name))
+      .map((name) => readFileSync(join(cli, name), "utf8"))
+      .join("\n");
+    const imported = new Set(
+      [...bundle.matchAll(/\bfrom\s*"([^".][^"]*)"/g)].map((m) => m[1]?.split("/")[0]),
+    );
+    for (const inlined of ["kysely", "zod", "date-fns"]) expect(imported.has(inlined)).toBe(false);
+    for (const external of ["pg", "ioredis", "pino", "undici"]) {
+      expect(imported.has(external), external).toBe(true);
+    }
+    // The command the bundle starts from its own code, not from the per-file build beside it.
+    expect(bundle).not.toMatch(/from\s*"\.\/commands\//);
   });
 
   it("runs `etl migrate` with the image's NODE_OPTIONS and applies every migration", async () => {

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { buildSync } from "esbuild";
+import { buildCliBundle } from "../../build/cli-bundle.js";
 import { PROJECT_ROOT, TEST_BUILD_ENV } from "./cli.js";
 
 /** What the processes tests start may import: none of it imports a test file. */
@@ -38,6 +39,8 @@ export default function setup(): () => void {
     target: "node20",
     logLevel: "warning",
   });
+  // The CLI as the image runs it: every `etl` process a test starts loads the bundle.
+  buildCliBundle(outdir);
   process.env[TEST_BUILD_ENV] = outdir;
   return () => {
     rmSync(outdir, { recursive: true, force: true });
