@@ -35,6 +35,11 @@ export interface BackfillMeasure {
   readonly redis: RedisPeak;
   /** Partitions attempted (etl.sync_runs rows) by the end of the measure. */
   readonly attempts: number;
+  /**
+   * Seconds from the last partition's end to the runs' (etl.runs): the roles settled and the
+   * sales roll-ups summed, which the worker does before it records a run's end.
+   */
+  readonly runEndSeconds: number | null;
 }
 
 export interface SyncMeasure {
@@ -203,7 +208,14 @@ export async function deploy(options: {
         const metrics = await (await fetch(`${worker.operatorUrl}/metrics`)).text();
         const phases = sumBy(metrics, "etl_phase_seconds_total", "phase");
         const written = await writtenSince(mark);
+        const [ends] = await query<{ seconds: number | null }>(
+          `select extract(epoch from (select max(finished_at) from etl.runs
+                                        where queued_at >= '${mark}')
+                                     - (select max(finished_at) from etl.sync_runs
+                                         where started_at >= '${mark}'))::float8 as seconds`,
+        );
         return {
+          runEndSeconds: ends?.seconds ?? null,
           wallSeconds,
           exitCode: backfill.code,
           workerPeakRssMiB,

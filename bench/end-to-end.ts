@@ -55,6 +55,13 @@ export async function endToEnd(): Promise<SectionResult[]> {
           { name: "partition time: fetch", value: share(run.phases.fetch) },
           { name: "partition time: normalise", value: share(run.phases.normalise) },
           { name: "partition time: write", value: share(run.phases.write) },
+          {
+            name: "the run's end after its last partition (roles settled, roll-ups summed)",
+            value:
+              run.runEndSeconds === null
+                ? "no run ended"
+                : `${round(run.runEndSeconds)} s (${round((100 * run.runEndSeconds) / run.wallSeconds)}% of the wall)`,
+          },
           { name: "worker peak RSS", value: round(run.workerPeakRssMiB), unit: "MiB" },
           {
             name: "Redis peak memory, above before",
