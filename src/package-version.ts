@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The version of the nearest package.json above this module. Searched for rather than imported:
- * this file runs as src/metrics from source and as dist/src/metrics once built, and the image
+ * this file runs from src/ as source, from dist/src/cli in the built CLI's bundle, and the image
  * keeps package.json beside dist/, not in it.
  */
 export function packageVersion(): string {

@@ -9,8 +9,8 @@ import { TREND_ITEM_LABEL, TREND_ITEM_UNITS } from "./roles.js";
 /**
  * Each day's streams and downloads per entity of one selection type, from the list items through
  * the units and label roles, on the days `days` keeps (a condition on `day`): the stream list's
- * item and the download list's grouped by entity (an entity is listed once per list and day), in
- * one pass over the items rather than a join of the two lists. A sale type the entity was not
+ * item and the download list's grouped by entity (an entity is listed once per list and day), so
+ * that the items are read once. A sale type the entity was not
  * listed in is 0; one whose item carries no readable units (or whose units are not resolved) is
  * null: unknown, not none. What the daily roll-up holds, and what a view reads of a stale day.
  */
@@ -129,7 +129,7 @@ interface StaleMonth {
  */
 async function rollUpMonth(trx: Kysely<unknown>, { selection, month }: StaleMonth) {
   const roles = await rolesAsRecorded(trx);
-  // A month of a large account's tracks is joined and summed in memory, not on disk.
+  // A month of a large account's tracks is grouped and summed in memory, not on disk.
   await sql`set local work_mem = '64MB'`.execute(trx);
   const inMonth = sql`day >= ${month}::date and day < (${month}::date + interval '1 month')::date`;
   const { rows } = await sql<{ day: string }>`

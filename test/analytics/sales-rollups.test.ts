@@ -149,26 +149,45 @@ describe("the sales roll-ups", () => {
 
   it("count a list the entity is missing from as 0, and an item without readable units as unknown", async () => {
     const day = RANGE.from;
+    // Two products listed in both lists that day, each with its units: what changes is ours.
     const [a, b] = await harness.warehouse.query<{ id: string }>(
-      `select item_id as id from sales.trend_items
-        where selection_type = 'product' and day = $1 and sale_type = 'download'
-          and units > 0 order by item_id limit 2`,
+      `select s.item_id as id from sales.trend_items s
+         join sales.trend_items d on d.day = s.day and d.selection_type = s.selection_type
+          and d.item_id = s.item_id and d.sale_type = 'download' and d.units is not null
+        where s.selection_type = 'product' and s.day = $1 and s.sale_type = 'stream'
+          and s.units is not null order by s.item_id limit 2`,
       [day],
     );
     expect(b).toBeDefined();
+    const [label] = await harness.warehouse.query<{ column: string }>(
+      `select column_name as column from etl.roles
+        where role = 'trend_item_label' and scope = 'product'`,
+    );
+    expect(label?.column).toBeTruthy();
     const figures = async () =>
-      harness.warehouse.query<{ id: string; streams: string | null; downloads: string | null }>(
-        `select product_id::text as id, streams::text, downloads::text
+      harness.warehouse.query<{
+        id: string;
+        name: string | null;
+        streams: string | null;
+        downloads: string | null;
+      }>(
+        `select product_id::text as id, reported_name as name, streams::text, downloads::text
            from analytics.daily_sales_by_product
           where day = $1 and product_id::text = any($2) order by 1`,
         [day, [a?.id, b?.id]],
       );
-    const units = (id: string | undefined, sale: string) =>
-      count(`select units as n from sales.trend_items where selection_type = 'product'
-              and day = '${day}' and sale_type = '${sale}' and item_id = '${id}'`);
-    const aStreams = String(await units(a?.id, "stream"));
-    const bDownloads = String(await units(b?.id, "download"));
-    const bStreams = await units(b?.id, "stream");
+    const item = async (id: string | undefined, sale: string) => {
+      const [row] = await harness.warehouse.query<{ units: string; name: string | null }>(
+        `select units::text, ${label?.column}::text as name from sales.trend_items
+          where selection_type = 'product' and day = $1 and sale_type = $2 and item_id = $3`,
+        [day, sale, id],
+      );
+      return row;
+    };
+    const aStream = await item(a?.id, "stream");
+    const bDownloads = (await item(b?.id, "download"))?.units;
+    const bStreams = (await item(b?.id, "stream"))?.units;
+    const bName = (await figures()).find((row) => row.id === b?.id)?.name;
     await harness.warehouse.query(
       `create table public.missing_item as select * from sales.trend_items
         where selection_type = 'product' and day = $1 and sale_type = 'download' and item_id = $2`,
@@ -185,9 +204,10 @@ describe("the sales roll-ups", () => {
             and day = $1 and sale_type = 'stream' and item_id = $2`,
         [day, b?.id],
       );
+      // A's name is now its stream item's alone.
       const expected = [
-        { id: a?.id, streams: aStreams, downloads: "0" },
-        { id: b?.id, streams: null, downloads: bDownloads },
+        { id: a?.id, name: aStream?.name, streams: aStream?.units, downloads: "0" },
+        { id: b?.id, name: bName, streams: null, downloads: bDownloads },
       ];
       // Read from the items while the day is stale, then from the roll-up: the same.
       expect(await figures()).toEqual(expected);
@@ -264,10 +284,23 @@ describe("the sales roll-ups", () => {
     expect((await viewsAgainstItems()).differences).toEqual([]);
   });
 
-  it("are emptied with the items they were rolled up from", async () => {
+  it.each([
+    ["the items alone", "sales.trend_items cascade"],
+    ["the items and a roll-up in one statement", "sales.trend_items, sales.trend_item_days"],
+  ])("are emptied with the items they were rolled up from: a truncate of %s", async (_, tables) => {
     await harness.warehouse.query("begin");
     try {
-      await harness.warehouse.query("truncate sales.trend_items cascade");
+      // A day written since it was rolled up: a mark beside the roll-ups' rows.
+      await harness.warehouse.query(
+        `update sales.trend_items set units = units + 1
+          where selection_type = 'dsp' and sale_type = 'stream' and day = $1`,
+        [RANGE.to],
+      );
+      expect(await count(STALE)).toBeGreaterThan(0);
+      expect(await count("select count(*)::int as n from sales.trend_item_months")).toBeGreaterThan(
+        0,
+      );
+      await harness.warehouse.query(`truncate ${tables}`);
       for (const table of ["trend_item_days", "trend_item_months", "trend_item_stale_days"]) {
         expect(await count(`select count(*)::int as n from sales.${table}`), table).toBe(0);
       }

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildCliBundle } from "../../build/cli-bundle.js";
+import { buildCliBundle, isBundleChunk } from "../../build/cli-bundle.js";
 import { PROJECT_ROOT } from "../helpers/cli.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { dropDatabase, PG_HOST_URL, withDatabaseClient } from "../helpers/warehouse.js";
@@ -64,7 +64,7 @@ describe("the build", () => {
   it("bundles the CLI with the packages every start loads, and the other packages left to node", () => {
     const cli = join(out, "src/cli");
     const bundle = readdirSync(cli)
-      .filter((name) => name === "main.js" || /^chunk-\w+\.js$/.test(name))
+      .filter((name) => name === "main.js" || isBundleChunk(name))
       .map((name) => readFileSync(join(cli, name), "utf8"))
       .join("\n");
     const imported = new Set(
@@ -74,8 +74,17 @@ describe("the build", () => {
     for (const external of ["pg", "ioredis", "pino", "undici"]) {
       expect(imported.has(external), external).toBe(true);
     }
-    // The command the bundle starts from its own code, not from the per-file build beside it.
-    expect(bundle).not.toMatch(/from\s*"\.\/commands\//);
+    // The commands from the bundle's own chunks, not from the per-file build beside it.
+    expect(bundle).not.toMatch(/(?:from\s*|import\(\s*)"\.{1,2}\/(?!chunk-)/);
+  });
+
+  it("is what npm run build makes: the compile, then the bundle over its main.js", () => {
+    const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "utf8")) as {
+      scripts: { build: string };
+    };
+    expect(manifest.scripts.build).toBe(
+      "tsc -p tsconfig.build.json && tsx build/cli-bundle.ts dist",
+    );
   });
 
   it("runs `etl migrate` with the image's NODE_OPTIONS and applies every migration", async () => {
