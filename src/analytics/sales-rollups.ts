@@ -10,9 +10,9 @@ import { TREND_ITEM_LABEL, TREND_ITEM_UNITS } from "./roles.js";
  * Each day's streams and downloads per entity of one selection type, from the list items through
  * the units and label roles, on the days `days` keeps (a condition on `day`): the stream list's
  * item and the download list's grouped by entity (an entity is listed once per list and day), so
- * that the items are read once. A sale type the entity was not
- * listed in is 0; one whose item carries no readable units (or whose units are not resolved) is
- * null: unknown, not none. What the daily roll-up holds, and what a view reads of a stale day.
+ * that the items are read once. A sale type the entity was not listed in is 0; one whose item
+ * carries no readable units (or whose units are not resolved) is null: unknown, not none. What
+ * the daily roll-up holds, and what a view reads of a stale day.
  */
 export function itemDaysFromItems(
   roles: ResolvedRoles,
