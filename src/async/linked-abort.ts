@@ -1,4 +1,4 @@
-/** A signal that aborts with its parent or at its deadline, until it is closed. */
+/** A signal that aborts with any of its parents or at its deadline, until it is closed. */
 export interface LinkedAbort {
   readonly signal: AbortSignal;
   /** True once the deadline, not the parent, aborted it. */
@@ -13,12 +13,21 @@ export interface LinkedAbort {
  * parent (the worker's shutdown signal), with the listeners on it, as long as the parent lives
  * (nodejs/node#55351). One per request grew the worker by hundreds of MB over a large backfill.
  */
-export function linkedAbort(parent: AbortSignal | undefined, timeoutMs?: number): LinkedAbort {
+export function linkedAbort(
+  parent: AbortSignal | undefined | readonly (AbortSignal | undefined)[],
+  timeoutMs?: number,
+): LinkedAbort {
   const controller = new AbortController();
   let timedOut = false;
-  const follow = () => controller.abort(parent?.reason);
-  if (parent?.aborted) follow();
-  else parent?.addEventListener("abort", follow, { once: true });
+  const parents = (Array.isArray(parent) ? parent : [parent]).filter(
+    (signal): signal is AbortSignal => signal !== undefined,
+  );
+  const followers = parents.map((signal) => {
+    const follow = () => controller.abort(signal.reason);
+    if (signal.aborted) follow();
+    else signal.addEventListener("abort", follow, { once: true });
+    return () => signal.removeEventListener("abort", follow);
+  });
   const timer =
     timeoutMs === undefined
       ? undefined
@@ -36,7 +45,7 @@ export function linkedAbort(parent: AbortSignal | undefined, timeoutMs?: number)
     abort: (reason) => controller.abort(reason),
     close() {
       clearTimeout(timer);
-      parent?.removeEventListener("abort", follow);
+      for (const unfollow of followers) unfollow();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { linkedAbort } from "../async/linked-abort.js";
 import { errorMessage } from "../errors.js";
 import { isUpstreamAnswer, RateLimitWaitTooLongError } from "./upstream-errors.js";
 import type { Logger } from "../logging/logger.js";
@@ -126,21 +127,19 @@ export class UpstreamOutage {
   async untilUp(signal?: AbortSignal, maxWaitMs?: number): Promise<void> {
     const watch = this.#watch;
     if (!watch) return;
-    const signals = [
-      this.#closed.signal,
-      ...(signal ? [signal] : []),
-      ...(maxWaitMs === undefined ? [] : [AbortSignal.timeout(maxWaitMs)]),
-    ];
-    const stop = AbortSignal.any(signals);
-    stop.throwIfAborted();
-    await new Promise<void>((resolve, reject) => {
-      const abort = () => reject(stop.reason as Error);
-      stop.addEventListener("abort", abort, { once: true });
-      void watch.then(() => {
-        stop.removeEventListener("abort", abort);
-        resolve();
+    // Both parents live as long as the process: linked, not AbortSignal.any (see linkedAbort).
+    const stop = linkedAbort([this.#closed.signal, signal], maxWaitMs);
+    try {
+      stop.signal.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        stop.signal.addEventListener("abort", () => reject(stop.signal.reason as Error), {
+          once: true,
+        });
+        void watch.then(resolve);
       });
-    });
+    } finally {
+      stop.close();
+    }
   }
 
   /** Stops watching (the process is stopping): waits for the end reject, nothing more is asked. */

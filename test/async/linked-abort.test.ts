@@ -47,4 +47,15 @@ describe("linkedAbort", () => {
     parent.abort();
     expect(linked.signal.aborted).toBe(false);
   });
+
+  it("follows each of several parents, and once closed leaves a listener on none", () => {
+    const [shutdown, stopping] = [new AbortController(), new AbortController()];
+    const linked = linkedAbort([shutdown.signal, undefined, stopping.signal]);
+    stopping.abort(new Error("stopping"));
+    expect((linked.signal.reason as Error).message).toBe("stopping");
+    linked.close();
+    for (const parent of [shutdown, stopping]) {
+      expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
+    }
+  });
 });

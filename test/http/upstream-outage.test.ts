@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppContext } from "../../src/app-context.js";
 import { RETRY_BUDGET } from "../../src/http/retry-budget.js";
@@ -64,6 +65,36 @@ describe("an upstream down for longer than the retries", () => {
     expect(await context.http.outage.standing()).toBeNull();
     // Each process paused once and resumed once.
     expect(events.sort()).toEqual(["down", "down", "up", "up"]);
+  });
+});
+
+/**
+ * The signals Node keeps on `signal` for those `AbortSignal.any` derived from it: never released
+ * while `signal` lives (nodejs/node#55351). Node's own field, read by its name.
+ */
+function dependantSignals(signal: AbortSignal): number {
+  const field = Object.getOwnPropertySymbols(signal).find(
+    (symbol) => symbol.description === "kDependantSignals",
+  );
+  const dependants = field === undefined ? undefined : (signal as never)[field];
+  return (dependants as Set<unknown> | undefined)?.size ?? 0;
+}
+
+describe("the waits for an outage's end", () => {
+  it("leave nothing behind on the long-lived signal they were given", async () => {
+    const { sandbox, context } = upstream;
+    // A worker's shutdown signal: every request it makes carries it, for the process's life.
+    const shutdown = new AbortController();
+    sandbox.setKnobs({ down: true });
+    await context.http.outage.declare("down for the test");
+    expect(context.http.outage.down).toBe(true);
+    const waits = Array.from({ length: 50 }, () => context.http.outage.untilUp(shutdown.signal));
+    sandbox.setKnobs({ down: false });
+    await Promise.all(waits);
+
+    expect(context.http.outage.down).toBe(false);
+    expect(getEventListeners(shutdown.signal, "abort")).toHaveLength(0);
+    expect(dependantSignals(shutdown.signal)).toBe(0);
   });
 });
 
