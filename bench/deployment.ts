@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type pg from "pg";
 import { makeTempDir } from "../test/helpers/temp-dir.js";
 import { fingerprints, type TableFingerprint } from "../test/faults/table-fingerprints.js";
@@ -36,8 +37,10 @@ export interface BackfillMeasure {
   /** Partitions attempted (etl.sync_runs rows) by the end of the measure. */
   readonly attempts: number;
   /**
-   * Seconds from the last partition's end to the runs' (etl.runs): the roles settled and the
-   * sales roll-ups summed, which the worker does before it records a run's end.
+   * Seconds from the last partition's end to the run's end recorded in etl.runs: the roles
+   * settled and the sales roll-ups summed, which the worker does after the run's job completed
+   * (so after `--wait` returned) and before it records the end. Null when the run was not waited
+   * for, or its end was not recorded within RUN_END_WAIT_MS.
    */
   readonly runEndSeconds: number | null;
 }
@@ -110,6 +113,10 @@ function stalledJobs(metrics: string): number {
   return Number(value);
 }
 
+/** How long a backfill's run may take to be recorded ended after `--wait` returned. */
+const RUN_END_WAIT_MS = 600_000;
+const RUN_END_POLL_MS = 200;
+
 const WAREHOUSE_SCHEMAS = ["catalogue", "sales", "artist_stats", "royalties"];
 
 /**
@@ -158,6 +165,21 @@ export async function deploy(options: {
           where table_type = 'BASE TABLE' and table_schema in (${schemaList})`,
       )
     ).map((table) => table.name);
+  // The run's finished_at is its job's end, before the worker settles it: the end is timed by
+  // Postgres's clock as it is first seen recorded, against the partitions' on the same clock.
+  const runEnd = async (mark: string): Promise<number | null> => {
+    for (let waited = 0; waited < RUN_END_WAIT_MS; waited += RUN_END_POLL_MS) {
+      const [row] = await query<{ seconds: number }>(
+        `select extract(epoch from now() - (select max(finished_at) from etl.sync_runs
+                                             where started_at >= '${mark}'))::float8 as seconds
+          where exists (select 1 from etl.runs
+                         where queued_at >= '${mark}' and finished_at is not null)`,
+      );
+      if (row) return row.seconds;
+      await sleep(RUN_END_POLL_MS);
+    }
+    return null;
+  };
   const runCommand = async (args: readonly string[]): Promise<SyncMeasure> => {
     const [mark, requestsBefore] = [await now(), await requests()];
     const started = performance.now();
@@ -198,24 +220,19 @@ export async function deploy(options: {
         const backfill = await runEtl(args, env);
         if (options.stopAfter !== undefined) {
           while ((await writtenSince(mark)).partitions < options.stopAfter) {
-            await new Promise((resolve) => setTimeout(resolve, 1_000));
+            await sleep(1_000);
           }
         }
         const wallSeconds = (performance.now() - started) / 1000;
+        const runEndSeconds = options.stopAfter === undefined ? await runEnd(mark) : null;
         const redisPeak = await redis.stop();
         if (backfill.code !== 0) console.error(backfill.lines.slice(-20).join("\n"));
         const workerPeakRssMiB = peakRssMiB(worker.child.pid ?? 0);
         const metrics = await (await fetch(`${worker.operatorUrl}/metrics`)).text();
         const phases = sumBy(metrics, "etl_phase_seconds_total", "phase");
         const written = await writtenSince(mark);
-        const [ends] = await query<{ seconds: number | null }>(
-          `select extract(epoch from (select max(finished_at) from etl.runs
-                                        where queued_at >= '${mark}')
-                                     - (select max(finished_at) from etl.sync_runs
-                                         where started_at >= '${mark}'))::float8 as seconds`,
-        );
         return {
-          runEndSeconds: ends?.seconds ?? null,
+          runEndSeconds,
           wallSeconds,
           exitCode: backfill.code,
           workerPeakRssMiB,

@@ -59,7 +59,7 @@ export async function endToEnd(): Promise<SectionResult[]> {
             name: "the run's end after its last partition (roles settled, roll-ups summed)",
             value:
               run.runEndSeconds === null
-                ? "no run ended"
+                ? "no end recorded"
                 : `${round(run.runEndSeconds)} s (${round((100 * run.runEndSeconds) / run.wallSeconds)}% of the wall)`,
           },
           { name: "worker peak RSS", value: round(run.workerPeakRssMiB), unit: "MiB" },
