@@ -40,7 +40,10 @@ export class ConfigError extends EtlError {
   }
 }
 
-/** The operator port is another process's: a configuration matter (exit 2), said as one. */
+/**
+ * The operator port is taken by another process: the configuration must change, so it is a
+ * configuration error (exit 2) that names WORKER_PORT.
+ */
 export class PortTakenError extends ConfigError {
   constructor(host: string, port: number) {
     super("environment", [

@@ -49,8 +49,8 @@ export interface Exchange {
   /**
    * The body exactly as received, as its UTF-8 bytes: outside V8's heap and one byte a character,
    * where its text is two bytes a character once any is above U+00FF. The text is not kept once
-   * parsed: with the parsed body and the rows read from it, it was the largest part of what a
-   * large answer held in memory until its rows were written.
+   * parsed: beside the parsed body and the rows read from it, it would be the largest part of
+   * what a large answer holds in memory until its rows are written.
    */
   readonly bytes: Buffer;
 }

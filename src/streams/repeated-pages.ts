@@ -30,8 +30,8 @@ const KEPT_BYTES = 256 * 1024;
 /**
  * Tells a page whose records are the page before's, as an upstream that ignores the offset serves
  * them for ever. Each page is marked cheaply (its count, first and last record); only a page whose
- * mark repeats the previous page's is digested whole, with that page: digesting every page was a
- * bench's costliest step of reading one. A previous page too large to keep (KEPT_BYTES) is
+ * mark repeats the previous page's is digested whole, with that page: digesting a page costs
+ * more than any other step of reading it. A previous page too large to keep (KEPT_BYTES) is
  * digested only if its mark repeated too, so a repeat of a large page is told a page later.
  */
 export class RepeatedPages {

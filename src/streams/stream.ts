@@ -88,15 +88,10 @@ export interface PageRecords<R> {
 }
 
 /**
- * How a stream's records land in one table:
- * - upsert: merged by key;
- * - replace: merged by key, then the partition's rows (`scope`) that were not returned are deleted
- *   (or, with `replaceWithin`, the rows of each value of those columns that the partition
- *   returned: a list covering some months replaces those months only);
- * - snapshot: like replace within the partition and the run's date: `snapshot_date` is added to
- *   every row, so each day keeps its own copy of what the upstream only shows as "now".
- * What a replace or a snapshot deletes is required by the type: without it, it would quietly
- * behave as an upsert and keep rows the upstream no longer returns.
+ * How a stream's records land in one table: a write mode as an endpoint declares it (WriteMode,
+ * in endpoint-stream.ts, says what each does), with what the runner needs to apply it. What a
+ * replace or a snapshot deletes is required by the type: without it, it would quietly behave as an
+ * upsert and keep rows the upstream no longer returns.
  */
 export type TableOutput<P extends Partition, R> = OutputRows<P, R> &
   (

@@ -19,7 +19,7 @@ export const urls = endpointStream({
   records: "list",
   table: "artist_stats.urls",
   key: ["artist_id", "domain", "url"],
-  // The current list replaces the artist's rows: a url the upstream no longer lists goes.
+  // The current list replaces the artist's rows: a url the upstream no longer lists is deleted.
   mode: "replace",
   columns: (url) => ({ domain: toText(url.domain), url: toKeyTexts(url.url) }),
 });
