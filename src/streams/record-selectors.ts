@@ -30,5 +30,8 @@ export function objectRecords({ data }: ObjectAnswer): PageRecords<JsonRecord> {
     const { records, others } = splitItems(data);
     return { records, rejected: notRecords(others) };
   }
-  return { records: [], rejected: [{ item: data, reason: "the snapshot is not an object" }] };
+  return {
+    records: [],
+    rejected: [{ item: data, reason: "not an object, where an object answer was expected" }],
+  };
 }

@@ -217,7 +217,7 @@ describe("an endpoint's declaration", () => {
     expect(rows({ obj: [{ n: 1 }, { n: 2 }] })?.map((row) => row.element)).toEqual([0, 1]);
     expect(rows({ obj: [] })).toEqual([]);
     expect(rowsOf(audience, "test.object", { obj: "text" }).page.rejected).toEqual([
-      { item: "text", reason: "the snapshot is not an object" },
+      { item: "text", reason: "not an object, where an object answer was expected" },
     ]);
   });
 
