@@ -1,10 +1,10 @@
 /** A signal that aborts with any of its parents or at its deadline, until it is closed. */
 export interface LinkedAbort {
   readonly signal: AbortSignal;
-  /** True once the deadline, not the parent, aborted it. */
+  /** True once the deadline, not a parent, aborted it. */
   readonly timedOut: boolean;
   abort(reason: unknown): void;
-  /** Detaches it from the parent and stops the deadline: call it when the work is done. */
+  /** Detaches it from its parents and stops the deadline: call it when the work is done. */
   close(): void;
 }
 
@@ -14,20 +14,17 @@ export interface LinkedAbort {
  * (nodejs/node#55351). One per request grew the worker by hundreds of MB over a large backfill.
  */
 export function linkedAbort(
-  parent: AbortSignal | undefined | readonly (AbortSignal | undefined)[],
+  parents: readonly (AbortSignal | undefined)[],
   timeoutMs?: number,
 ): LinkedAbort {
   const controller = new AbortController();
   let timedOut = false;
-  const parents = (Array.isArray(parent) ? parent : [parent]).filter(
-    (signal): signal is AbortSignal => signal !== undefined,
-  );
-  const followers = parents.map((signal) => {
-    const follow = () => controller.abort(signal.reason);
-    if (signal.aborted) follow();
-    else signal.addEventListener("abort", follow, { once: true });
-    return () => signal.removeEventListener("abort", follow);
-  });
+  // One listener for every parent, so that close removes it from each.
+  const follow = (event: Event) => controller.abort((event.target as AbortSignal).reason);
+  for (const parent of parents) {
+    if (parent?.aborted) controller.abort(parent.reason);
+    else parent?.addEventListener("abort", follow, { once: true });
+  }
   const timer =
     timeoutMs === undefined
       ? undefined
@@ -45,7 +42,7 @@ export function linkedAbort(
     abort: (reason) => controller.abort(reason),
     close() {
       clearTimeout(timer);
-      for (const unfollow of followers) unfollow();
+      for (const parent of parents) parent?.removeEventListener("abort", follow);
     },
   };
 }

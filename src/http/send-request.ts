@@ -21,7 +21,7 @@ export async function sendRequest(
   request: HttpRequest,
   identity: RequestIdentity,
 ): Promise<RawResponse> {
-  const abort = linkedAbort(request.signal, timeoutMs);
+  const abort = linkedAbort([request.signal], timeoutMs);
   const target = requestTarget(baseUrl, request.path, request.query);
   try {
     const response = await agent.request({

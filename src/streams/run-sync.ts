@@ -32,7 +32,7 @@ export async function runSync(
   onStream?: (summary: StreamSummary) => void,
 ): Promise<StreamSummary[]> {
   // Aborted by the caller's signal, or here when the credential is refused.
-  const abort = linkedAbort(deps.signal);
+  const abort = linkedAbort([deps.signal]);
   const { signal } = abort;
   const pageSizes = deps.pageSizes ?? new PageSizes({ known: await loadPageSizes(deps.db) });
   // Shared by every partition in flight, each listening once per request and per place it holds

@@ -5,7 +5,7 @@ import { linkedAbort } from "../../src/async/linked-abort.js";
 describe("linkedAbort", () => {
   it("aborts with its parent, for the parent's reason", () => {
     const parent = new AbortController();
-    const linked = linkedAbort(parent.signal);
+    const linked = linkedAbort([parent.signal]);
     expect(linked.signal.aborted).toBe(false);
     parent.abort(new Error("shutting down"));
     expect(linked.signal.aborted).toBe(true);
@@ -14,14 +14,14 @@ describe("linkedAbort", () => {
   });
 
   it("is aborted at once when the parent already is", () => {
-    const linked = linkedAbort(AbortSignal.abort(new Error("gone")));
+    const linked = linkedAbort([AbortSignal.abort(new Error("gone"))]);
     expect(linked.signal.aborted).toBe(true);
     expect((linked.signal.reason as Error).message).toBe("gone");
   });
 
   it("aborts at its deadline with a TimeoutError, the parent untouched", async () => {
     const parent = new AbortController();
-    const linked = linkedAbort(parent.signal, 20);
+    const linked = linkedAbort([parent.signal], 20);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(linked.signal.aborted).toBe(true);
     expect((linked.signal.reason as Error).name).toBe("TimeoutError");
@@ -31,7 +31,7 @@ describe("linkedAbort", () => {
 
   it("can be aborted on its own without aborting the parent", () => {
     const parent = new AbortController();
-    const linked = linkedAbort(parent.signal);
+    const linked = linkedAbort([parent.signal]);
     linked.abort(new Error("refused"));
     expect(linked.signal.aborted).toBe(true);
     expect(parent.signal.aborted).toBe(false);
@@ -39,7 +39,7 @@ describe("linkedAbort", () => {
 
   it("once closed, leaves no listener on the parent and no deadline pending", async () => {
     const parent = new AbortController();
-    const linked = linkedAbort(parent.signal, 20);
+    const linked = linkedAbort([parent.signal], 20);
     expect(getEventListeners(parent.signal, "abort")).toHaveLength(1);
     linked.close();
     expect(getEventListeners(parent.signal, "abort")).toHaveLength(0);
