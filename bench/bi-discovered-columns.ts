@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import type { Kysely } from "kysely";
 import type { EtlConfig } from "../src/config/etl-config-schema.js";
 import type { Warehouse } from "../src/warehouse/database.js";
-import { evolveTable, type WantedColumn } from "../src/warehouse/discovered-columns.js";
+import { evolveTable, type WantedColumn } from "../src/columns/discovered-columns.js";
 
 /**
  * Gives `table` the discovered columns of `columns` as a sync would the first time the fields

@@ -2,6 +2,7 @@ import type { AppContext } from "../src/app-context.js";
 import { RateLimitedError } from "../src/http/upstream-errors.js";
 import type { CurrentRate } from "../src/http/auto-rate.js";
 import type { Upstream } from "../test/helpers/upstream.js";
+import { getTerritoriesOperation } from "../src/streams/catalogue/territories.js";
 
 /** How often the learned rate is read while driving. */
 const POLL_MS = 100;
@@ -53,7 +54,7 @@ export async function drive(
   const callers = Array.from({ length: options.callers ?? 8 }, async (_, i) => {
     const api = (stacks[i % stacks.length] as AppContext).api;
     while (!end.aborted) {
-      await api.catalogue.getTerritories({ key: "all" }, { signal: end }).catch((error) => {
+      await api.call(getTerritoriesOperation, { key: "all" }, { signal: end }).catch((error) => {
         if (end.aborted) return;
         // A call may spend its retries on 429s while the rate is being found or after the limit
         // fell: as a worker's next partition would, the caller asks again. The sandbox counts

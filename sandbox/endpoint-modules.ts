@@ -1,5 +1,6 @@
-// The endpoints served from a module each, found by listing sandbox/endpoints/: adding one is
-// adding its file, named for the endpoint.
+// Every route the sandbox serves is a module of its own, found by listing sandbox/endpoints/ and
+// its family folders: adding an endpoint is adding its file, named for the endpoint. A module is
+// an endpoint of records (`sandboxEndpoint`), or a route written by hand (`sandboxRoute`).
 import { readdirSync } from "node:fs";
 import { basename, extname } from "node:path";
 import type { SandboxDataset } from "./dataset/dataset.js";
@@ -10,28 +11,46 @@ import type { Route } from "./http/router.js";
 
 const FOLDER = new URL("./endpoints/", import.meta.url);
 
-const files = readdirSync(FOLDER)
+/** The modules' files under the folder, by their paths within it, in order. */
+const files = readdirSync(FOLDER, { recursive: true, encoding: "utf8" })
   .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith(".d.ts"))
   .sort();
 
-/** A module's endpoint, checked: a path under the API's prefix. */
-async function load(file: string): Promise<[string, SandboxEndpoint]> {
-  const loaded = (await import(new URL(file, FOLDER).href)) as { default?: SandboxEndpoint };
-  const endpoint = loaded.default;
-  if (!endpoint) throw new Error(`sandbox/endpoints/${file} exports no default endpoint`);
-  if (!endpoint.path.startsWith(`${API_PREFIX}/`)) {
+type EndpointModule = SandboxEndpoint | Route;
+
+const isRoute = (module: EndpointModule): module is Route => "handle" in module;
+
+/** A module's endpoint or route, checked: a path under the API's prefix. */
+async function load(file: string): Promise<[string, EndpointModule]> {
+  const loaded = (await import(new URL(file, FOLDER).href)) as { default?: EndpointModule };
+  const module = loaded.default;
+  if (!module) throw new Error(`sandbox/endpoints/${file} exports no default endpoint`);
+  if (!module.path.startsWith(`${API_PREFIX}/`)) {
     throw new Error(`sandbox/endpoints/${file}: its path is not under ${API_PREFIX}/`);
   }
-  return [basename(file, extname(file)), endpoint];
+  return [basename(file, extname(file)), module];
 }
 
-/** Each module's endpoint, by its file's name. */
+/** The modules by their files' names, which are unique across the families. */
+function byName(loaded: readonly [string, EndpointModule][]): Map<string, EndpointModule> {
+  const modules = new Map<string, EndpointModule>();
+  for (const [name, module] of loaded) {
+    if (modules.has(name)) throw new Error(`two sandbox endpoint modules are named ${name}`);
+    modules.set(name, module);
+  }
+  return modules;
+}
+
+const MODULES = byName(await Promise.all(files.map(load)));
+
+/** The modules that are endpoints of records, by their files' names. */
 export const ENDPOINT_MODULES: ReadonlyMap<string, SandboxEndpoint> = new Map(
-  await Promise.all(files.map(load)),
+  [...MODULES].flatMap(([name, module]) => (isRoute(module) ? [] : [[name, module] as const])),
 );
 
-export const ENDPOINT_ROUTES: readonly Route[] = [...ENDPOINT_MODULES].map(([name, endpoint]) =>
-  endpointRoute(name, endpoint),
+/** Every route of the API, one a module. */
+export const ENDPOINT_ROUTES: readonly Route[] = [...MODULES].map(([name, module]) =>
+  isRoute(module) ? module : endpointRoute(name, module),
 );
 
 function otherShapeVariants(): Map<string, string> {

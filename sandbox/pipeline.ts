@@ -14,20 +14,8 @@ import { matchRoute, type RouteMatch } from "./http/router.js";
 import type { SandboxKnobs } from "./interfaces.js";
 import { type RateLimitState, rateLimitHeaders, tooManyRequestsHeaders } from "./rate-limiter.js";
 import { ENDPOINT_ROUTES } from "./endpoint-modules.js";
-import { ADMIN_PREFIX, handleAdmin } from "./routes/admin.js";
-import { artistStatsRoutes } from "./routes/artist-stats.js";
-import { catalogueRoutes } from "./routes/catalogue.js";
-import { royaltiesRoutes } from "./routes/royalties.js";
-import { trendsRoutes } from "./routes/trends.js";
+import { ADMIN_PREFIX, handleAdmin } from "./admin.js";
 import type { SandboxState } from "./sandbox-state.js";
-
-const API_ROUTES = [
-  ...catalogueRoutes,
-  ...trendsRoutes,
-  ...artistStatsRoutes,
-  ...royaltiesRoutes,
-  ...ENDPOINT_ROUTES,
-];
 
 /** The node:http handler of a sandbox. */
 export function createRequestHandler(state: SandboxState) {
@@ -59,7 +47,7 @@ async function handle(state: SandboxState, request: IncomingMessage, response: S
 
   const arrivedMs = state.clock();
   const arrivedAt = performance.now();
-  const match = matchRoute(API_ROUTES, request.method ?? "", sentPath);
+  const match = matchRoute(ENDPOINT_ROUTES, request.method ?? "", sentPath);
   state.stats.arrived(match?.route.operation ?? "unknown", Math.floor(arrivedMs / 1000));
   response.on("close", () => state.stats.finished());
   const knobs = state.knobs();

@@ -3,8 +3,7 @@ import { type ApiClient, createApiClient } from "./api/api-client.js";
 import type { EtlConfig } from "./config/etl-config-schema.js";
 import { type AppConfig, requireUpstream } from "./config/load-config.js";
 import { HttpClient, type HttpClientOptions } from "./http/http-client.js";
-import type { HttpRequest } from "./http/http-exchange.js";
-import { getTerritories } from "./api/operations/catalogue.js";
+import type { HttpRequest } from "./http/http-messages.js";
 import { requestRate } from "./http/auto-rate.js";
 import { RequestBudget } from "./http/request-budget.js";
 import type { OutageRule } from "./http/upstream-health.js";
@@ -12,6 +11,7 @@ import { createLogger, type Logger } from "./logging/logger.js";
 import { type NotificationTarget, Notifier } from "./notify/notifier.js";
 import { notifyOutages } from "./notify/outage-notifications.js";
 import { ConfigError } from "./errors.js";
+import { getTerritoriesOperation } from "./streams/catalogue/territories.js";
 
 /** What a command needs to talk to the upstream, built once from the validated configuration. */
 export interface AppContext {
@@ -37,7 +37,7 @@ export interface AppContextOptions {
       HttpClientOptions,
       | "retryBaseMs"
       | "retryMaxDelayMs"
-      | "onAttempt"
+      | "onTry"
       | "onRateChange"
       | "maxRetries"
       | "rateLimitRetries"
@@ -166,8 +166,8 @@ export async function createAppContext(
  * the upstream is up.
  */
 function healthProbeOf(etl: EtlConfig): Pick<HttpRequest, "operation" | "method" | "path"> {
-  const { method, path } = getTerritories.request({ key: etl.territory_keys[0] ?? "all" });
-  return { operation: getTerritories.name, method, path };
+  const { method, path } = getTerritoriesOperation.request({ key: etl.territory_keys[0] ?? "all" });
+  return { operation: getTerritoriesOperation.name, method, path };
 }
 
 /** How long a closing process waits for the notifications it is still sending. */

@@ -7,22 +7,25 @@ import { sourceFiles } from "./helpers/source-files.js";
 /**
  * The layers of src/, lowest first, written down once: a module imports from its own layer and
  * those below, never from above. What every part shares at the bottom; the transport, then the
- * operations over it; what a record's fields make of a table's columns; the webhooks told of
- * events; the configuration (it names the spec's values); the warehouse; the analytics views
- * built over it by meaning; the streams that use all of those; what watches and serves them; the
- * composition of one process's clients; the queue; the commands.
+ * operations over it; the webhooks told of events; the configuration (it names the spec's
+ * values); the warehouse; the discovered columns, what a record's fields make of a table's
+ * columns (their names, kinds, widening and DDL); the analytics views built over it by meaning;
+ * the streams declared over all of those; the runner that executes any stream (plan, extract,
+ * land, load, replay), which no declaration knows; what watches and serves them; the composition
+ * of one process's clients; the queue; the commands.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ["time", "async", "logging", "json", "errors.ts", "similar-names.ts", "process-identity.ts"],
   ["package-version.ts"],
   ["http"],
   ["api"],
-  ["schema"],
   ["notify"],
   ["config"],
   ["warehouse"],
+  ["columns"],
   ["analytics"],
   ["streams"],
+  ["runner"],
   ["metrics"],
   ["operator"],
   ["app-context.ts"],

@@ -9,7 +9,7 @@ import type { Route } from "./router.js";
 export type ParamSpec = Record<string, Field<unknown>>;
 
 /**
- * One GET endpoint the sandbox serves from a module of its own (`sandbox/endpoints/<name>.ts`):
+ * One GET endpoint the sandbox serves from its records (`sandbox/endpoints/<family>/<name>.ts`):
  * the records it holds for a request's parameters, and how else an upstream could present them.
  * Its functions are methods, so that a module typed by its own parameters stands among the
  * folder's modules of any parameters.
@@ -50,6 +50,15 @@ export function sandboxEndpoint<S extends ParamSpec, R>(
   endpoint: SandboxEndpoint<S, R>,
 ): SandboxEndpoint<S, R> {
   return endpoint;
+}
+
+/**
+ * Declares a module's route written by hand: for an operation that is no GET of records (a POST,
+ * a body of parameters, a path parameter, an answer shaped by the knobs), as the worker writes
+ * those with `defineOperation`.
+ */
+export function sandboxRoute(route: Route): Route {
+  return route;
 }
 
 /** The operation's name a module's path gives, as the worker's client names it. */

@@ -1,21 +1,14 @@
 import type { z } from "zod";
 import { ParameterError } from "../errors.js";
 import type { HttpClient } from "../http/http-client.js";
-import type { HttpAttemptEvent } from "../http/http-exchange.js";
+import type { HttpTryEvent } from "../http/http-messages.js";
 import type { Operation } from "./operation.js";
-import { artistStatsOperations } from "./operations/artist-stats.js";
-import { catalogueOperations } from "./operations/catalogue.js";
-import { royaltiesOperations } from "./operations/royalties.js";
-import { trendsOperations } from "./operations/trends.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
   /** Told of every attempt this call makes (for per-partition request counts). */
-  readonly onAttempt?: (event: HttpAttemptEvent) => void;
+  readonly onTry?: (event: HttpTryEvent) => void;
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any parameters and result
-type AnyOperation = Operation<any, any>;
 
 /** Parameters may be left out when every one of them is optional. */
 type CallArgs<S extends z.ZodType> =
@@ -24,22 +17,8 @@ type CallArgs<S extends z.ZodType> =
     ? [params?: z.input<S>, options?: CallOptions]
     : [params: z.input<S>, options?: CallOptions];
 
-/** Each operation of a family as a typed function. */
-export type BoundOperations<T extends Record<string, AnyOperation>> = {
-  readonly [K in keyof T]: T[K] extends Operation<infer S, infer R>
-    ? (...args: CallArgs<S>) => Promise<R>
-    : never;
-};
-
-export const operations = {
-  catalogue: catalogueOperations,
-  trends: trendsOperations,
-  artistStats: artistStatsOperations,
-  royalties: royaltiesOperations,
-} as const;
-
 /** One answer as received: what the extract stage lands, and the load stage reads. */
-export interface Exchange {
+export interface Answer {
   readonly operation: string;
   /** The parameters as sent, after validation (a followed link: `{link}`); never the credential. */
   readonly params: Readonly<Record<string, unknown>>;
@@ -55,17 +34,19 @@ export interface Exchange {
   readonly bytes: Buffer;
 }
 
+/**
+ * The typed client of every upstream operation. An operation is a value declared beside the
+ * stream that reads it (or beside the command that sends it); the client is told which to send.
+ */
 export interface ApiClient {
-  readonly catalogue: BoundOperations<typeof catalogueOperations>;
-  readonly trends: BoundOperations<typeof trendsOperations>;
-  readonly artistStats: BoundOperations<typeof artistStatsOperations>;
-  readonly royalties: BoundOperations<typeof royaltiesOperations>;
-  /** Calls an operation and returns its answer unparsed, for landing. */
-  exchange<S extends z.ZodType>(
+  /** Sends an operation and reads its result: for a command that acts on the answer. */
+  call<S extends z.ZodType, R>(operation: Operation<S, R>, ...args: CallArgs<S>): Promise<R>;
+  /** Sends an operation and returns its answer as received: for the extract stage to land. */
+  send<S extends z.ZodType>(
     operation: Operation<S, unknown>,
     params: z.input<S>,
     options?: CallOptions,
-  ): Promise<Exchange>;
+  ): Promise<Answer>;
   /**
    * Follows a next-page link of an operation's answer. Only a link on the upstream's own origin
    * and base path is followed (`ownsLink`); any other throws ParameterError, nothing sent.
@@ -74,18 +55,18 @@ export interface ApiClient {
     operation: Operation<z.ZodType, unknown>,
     link: string,
     options?: CallOptions,
-  ): Promise<Exchange>;
+  ): Promise<Answer>;
   /** Whether `link` leads to the upstream itself (and so may be sent the credential). */
   ownsLink(link: string): boolean;
 }
 
 /** Validates, then sends: a bad parameter throws ParameterError and never reaches the network. */
-async function exchange<S extends z.ZodType>(
+async function send<S extends z.ZodType>(
   http: HttpClient,
   operation: Operation<S, unknown>,
   params: z.input<S> | undefined,
   options: CallOptions = {},
-): Promise<Exchange> {
+): Promise<Answer> {
   const parsed = operation.params.safeParse(params ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -96,7 +77,7 @@ async function exchange<S extends z.ZodType>(
     operation: operation.name,
     ...operation.request(parsed.data),
     signal: options.signal,
-    onAttempt: options.onAttempt,
+    onTry: options.onTry,
   });
   return {
     operation: operation.name,
@@ -112,7 +93,7 @@ async function follow(
   operation: Operation<z.ZodType, unknown>,
   link: string,
   options: CallOptions = {},
-): Promise<Exchange> {
+): Promise<Answer> {
   const path = http.pathOfLink(link);
   if (path === null) {
     throw new ParameterError(operation.name, "link", "leads outside the upstream; not followed");
@@ -122,7 +103,7 @@ async function follow(
     method: "GET",
     path,
     signal: options.signal,
-    onAttempt: options.onAttempt,
+    onTry: options.onTry,
   });
   return {
     operation: operation.name,
@@ -133,36 +114,13 @@ async function follow(
   };
 }
 
-export async function callOperation<S extends z.ZodType, R>(
-  http: HttpClient,
-  operation: Operation<S, R>,
-  params: z.input<S> | undefined,
-  options: CallOptions = {},
-): Promise<R> {
-  const answer = await exchange(http, operation, params, options);
-  return operation.parse(answer.body, answer.status);
-}
-
-function bind<T extends Record<string, AnyOperation>>(
-  http: HttpClient,
-  family: T,
-): BoundOperations<T> {
-  return Object.fromEntries(
-    Object.entries(family).map(([key, operation]) => [
-      key,
-      (params?: unknown, options?: CallOptions) => callOperation(http, operation, params, options),
-    ]),
-  ) as BoundOperations<T>;
-}
-
-/** The typed client of every upstream operation. */
 export function createApiClient(http: HttpClient): ApiClient {
   return {
-    catalogue: bind(http, operations.catalogue),
-    trends: bind(http, operations.trends),
-    artistStats: bind(http, operations.artistStats),
-    royalties: bind(http, operations.royalties),
-    exchange: (operation, params, options) => exchange(http, operation, params, options),
+    call: async (operation, ...[params, options]) => {
+      const answer = await send(http, operation, params, options);
+      return operation.parse(answer.body, answer.status);
+    },
+    send: (operation, params, options) => send(http, operation, params, options),
     follow: (operation, link, options) => follow(http, operation, link, options),
     ownsLink: (link) => http.pathOfLink(link) !== null,
   };

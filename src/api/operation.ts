@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { HttpRequest } from "../http/http-exchange.js";
+import type { HttpRequest } from "../http/http-messages.js";
 
 /** The HTTP side of a call, derived from validated parameters. */
 export type OperationRequest = Pick<

@@ -1,6 +1,6 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { artists as catalogueArtists } from "../streams/catalogue/artists.js";
-import type { RequestPlan } from "../streams/request-plan.js";
+import type { RequestPlan } from "../runner/plan/request-plan.js";
 
 /**
  * What a plan leaves out when the run it plans finds artists in a catalogue that has never been

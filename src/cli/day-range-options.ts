@@ -1,5 +1,5 @@
 import { UsageError } from "../errors.js";
-import type { DayRange } from "../streams/plan-partitions.js";
+import type { DayRange } from "../runner/plan/plan-partitions.js";
 import { isCalendarDate, utcToday } from "../time/calendar.js";
 
 export interface DayRangeOptions {

@@ -1,5 +1,5 @@
 /** How far back the rate looks: long enough to smooth a burst, short enough to follow a change. */
-const WINDOW_MS = 60_000;
+const SPAN_MS = 60_000;
 /** The shortest span that gives a rate: the first second of a run is no pace to go by. */
 const MIN_SPAN_MS = 5_000;
 
@@ -13,7 +13,7 @@ export class MovingRate {
 
   add(at: number, count: number): void {
     this.#samples.push({ at, count });
-    while (this.#samples.length > 2 && at - (this.#samples[1]?.at ?? at) >= WINDOW_MS) {
+    while (this.#samples.length > 2 && at - (this.#samples[1]?.at ?? at) >= SPAN_MS) {
       this.#samples.shift();
     }
   }

@@ -1,6 +1,6 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { artistDayPartitions, radioHistoryStart } from "../streams/artist-stats/tracked-artists.js";
-import type { DayRange } from "../streams/plan-partitions.js";
+import type { DayRange } from "../runner/plan/plan-partitions.js";
 import type { Stream } from "../streams/stream.js";
 import { addDays, daysFrom } from "../time/calendar.js";
 

@@ -1,4 +1,4 @@
-import type { StreamSummary } from "../streams/run-sync.js";
+import type { StreamSummary } from "../runner/run-sync.js";
 import { ExitCode } from "./exit-codes.js";
 import { type Output, table } from "./output.js";
 import { failureLines } from "./failure-lines.js";

@@ -1,5 +1,5 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import type { DayRange } from "../streams/plan-partitions.js";
+import type { DayRange } from "../runner/plan/plan-partitions.js";
 import { addDays } from "../time/calendar.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { AttemptStatus } from "../warehouse/schema.js";
-import type { DailyAttempts } from "../warehouse/sync-runs.js";
+import type { DailyAttempts } from "../warehouse/attempt-history.js";
 import { utcMinuteOf } from "../time/calendar.js";
 import { type ColourName, COLOURS, HEALTH_MARKS, OUTCOME_MARKS, OUTCOMES } from "./status-marks.js";
 import { STREAM_HEALTHS, type StreamHealth, streamHealth } from "./stream-health.js";

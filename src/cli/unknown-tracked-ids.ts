@@ -2,6 +2,9 @@ import type { ApiClient } from "../api/api-client.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
 import { errorMessage } from "../errors.js";
 import { RateLimitedError, UpstreamStatusError } from "../http/upstream-errors.js";
+import { artistIdOperation } from "../streams/artist-stats/artist-id-lookup.js";
+import { cmStatsOperation } from "../streams/artist-stats/cm-stats.js";
+import { getProductByUpcOperation } from "../streams/catalogue/products.js";
 
 /** What one look-up of a configured id found. */
 type Found = "known" | "unknown";
@@ -28,18 +31,18 @@ function lookupsOf(api: ApiClient, etl: EtlConfig): Lookup[] {
     ...etl.upcs.map((upc) => ({
       label: `UPC ${upc}`,
       find: async (): Promise<Found> => {
-        const { records } = await api.catalogue.getProductByUpc({ upc, page_size: 1 });
+        const { records } = await api.call(getProductByUpcOperation, { upc, page_size: 1 });
         return records.length > 0 ? "known" : "unknown";
       },
     })),
     ...etl.social_artist_ids.map((id) => ({
       label: `social artist id ${id}`,
-      find: () => knownUnless404(() => api.artistStats.cmStats({ artist_id: id })),
+      find: () => knownUnless404(() => api.call(cmStatsOperation, { artist_id: id })),
     })),
     ...etl.streaming_artist_ids.map((id) => ({
       label: `streaming artist id ${id}`,
       find: async (): Promise<Found> =>
-        (await api.artistStats.artistId({ id })).socialArtistId === null ? "unknown" : "known",
+        (await api.call(artistIdOperation, { id })).socialArtistId === null ? "unknown" : "known",
     })),
   ];
 }

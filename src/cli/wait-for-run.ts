@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import { createWarehouse } from "../warehouse/database.js";
-import { attentionSince } from "../warehouse/sync-runs.js";
+import { attentionSince } from "../warehouse/attempt-history.js";
 import { ExitCode } from "./exit-codes.js";
 import { followRun, type ProgressOutput } from "./follow-run.js";
 import { runReportLines } from "./run-report.js";

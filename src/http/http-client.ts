@@ -14,7 +14,7 @@ import { type HealthSign, healthSignOf } from "./upstream-health.js";
 import { RetryBudget, type RetryBudgetRule } from "./retry-budget.js";
 import { RequestRetries } from "./request-retries.js";
 import { CredentialCheck } from "./credential-check.js";
-import type { HttpAttemptEvent, HttpRequest, HttpResponse } from "./http-exchange.js";
+import type { HttpTryEvent, HttpRequest, HttpResponse } from "./http-messages.js";
 import { readAnswer } from "./read-answer.js";
 import { sendRequest } from "./send-request.js";
 
@@ -43,7 +43,7 @@ export interface HttpClientOptions {
   /** Wait after a 429 that says nothing of when to come back. */
   readonly defaultRateLimitWaitMs?: number;
   readonly connections?: number;
-  readonly onAttempt?: (event: HttpAttemptEvent) => void;
+  readonly onTry?: (event: HttpTryEvent) => void;
   /** Told of every change of the shared rate this client's answers made. */
   readonly onRateChange?: (change: RateChange) => void;
   /** The light request that probes a down upstream (see UpstreamOutage). */
@@ -60,7 +60,7 @@ export interface HttpClientOptions {
 }
 
 /**
- * The one way to talk to the upstream: a keep-alive pool, a deadline on every attempt, the shared
+ * The one way to talk to the upstream: a keep-alive pool, a deadline on every try, the shared
  * request budget, and retries with exponential backoff and jitter for what a retry can fix.
  */
 export class HttpClient {
@@ -109,7 +109,7 @@ export class HttpClient {
     // Only a retry of what the upstream's health failed spends the retry budget: a 429's is the
     // rate's business.
     let healthFailed = false;
-    return pRetry((attempt) => this.#attempt(request, identity, attempt, healthFailed), {
+    return pRetry((tryNumber) => this.#try(request, identity, tryNumber, healthFailed), {
       retries: retries.total,
       factor: 2,
       minTimeout: baseMs,
@@ -119,7 +119,7 @@ export class HttpClient {
       shouldRetry: ({ error, attemptNumber, retriesLeft }) => {
         if (!retries.spend(error)) return false;
         logger.warn(
-          { operation: request.operation, attempt: attemptNumber, retriesLeft, err: error.message },
+          { operation: request.operation, try: attemptNumber, retriesLeft, err: error.message },
           "upstream request failed; retrying",
         );
         return true;
@@ -148,14 +148,17 @@ export class HttpClient {
     return linkPath(this.#options.baseUrl, link);
   }
 
-  async #attempt(
+  /** One try of a request: p-retry's attempt, numbered from 1. */
+  async #try(
     request: HttpRequest,
     identity: RequestIdentity,
-    attempt: number,
+    tryNumber: number,
     afterHealthFailure: boolean,
   ): Promise<HttpResponse> {
     if (afterHealthFailure) await this.retries.take(request.signal);
-    return this.#credential.run(identity, () => this.#sendWithinBudget(request, identity, attempt));
+    return this.#credential.run(identity, () =>
+      this.#sendWithinBudget(request, identity, tryNumber),
+    );
   }
 
   /**
@@ -166,13 +169,13 @@ export class HttpClient {
   async #sendWithinBudget(
     request: HttpRequest,
     identity: RequestIdentity,
-    attempt: number,
+    tryNumber: number,
   ): Promise<HttpResponse> {
     let resent = 0;
     for (;;) {
       await this.#untilUp(request);
       try {
-        return await this.#sendOnce(request, identity, attempt);
+        return await this.#sendOnce(request, identity, tryNumber);
       } catch (error) {
         if (error instanceof UpstreamDownError) this.outage.learnDown();
         else if (
@@ -208,7 +211,7 @@ export class HttpClient {
   async #sendOnce(
     request: HttpRequest,
     identity: RequestIdentity,
-    attempt: number,
+    tryNumber: number,
     probe = false,
   ): Promise<HttpResponse> {
     const lease = await this.#options.budget.acquire(identity, request.signal, probe);
@@ -232,7 +235,7 @@ export class HttpClient {
         askedPauseMs: heeded.pauseMs,
       });
       health = "healthy";
-      return { ...response, attempts: attempt };
+      return { ...response, tries: tryNumber };
     } catch (error) {
       if (outcome === "Error") outcome = (error as Error).name;
       if (error instanceof FailureBodyError) failureBody = error.body;
@@ -248,11 +251,11 @@ export class HttpClient {
         operation: request.operation,
         outcome,
         durationMs: performance.now() - started,
-        attempt,
+        tryNumber,
         ...(failureBody === undefined ? {} : { failureBody }),
       };
-      this.#options.onAttempt?.(event);
-      request.onAttempt?.(event);
+      this.#options.onTry?.(event);
+      request.onTry?.(event);
     }
   }
 }

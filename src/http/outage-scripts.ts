@@ -5,7 +5,7 @@ import { NOW_TEXT, RedisScript } from "./budget-scripts.js";
  * exists while the upstream is declared down, with `since`, `probe_at` (when the next probe may
  * go), `backoff` (the wait before that probe), `probes` (failed so far), `problem` (what the
  * failures were), `last_probe_at`. KEYS[2] is the probe's lease: one probe at a time, from any
- * process; KEYS[3] the window of the latest health signs (RELEASE_TEXT), emptied as the outage
+ * process; KEYS[3] the list of the latest health signs (RELEASE_TEXT), emptied as the outage
  * begins and ends. Times are the scripts' ms (NOW_TEXT), as the budget's. The hash lives KEEP_MS
  * past the last process that waited for the outage's end (each asks every second): an outage
  * every worker stopped waiting for (all stopped) is not reported for ever.
@@ -67,12 +67,12 @@ return {tonumber(since), tonumber(probes)}
 `;
 
 /**
- * Frees a request's slot and notes what its attempt said of the upstream's health in the window
+ * Frees a request's slot and notes what its try said of the upstream's health in the list of latest signs
  * every process shares (see OutageRule): a list of the latest signs, "h" or "f" and the time.
  * While the upstream is declared down nothing is noted (the failures of requests in flight say
- * nothing new), and the window is emptied when it trips, so the outage it declares starts afresh.
- * KEYS: 1 = the budget's leases, 2 = the window, 3 = the outage's hash. ARGV: 1 = the lease's
- * token, 2 = "h", "f" or "" (nothing to note), 3 = window, 4 = failures, 5 = max age (ms),
+ * nothing new), and the list is emptied when it trips, so the outage it declares starts afresh.
+ * KEYS: 1 = the budget's leases, 2 = the latest signs, 3 = the outage's hash. ARGV: 1 = the lease's
+ * token, 2 = "h", "f" or "" (nothing to note), 3 = how many signs are counted, 4 = failures, 5 = max age (ms),
  * 6 = now. Returns 1 when this failure tripped the rule: the caller declares the outage.
  */
 const RELEASE_TEXT = `${NOW_TEXT}redis.call('ZREM', KEYS[1], ARGV[1])

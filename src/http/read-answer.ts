@@ -13,7 +13,7 @@ import { parseJsonBody } from "../json/json-body.js";
 import { parseJsonBytes } from "../json/json-bytes.js";
 import { declaredCharset, decodeBody, decodeLeniently } from "./body-charset.js";
 import { declaresFailure } from "./failure-body.js";
-import type { HttpRequest, HttpResponse, RawResponse } from "./http-exchange.js";
+import type { HttpRequest, HttpResponse, RawResponse } from "./http-messages.js";
 import type { RequestIdentity } from "./request-budget.js";
 import { upstreamMessage } from "./upstream-message.js";
 
@@ -35,7 +35,7 @@ export function readAnswer(
   identity: RequestIdentity,
   raw: RawResponse,
   rules: AnswerRules,
-): Omit<HttpResponse, "attempts"> {
+): Omit<HttpResponse, "tries"> {
   const { status, headers } = raw;
   const charset = declaredCharset(headers);
   if (status >= 200 && status < 300) {

@@ -61,7 +61,7 @@ export interface Lease {
   /** When the slot was granted, in epoch ms on the budget's clock (Redis's, unless a clock is given). */
   readonly grantedAt: number;
   /**
-   * Frees the slot, noting what the attempt said of the upstream's health (null: nothing) in the
+   * Frees the slot, noting what the try said of the upstream's health (null: nothing) in the
    * window every process shares. True when this failure tripped the outage rule: the caller
    * declares the upstream down (UpstreamOutage).
    */
@@ -100,19 +100,17 @@ export function sustainedRequestsPerSecond(requestsPerSecond: number): number {
  * so what one process learns of the upstream's limit paces every process's next request.
  */
 export class RequestBudget {
-  readonly scope: string;
-  /** Where the budget lives, for what shares its scope (UpstreamOutage). */
+  /** Who shares the budget (a hash of the upstream's URL and key), naming its keys in Redis. */
+  readonly sharedBy: string;
+  /** Where the budget lives, for what shares it (UpstreamOutage). */
   readonly redis: Redis;
   /** How long a slot may be held: a probe's lease too. */
   readonly leaseMs: number;
   readonly #options: RequestBudgetOptions;
   readonly #keys: readonly [string, string, string, string, string, string];
-  /**
-   * The outage's hash, its probe's lease and the health window (outage-scripts.ts); the first is
-   * the acquire's 6th.
-   */
+  /** The outage's hash, its probe's lease, the latest health signs; the acquire's 6th key first. */
   readonly outageKeys: readonly [string, string, string];
-  /** The leases, the health window every release notes in, and the outage. */
+  /** The leases, the latest health signs every release notes in, and the outage. */
   readonly #releaseKeys: readonly [string, string, string];
   /** With "auto", its bounds; null: a fixed rate. */
   readonly #auto: AutoRate | null;
@@ -130,11 +128,11 @@ export class RequestBudget {
     this.#options = options;
     this.redis = options.redis;
     this.leaseMs = options.leaseMs;
-    this.scope = createHash("sha256")
+    this.sharedBy = createHash("sha256")
       .update(`${options.apiUrl}\n${options.apiKey}`)
       .digest("hex")
       .slice(0, 16);
-    const base = `${options.keyPrefix}budget:${this.scope}:`;
+    const base = `${options.keyPrefix}budget:${this.sharedBy}:`;
     this.outageKeys = [`${base}outage`, `${base}probe`, `${base}health`];
     this.#releaseKeys = [`${base}leases`, this.outageKeys[2], this.outageKeys[0]];
     this.#keys = [
@@ -189,12 +187,12 @@ export class RequestBudget {
         if (!held) return false;
         held = false;
         this.#held -= 1;
-        const { window, failures, maxAgeMs } = this.#options.outageRule ?? OUTAGE_RULE;
+        const { latest, failures, maxAgeMs } = this.#options.outageRule ?? OUTAGE_RULE;
         const sign = health === null ? "" : health === "failed" ? "f" : "h";
         const tripped = this.run(RELEASE_NOTING_SCRIPT, this.#releaseKeys, [
           token,
           sign,
-          window,
+          latest,
           failures,
           maxAgeMs,
         ]);

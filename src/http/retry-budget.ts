@@ -16,8 +16,8 @@ export interface RetryBudgetRule {
 
 /**
  * Retries of a process add at most half of its answered requests, plus 10 at once and one every
- * 2 s: an upstream failing one attempt in five at random needs one retry per four answers (1.25
- * attempts a request), well within; one failing most of them sees the extra load capped, the
+ * 2 s: an upstream failing one try in five at random needs one retry per four answers (1.25
+ * tries a request), well within; one failing most of them sees the extra load capped, the
  * retries waiting for tokens (and, once it is declared down, for its return).
  */
 export const RETRY_BUDGET: RetryBudgetRule = {

@@ -1,7 +1,7 @@
 import type { Agent } from "undici";
 import { NetworkError, RequestTimeoutError, ResponseTooLargeError } from "./upstream-errors.js";
 import { linkedAbort } from "../async/linked-abort.js";
-import type { HttpRequest, RawResponse } from "./http-exchange.js";
+import type { HttpRequest, RawResponse } from "./http-messages.js";
 import { declaredLength, readBody } from "./read-body.js";
 import type { RequestIdentity } from "./request-budget.js";
 import { requestTarget } from "./request-target.js";
@@ -14,7 +14,7 @@ export interface WireOptions {
   readonly maxResponseBytes: number;
 }
 
-/** One attempt on the wire: the request sent, the whole answer read within its deadline. */
+/** One try on the wire: the request sent, the whole answer read within its deadline. */
 export async function sendRequest(
   agent: Agent,
   { baseUrl, apiKey, timeoutMs, maxResponseBytes }: WireOptions,

@@ -31,7 +31,7 @@ interface RequestContext {
 /** Base of every failure of one HTTP exchange with the upstream. */
 export class UpstreamError extends EtlError {
   readonly operation: string;
-  /** Whether a later attempt of the same request may succeed. */
+  /** Whether a later try of the same request may succeed. */
   readonly retryable: boolean;
 
   constructor(

@@ -5,6 +5,7 @@ import { AuthError, isUpstreamAnswer } from "../http/upstream-errors.js";
 import type { Logger } from "../logging/logger.js";
 import { type Gate, GateEvents, type GateListener, ProbeTimer } from "./gate.js";
 import { credentialNotifications } from "../notify/credential-notifications.js";
+import { getTerritoriesOperation } from "../streams/catalogue/territories.js";
 
 export interface CredentialGateOptions {
   /** One request to the upstream: resolves if the credential is accepted, AuthError if not. */
@@ -192,7 +193,7 @@ export function credentialGateOf(
     ),
     check: async () => {
       context.http.forgetRefusal();
-      await context.api.catalogue.getTerritories({ key: config.territory_keys[0] ?? "all" });
+      await context.api.call(getTerritoriesOperation, { key: config.territory_keys[0] ?? "all" });
     },
   });
 }

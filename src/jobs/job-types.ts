@@ -1,4 +1,4 @@
-import type { DayRange } from "../streams/plan-partitions.js";
+import type { DayRange } from "../runner/plan/plan-partitions.js";
 import type { Partition } from "../streams/partition.js";
 import type { StreamCursor } from "./plan-window.js";
 

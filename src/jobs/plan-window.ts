@@ -3,8 +3,8 @@ import {
   PLAN_SLICE,
   type PlanOptions,
   planSlices,
-} from "../streams/plan-partitions.js";
-import type { RunnerDeps } from "../streams/attempt-record.js";
+} from "../runner/plan/plan-partitions.js";
+import type { RunnerDeps } from "../runner/attempt-record.js";
 import type { Stream } from "../streams/stream.js";
 import type { Partition } from "../streams/partition.js";
 

@@ -1,7 +1,7 @@
 import { DelayedError, type Job, UnrecoverableError } from "bullmq";
 import { errorMessage } from "../errors.js";
 import { AuthError, permanentCause, ResponseTooLargeError } from "../http/upstream-errors.js";
-import { syncPartition } from "../streams/sync-partition.js";
+import { syncPartition } from "../runner/extract/sync-partition.js";
 import { utcToday } from "../time/calendar.js";
 import type { Stream } from "../streams/stream.js";
 import { savePageSizes } from "../warehouse/page-size-facts.js";

@@ -1,6 +1,6 @@
 import type { JobsOptions } from "bullmq";
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { rangeDays } from "../streams/plan-partitions.js";
+import { rangeDays } from "../runner/plan/plan-partitions.js";
 import type { Stream } from "../streams/stream.js";
 import type { RunJobData } from "./job-types.js";
 

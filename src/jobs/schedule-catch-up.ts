@@ -1,5 +1,5 @@
 import type { EtlConfig } from "../config/etl-config-schema.js";
-import { lookbackStartOf, planPartitions } from "../streams/plan-partitions.js";
+import { lookbackStartOf, planPartitions } from "../runner/plan/plan-partitions.js";
 import { STREAMS } from "../streams/registry.js";
 import type { Warehouse } from "../warehouse/database.js";
 import { streamSchedules } from "./stream-schedules.js";
@@ -32,11 +32,11 @@ export async function scheduleCatchUp(
   let to: string | undefined;
   for (const stream of STREAMS) {
     if (stream.daily !== true || !scheduled.has(stream.name)) continue;
-    const windowStart = lookbackStartOf(config, stream, today);
+    const lookbackStart = lookbackStartOf(config, stream, today);
     let found = 0;
     for await (const slice of planPartitions({ db, config, today }, stream, {})) {
       for (const partition of slice) {
-        if (partition.day === undefined || partition.day >= windowStart) continue;
+        if (partition.day === undefined || partition.day >= lookbackStart) continue;
         found += 1;
         requests += stream.requests?.(partition) ?? 1;
         if (from === undefined || partition.day < from) from = partition.day;

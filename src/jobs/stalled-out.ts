@@ -2,7 +2,7 @@ import type { Job } from "bullmq";
 import { lockPartition } from "./partition-lock.js";
 import type { PartitionJobData } from "./job-types.js";
 import type { WorkerDeps } from "./worker-deps.js";
-import { closeAbandonedAttempts } from "../warehouse/sync-runs.js";
+import { closeAbandonedAttempts } from "../warehouse/attempts.js";
 import { markPartitionFailed } from "../warehouse/stream-state.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RunnerDeps } from "../streams/attempt-record.js";
-import type { PartitionOutcome } from "../streams/partition-outcome.js";
+import type { RunnerDeps } from "../runner/attempt-record.js";
+import type { PartitionOutcome } from "../runner/partition-outcome.js";
 import type { CredentialGate } from "./credential-gate.js";
 import type { DependencyGate } from "./dependency-gate.js";
 import type { UpstreamOutage } from "../http/upstream-outage.js";

@@ -1,9 +1,9 @@
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { RateChange } from "../http/auto-rate.js";
-import type { HttpAttemptEvent } from "../http/http-exchange.js";
+import type { HttpTryEvent } from "../http/http-messages.js";
 import type { StreamSchedule } from "../config/schedule-interval.js";
 import type { Logger } from "../logging/logger.js";
-import type { PartitionOutcome } from "../streams/partition-outcome.js";
+import type { PartitionOutcome } from "../runner/partition-outcome.js";
 import { packageVersion } from "../package-version.js";
 import { registerGateGauges } from "./gate-gauges.js";
 import { KeptReading } from "./kept-reading.js";
@@ -40,7 +40,7 @@ export interface EtlMetricsOptions {
 export interface EtlMetrics {
   /** Its own registry, so several instances (tests, several workers in one process) coexist. */
   readonly registry: Registry;
-  observeAttempt(event: HttpAttemptEvent): void;
+  observeTry(event: HttpTryEvent): void;
   observePartition(outcome: PartitionOutcome): void;
   /** A job this worker found stalled (its lock expired while active) and handed back. */
   observeStalledJob(): void;
@@ -70,7 +70,7 @@ export function createEtlMetrics(options: EtlMetricsOptions = {}): EtlMetrics {
 
   return {
     registry,
-    observeAttempt: (event) => upstream.observeAttempt(event),
+    observeTry: (event) => upstream.observeTry(event),
     observeRateChange: (change) => upstream.observeRateChange(change),
     observeStalledJob: () => partitions.observeStalledJob(),
     observePartition: (outcome) => partitions.observePartition(outcome),

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from "prom-client";
-import type { PartitionOutcome } from "../streams/partition-outcome.js";
+import type { PartitionOutcome } from "../runner/partition-outcome.js";
 import type { PageWarning } from "../streams/partition.js";
 import { label } from "./metric-label.js";
 

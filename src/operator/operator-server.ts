@@ -111,7 +111,8 @@ function operatorApp(options: OperatorServerOptions, log: Logger): Express {
       .json(report);
   });
 
-  if (options.token !== undefined) app.use(["/metrics", DASHBOARD_PATH], tokenGate(options.token));
+  if (options.token !== undefined)
+    app.use(["/metrics", DASHBOARD_PATH], requireToken(options.token));
 
   app.get("/metrics", async (_request, response) => {
     const body = await metrics.registry.metrics();
@@ -218,7 +219,7 @@ function sameSecret(given: string, token: string): boolean {
 }
 
 /** The token as a bearer token, or as basic authentication's password. */
-function tokenGate(token: string) {
+function requireToken(token: string) {
   return (request: Request, response: Response, next: NextFunction) => {
     const [scheme = "", credential = ""] = (request.get("authorization") ?? "").split(" ");
     const given =

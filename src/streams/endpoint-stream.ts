@@ -8,7 +8,7 @@ import { type AnyPaging, NO_PAGING, type ParamsOf } from "./paging.js";
 import type { Partition, ReadContext } from "./partition.js";
 import type { PartitionSet } from "./partition-set.js";
 import { listRecords, objectRecords } from "./record-selectors.js";
-import { fieldsRead } from "../schema/fields-read.js";
+import { fieldsRead } from "../columns/fields-read.js";
 import {
   defineStream,
   type TableOutput,
@@ -165,7 +165,33 @@ function mainFieldsRead<P extends Partition, R>(
   };
 }
 
-/** The Stream a declaration describes, for the registry and the runner. */
+/**
+ * The Stream a declaration describes, for the registry and the runner. An endpoint's module
+ * declares its operation, then its stream over it:
+ *
+ * ```ts
+ * export const radioOperation = listEndpoint("/artist-stats/radio", byArtistOnDate);
+ *
+ * export const radio = endpointStream({
+ *   name: "artist_stats_radio",
+ *   family: "artist_stats",
+ *   partitions: ARTIST_DAYS, // tracked artists × days: its scope is artist_id and snapshot_date
+ *   operation: radioOperation,
+ *   params: ({ artistId, day }) => ({ artist_id: artistId, date: day }),
+ *   records: "list", // the list wherever the answer holds it; its items that are no object
+ *   // quarantined
+ *   table: "artist_stats.radio",
+ *   key: ["artist_id", "snapshot_date", "position"],
+ *   mode: "replace", // the day's list replaces the partition's rows
+ *   columns: (_spin, { position }) => ({ position }), // every other field is discovered
+ * });
+ * ```
+ *
+ * With no `paging`, a partition is one request; `offsetPaging(operation.name, 100, "limit")`
+ * pages it by offset (the runner asks each page, keeps the cursor, and stops where the list
+ * ends). The types check the declaration: parameters the operation does not take, a paging
+ * whose parameters it lacks, or `"list"` for an operation that answers one object do not compile.
+ */
 export function endpointStream<
   P extends Partition,
   S extends z.ZodType,
@@ -203,11 +229,11 @@ export function endpointStream<
     paging: paging as G,
     partitions: partitions.plan,
     fetch: async (_context, partition, page) => [
-      await page.exchange(operationOf(partition), declared.params(partition)),
+      await page.send(operationOf(partition), declared.params(partition)),
     ],
-    read: ([exchange], partition, context) => {
-      if (!exchange) throw new Error("a page without a response");
-      return select(operationOf(partition).parse(exchange.body), context);
+    read: ([answer], partition, context) => {
+      if (!answer) throw new Error("a page without a response");
+      return select(operationOf(partition).parse(answer.body), context);
     },
     outputs: [
       { ...mainOutput(declared, scope, rows), fieldsRead: mainFieldsRead(declared, raw) },

@@ -30,14 +30,15 @@ export interface PagingRequest<Q extends object> {
 }
 
 /** What a paging style decides of one page: where the next starts, and what is uncertain. */
-interface PagingStep<C> {
+export interface PagingStep<C> {
   readonly next: C | null;
   readonly warnings: readonly PageWarning[];
 }
 
 /**
- * How a stream's list goes on from page to page, run by the runner: it asks the page at a cursor
- * with `request`, and the cursor of the next from `next`; a stream never handles either. `C` is
+ * How a stream's list goes on from page to page, run by the runner's extract loop, which keeps
+ * the cursor: it asks the page at a cursor with `request`, and the cursor of the next from `next`
+ * once the page is read; a stream never handles either. `C` is
  * the cursor (stored as JSON with the page's responses), `Q` the parameters a page is asked with.
  * Both are properties rather than methods so that the cursor is checked both ways: a stream whose
  * cursor is not its paging's does not compile.
@@ -93,6 +94,15 @@ export function listWarnings(list: ListPage): PageWarning[] {
     });
   }
   return warnings;
+}
+
+/**
+ * What a page that ends a list's reading says of its end: a warning when its body says the list
+ * holds more than was read (a total above it, a next-page link, a last page not reached). What a
+ * replay asks of the last page it loads, where a sync's paging asks it when it stops.
+ */
+export function endWarnings(list: ListPage | null, context: ReadContext): readonly PageWarning[] {
+  return list === null ? [] : stop(list, readTo(list, context)).warnings;
 }
 
 /** The end of a list: no next page, and a warning if the body says otherwise. */

@@ -6,7 +6,7 @@ export interface Partition {
   readonly key: string;
   /**
    * The day a daily partition covers. Such partitions are skipped once synced, except in the
-   * lookback window and when a range is given explicitly.
+   * lookback and when a range is given explicitly.
    */
   readonly day?: string;
 }

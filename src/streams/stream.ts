@@ -1,6 +1,53 @@
+/**
+ * The contract a stream is declared against, and the words it is written in. Each word names one
+ * thing, in the code, the tables and the docs:
+ *
+ * - **run**: one piece of work asked for (a scheduled run, a backfill, a retry, a `sync`, a
+ *   `replay`) over some streams and days; `etl.runs.run_id`, `runId`.
+ * - **attempt**: one sync of one partition within a run, or one replay of an earlier sync's landed
+ *   responses; a failed attempt is followed by another. `etl.sync_runs`, a row each (its `run_id`
+ *   column holds the attempt's id, a name it kept from before the word), `attemptId`,
+ *   `startAttempt`; `etl.schema_changes.attempt_id`.
+ * - **try**: one sending of one HTTP request; a retry is another try of the same request, within
+ *   one attempt. `HttpTryEvent`, `onTry`.
+ * - **operation**: one upstream call declared as data: its name, its parameters' schema, its
+ *   request, how its answer is opened (`Operation`, `defineOperation`, `listEndpoint`,
+ *   `objectEndpoint`). A command calls one (`api.call`: its result); the extract stage sends one
+ *   (`api.send`, `page.send`: its answer).
+ * - **endpoint**: an upstream path with what serves it here: its operation and stream, one module
+ *   (`src/streams/<family>/<endpoint>.ts`), and its sandbox route (`sandbox/endpoints/…`).
+ * - **answer**: what the upstream sent back to one try that succeeded, as received: its status,
+ *   body and bytes (`Answer`). An **object answer** is one object rather than a list
+ *   (`ObjectAnswer`).
+ * - **landed response**: an answer stored as received, in the transaction of the rows read from
+ *   it: what a replay reads (`etl.responses`).
+ * - **page**: the answers one cursor's requests brought; the **cursor** says where a page starts,
+ *   and the extract loop keeps it (`Paging`, `fetchPages`).
+ * - **stream**: one endpoint landing in one table (a few for nested lists), declared once
+ *   (`Stream`, `endpointStream`); a **family** is the streams that share a schedule, a lookback
+ *   and settings (`src/config/families.ts`).
+ * - **partition**: the unit a stream is synced, checkpointed, locked and retried by (`Partition`);
+ *   a **partition set** is what a stream's partitions range over (`PartitionSet`), and its
+ *   **scope** the columns and values every row of a partition carries, within which a replace or
+ *   a snapshot deletes what the partition no longer returns (`PartitionSet.scope`).
+ * - **window**: the days one request of a date series asks for (`since`/`until`,
+ *   `windowPaging`). The queue's bound on the partitions it holds is the **plan window**
+ *   (`plan_window`), the request budget's second the **rate window**: other words.
+ * - **write mode**: how a partition's rows land: `upsert`, `replace`, `snapshot`, `replaceWithin`
+ *   (`WriteMode`).
+ * - **replay**: loading rows again from landed responses, with no request (`replayPartition`).
+ * - **quarantine**: the records that yielded no storable row, kept with their landed response
+ *   (`etl.rejected_records`).
+ * - **discovered column**: a typed column made from a field no stream declares, named as the
+ *   upstream names it and widened as values need (`etl.discovered_columns`).
+ * - **role**: a meaning the analytics views need (an item's units, a title), resolved to a typed
+ *   column (`src/analytics/roles.ts`); a **roll-up** sums the items a day or a month at a time.
+ * - **gate**: what keeps a worker from taking jobs while something it needs is away (Postgres,
+ *   Redis, the credential, the upstream: `src/jobs/*-gate.ts`).
+ */
 import type { z } from "zod";
 import type { CatalogueArtistLink } from "../warehouse/artist-links.js";
-import type { ApiClient, CallOptions, Exchange } from "../api/api-client.js";
+import type { ApiClient, CallOptions, Answer } from "../api/api-client.js";
 import type { ListPage } from "../api/list-page.js";
 import type { Operation } from "../api/operation.js";
 import type { EtlConfig } from "../config/etl-config-schema.js";
@@ -63,10 +110,10 @@ export interface PageFetch<Q extends object> {
    * Asks `operation` for this page: the stream's `params` with the page's, or the next-page link
    * the previous page gave.
    */
-  exchange<S extends z.ZodType>(
+  send<S extends z.ZodType>(
     operation: PagedOperation<S, Q>,
     params: Omit<z.input<S>, keyof Q>,
-  ): Promise<Exchange>;
+  ): Promise<Answer>;
 }
 
 /** An item of a response that is no record at all (not an object): quarantined with why. */
@@ -157,12 +204,12 @@ export interface Stream<
   readonly paging: Paging<C, Q, P>;
   partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;
   /**
-   * Extract: the responses of one page, as received (usually one request: `page.exchange`,
+   * Extract: the responses of one page, as received (usually one request: `page.send`,
    * which adds the page's paging to it).
    */
-  fetch(context: FetchContext, partition: P, page: PageFetch<Q>): Promise<readonly Exchange[]>;
+  fetch(context: FetchContext, partition: P, page: PageFetch<Q>): Promise<readonly Answer[]>;
   /** Load: the records of one page from its responses. No I/O: `etl replay` runs it again. */
-  read(exchanges: readonly Exchange[], partition: P, context: ReadContext): PageRecords<R>;
+  read(answers: readonly Answer[], partition: P, context: ReadContext): PageRecords<R>;
   /**
    * The requests a partition takes, where that is known before fetching (a fixed number of
    * unpaged calls, the windows of a series): `etl plan` counts these exactly and estimates the

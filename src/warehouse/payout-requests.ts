@@ -4,7 +4,7 @@ import type { Database } from "./schema.js";
 import { jsonText } from "../json/json-body.js";
 
 /** How long an unfinished request stays resumable: a re-run within it re-sends the same key. */
-export const RESUME_WINDOW_MS = 24 * 3600 * 1000;
+export const RESUME_PERIOD_MS = 24 * 3600 * 1000;
 
 export type PayoutRequestStatus = "pending" | "accepted" | "refused" | "unknown";
 
@@ -56,14 +56,14 @@ function toRequest(row: {
 async function findUnfinished(
   db: Db,
   amount: string,
-  windowMs: number,
+  periodMs: number,
 ): Promise<PayoutRequest | undefined> {
   const row = await db
     .selectFrom("royalties.payout_requests")
     .select(["request_id", "amount", "requested_at", "status"])
     .where("status", "in", ["pending", "unknown"])
     .where("amount", "=", amount)
-    .where("requested_at", ">", sql<Date>`now() - make_interval(secs => ${windowMs / 1000})`)
+    .where("requested_at", ">", sql<Date>`now() - make_interval(secs => ${periodMs / 1000})`)
     .orderBy("requested_at", "desc")
     .limit(1)
     .executeTakeFirst();
@@ -74,21 +74,21 @@ async function findUnfinished(
 export function findUnfinishedPayoutRequest(
   warehouse: Kysely<Database>,
   amount: string,
-  windowMs = RESUME_WINDOW_MS,
+  periodMs = RESUME_PERIOD_MS,
 ): Promise<PayoutRequest | undefined> {
-  return findUnfinished(withRequests(warehouse), amount, windowMs);
+  return findUnfinished(withRequests(warehouse), amount, periodMs);
 }
 
 /**
  * The request to send for `amount`: the newest unfinished one (pending or unknown) of the same
- * amount made within the resume window, or a new row with a fresh key. Committed before it
+ * amount made within the resume period, or a new row with a fresh key. Committed before it
  * returns, so the key is on disk before anything is sent. An advisory lock makes two commands
  * started at once agree on one key.
  */
 export async function startPayoutRequest(
   warehouse: Kysely<Database>,
   amount: string,
-  windowMs = RESUME_WINDOW_MS,
+  periodMs = RESUME_PERIOD_MS,
 ): Promise<StartedPayoutRequest> {
   return withRequests(warehouse)
     .transaction()
@@ -96,7 +96,7 @@ export async function startPayoutRequest(
       await sql`select pg_advisory_xact_lock(hashtextextended('royalties.payout_requests', 0))`.execute(
         db,
       );
-      const unfinished = await findUnfinished(db, amount, windowMs);
+      const unfinished = await findUnfinished(db, amount, periodMs);
       if (unfinished) return { ...unfinished, resumed: true };
       const created = await db
         .insertInto("royalties.payout_requests")
@@ -107,18 +107,18 @@ export async function startPayoutRequest(
     });
 }
 
-/** Unfinished requests of other amounts within the window, which a re-run of theirs resumes. */
+/** Unfinished requests of other amounts within the resume period, which a re-run of theirs resumes. */
 export async function otherUnfinishedPayoutRequests(
   warehouse: Kysely<Database>,
   exceptRequestId: string,
-  windowMs = RESUME_WINDOW_MS,
+  periodMs = RESUME_PERIOD_MS,
 ): Promise<PayoutRequest[]> {
   const rows = await withRequests(warehouse)
     .selectFrom("royalties.payout_requests")
     .select(["request_id", "amount", "requested_at", "status"])
     .where("status", "in", ["pending", "unknown"])
     .where("request_id", "!=", exceptRequestId)
-    .where("requested_at", ">", sql<Date>`now() - make_interval(secs => ${windowMs / 1000})`)
+    .where("requested_at", ">", sql<Date>`now() - make_interval(secs => ${periodMs / 1000})`)
     .orderBy("requested_at")
     .execute();
   return rows.map(toRequest);

@@ -30,7 +30,7 @@ export async function runOutcome(db: Warehouse, runId: string): Promise<RunOutco
        where status = 'failed' or warnings is not null or rows_rejected > 0
     ), changed as (
       select c.table_name, a.stream from etl.schema_changes c
-        join etl.sync_runs a on a.run_id::text = c.run_id where a.run = ${runId}
+        join etl.sync_runs a on a.run_id::text = c.attempt_id where a.run = ${runId}
     )
     select (select count(*) from needing where status = 'failed')::int as failed,
            (select count(*) from needing where status <> 'failed')::int as attention,

@@ -43,7 +43,7 @@ function recorded(row: ChangeRow): RecordedSchemaChange {
  */
 export async function runSchemaChanges(db: Db, runId: string): Promise<RecordedSchemaChange[]> {
   const { rows } = await sql<ChangeRow>`select ${CHANGE_COLUMNS}
-      from etl.sync_runs s join etl.schema_changes c on c.run_id = s.run_id::text
+      from etl.sync_runs s join etl.schema_changes c on c.attempt_id = s.run_id::text
      where s.run = ${runId} order by c.change_id`.execute(db);
   return rows.map(recorded);
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { settleRoles } from "../../src/analytics/settle-roles.js";
 import { rebuildFromRecorded } from "../../src/analytics/build-analytics.js";
-import { evolveTable } from "../../src/warehouse/discovered-columns.js";
+import { evolveTable } from "../../src/columns/discovered-columns.js";
 import { SCHEMA_LOCK_WAIT } from "../../src/warehouse/lock-wait.js";
 import { renamedFieldsSync } from "../helpers/shape-variant-suite.js";
 import type { SyncHarness } from "../helpers/sync-harness.js";

@@ -1,13 +1,44 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ApiClient } from "../../src/api/api-client.js";
 import { recordsOf } from "../../src/api/list-page.js";
-import { toPayout } from "../../src/api/operations/royalties.js";
 import { toDecimal, toInteger, toText } from "../../src/api/read-values.js";
 import { asRecord } from "../../src/json/json-record.js";
 import { ParameterError } from "../../src/errors.js";
 import { endpointRecords, type SandboxDataset } from "../../sandbox/index.js";
-import { urlsEndpoint } from "../../src/streams/artist-stats/urls.js";
+import { urlsOperation } from "../../src/streams/artist-stats/urls.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import {
+  artistIdFromIdentifiersOperation,
+  artistIdOperation,
+} from "../../src/streams/artist-stats/artist-id-lookup.js";
+import { AUDIENCE_OPERATIONS } from "../../src/streams/artist-stats/audience-stats.js";
+import { chartsOperation } from "../../src/streams/artist-stats/chart-entries.js";
+import { cmStatsOperation } from "../../src/streams/artist-stats/cm-stats.js";
+import { statOperation } from "../../src/streams/artist-stats/platform-stats.js";
+import { PLACEMENT_OPERATIONS } from "../../src/streams/artist-stats/playlist-placements.js";
+import { radioAirplaysOperation } from "../../src/streams/artist-stats/radio-airplays.js";
+import { radioOperation } from "../../src/streams/artist-stats/radio.js";
+import { socialAudienceStatsOperation } from "../../src/streams/artist-stats/social-audience-stats.js";
+import { videoMarketCoverageOperation } from "../../src/streams/artist-stats/video-market-coverage.js";
+import { getArtistByNameOperation } from "../../src/streams/catalogue/artists.js";
+import { getDspsOperation } from "../../src/streams/catalogue/dsps.js";
+import { getProductByUpcOperation } from "../../src/streams/catalogue/products.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
+import { listIncomesOperation } from "../../src/streams/royalties/incomes.js";
+import { getInvoiceOperation } from "../../src/streams/royalties/invoices.js";
+import {
+  requestPayoutOperation,
+  setMonthlyTypeOperation,
+  setThresholdOperation,
+} from "../../src/streams/royalties/payout-writes.js";
+import {
+  listPayoutsOperation,
+  listPendingPayoutsOperation,
+  toPayout,
+} from "../../src/streams/royalties/payouts.js";
+import { getTrendsChartOperation } from "../../src/streams/trends/trend-chart-points.js";
+import { getTrendsListOperation } from "../../src/streams/trends/trend-items.js";
+import { getTrendsTotalOperation } from "../../src/streams/trends/trend-totals.js";
 
 let upstream: Upstream;
 let api: ApiClient;
@@ -46,7 +77,7 @@ describe("catalogue", () => {
   it("finds a product by UPC with its assets and their ISRCs", async () => {
     const product = data.products()[7];
     if (!product) throw new Error("dataset too small");
-    const page = await api.catalogue.getProductByUpc({ upc: product.upc });
+    const page = await api.call(getProductByUpcOperation, { upc: product.upc });
     const found = page.records.find((p) => p.id === product.id);
     expect(found?.upc).toBe(product.upc);
     expect(recordsOf(found?.assets).map((a) => [a.id, a.isrc])).toEqual(
@@ -62,7 +93,7 @@ describe("catalogue", () => {
     const pages = await allPages(
       async (offset, limit) =>
         (
-          await api.catalogue.getProductByUpc({
+          await api.call(getProductByUpcOperation, {
             upc: search,
             page: offset / limit,
             page_size: limit,
@@ -78,8 +109,13 @@ describe("catalogue", () => {
     const expected = data.artists().filter((a) => a.name.toLowerCase().includes("a"));
     const found = await allPages(
       async (offset, limit) =>
-        (await api.catalogue.getArtistByName({ name: "a", page: offset / limit, page_size: limit }))
-          .records,
+        (
+          await api.call(getArtistByNameOperation, {
+            name: "a",
+            page: offset / limit,
+            page_size: limit,
+          })
+        ).records,
       25,
     );
     expect(found.map((a) => [a.id, a.name, a.organization_id, a.proprietary_id])).toEqual(
@@ -88,11 +124,11 @@ describe("catalogue", () => {
   });
 
   it("lists territories and DSPs", async () => {
-    const territories = await api.catalogue.getTerritories({ key: "all" });
+    const territories = await api.call(getTerritoriesOperation, { key: "all" });
     expect(territories.records.map((t) => [t.id, t.code, t.name])).toEqual(
       data.territories().map((t) => [t.id, t.code, t.name]),
     );
-    const dsps = await api.catalogue.getDsps({ key: "all" });
+    const dsps = await api.call(getDspsOperation, { key: "all" });
     expect(dsps.records.map((d) => [d.id, d.name, d.code, d.state])).toEqual(
       data.dsps().map((d) => [d.id, d.name, d.code, d.state]),
     );
@@ -103,7 +139,7 @@ describe("sales trends (GET with a JSON body)", () => {
   const range = { start: "2026-01-03", end: "2026-01-05" };
 
   it("reads totals for a date range", async () => {
-    const totals = await api.trends.getTrendsTotal({
+    const totals = await api.call(getTrendsTotalOperation, {
       selection_type: "dsp",
       start_date: range.start,
       end_date: range.end,
@@ -131,7 +167,7 @@ describe("sales trends (GET with a JSON body)", () => {
       const items = await allPages(
         async (offset, size) =>
           (
-            await api.trends.getTrendsList({
+            await api.call(getTrendsListOperation, {
               selection_type: "asset",
               sale_type: "stream",
               start_date: `${range.start}T00:00:00`,
@@ -150,7 +186,7 @@ describe("sales trends (GET with a JSON body)", () => {
   );
 
   it("reads the chart: one step per day, a Total series and the top entities", async () => {
-    const chart = await api.trends.getTrendsChart({
+    const chart = await api.call(getTrendsChartOperation, {
       selection_type: "territory",
       sale_type: "download",
       start_date: `${range.start}T00:00:00`,
@@ -174,21 +210,21 @@ describe("artist statistics", () => {
 
   it("resolves social ids from a streaming id and from a catalogue artist id", async () => {
     const a = artist();
-    expect((await api.artistStats.artistId({ id: a.music_streaming_1 })).socialArtistId).toBe(
+    expect((await api.call(artistIdOperation, { id: a.music_streaming_1 })).socialArtistId).toBe(
       a.cm_artist,
     );
     expect(
-      (await api.artistStats.artistIdFromIdentifiers({ artist_id: a.artist_id ?? 0 }))
+      (await api.call(artistIdFromIdentifiersOperation, { artist_id: a.artist_id ?? 0 }))
         .socialArtistId,
     ).toBe(a.cm_artist);
     expect(
-      (await api.artistStats.artistId({ id: "unknown-streaming-id" })).socialArtistId,
+      (await api.call(artistIdOperation, { id: "unknown-streaming-id" })).socialArtistId,
     ).toBeNull();
   });
 
   it("reads every metric of a /stat source as dated points", async () => {
     const a = artist();
-    const series = await api.artistStats.stat({
+    const series = await api.call(statOperation, {
       source: "music_streaming_1",
       artist_id: a.cm_artist,
       since: "2026-01-10",
@@ -205,31 +241,31 @@ describe("artist statistics", () => {
   it("reads the snapshots (cm stats, three audience stats, video market coverage)", async () => {
     const id = artist().cm_artist;
     const artist_id = id;
-    expect((await api.artistStats.cmStats({ artist_id })).data).toEqual(data.cmStats(id));
-    expect((await api.artistStats.social3AudienceStats({ artist_id })).data).toEqual(
+    expect((await api.call(cmStatsOperation, { artist_id })).data).toEqual(data.cmStats(id));
+    expect((await api.call(AUDIENCE_OPERATIONS.social_3, { artist_id })).data).toEqual(
       data.audienceStats(id, "social_3"),
     );
-    expect((await api.artistStats.shortVideoAudienceStats({ artist_id })).data).toEqual(
+    expect((await api.call(AUDIENCE_OPERATIONS.short_video, { artist_id })).data).toEqual(
       data.audienceStats(id, "short_video"),
     );
-    expect((await api.artistStats.videoAudienceStats({ artist_id })).data).toEqual(
+    expect((await api.call(AUDIENCE_OPERATIONS.video, { artist_id })).data).toEqual(
       data.audienceStats(id, "video"),
     );
-    expect((await api.artistStats.videoMarketCoverage({ artist_id })).data).toEqual(
+    expect((await api.call(videoMarketCoverageOperation, { artist_id })).data).toEqual(
       data.videoMarketCoverage(id),
     );
   });
 
   it("reads urls, radio airplays and radio spins as records", async () => {
     const id = artist().cm_artist;
-    const urls = await api.exchange(urlsEndpoint, { artist_id: id });
-    expect(urlsEndpoint.parse(urls.body).records).toEqual(
+    const urls = await api.send(urlsOperation, { artist_id: id });
+    expect(urlsOperation.parse(urls.body).records).toEqual(
       endpointRecords("urls", data, { artist_id: id }),
     );
     expect(
-      (await api.artistStats.radioAirplays({ artist_id: id, date: "2026-01-15" })).records,
+      (await api.call(radioAirplaysOperation, { artist_id: id, date: "2026-01-15" })).records,
     ).toEqual(data.radioAirplays(id, "2026-01-15"));
-    expect((await api.artistStats.radio({ artist_id: id, date: "2026-01-15" })).records).toEqual(
+    expect((await api.call(radioOperation, { artist_id: id, date: "2026-01-15" })).records).toEqual(
       data.radio(id, "2026-01-15"),
     );
   });
@@ -239,7 +275,7 @@ describe("artist statistics", () => {
     const social = await allPages(
       async (offset, limit) =>
         (
-          await api.artistStats.socialAudienceStats({
+          await api.call(socialAudienceStatsOperation, {
             artist_id: id,
             domain: "social_3",
             audienceType: "followers",
@@ -256,7 +292,7 @@ describe("artist statistics", () => {
     const editorial = await allPages(
       async (offset, limit) =>
         (
-          await api.artistStats.editorialPlaylists({
+          await api.call(PLACEMENT_OPERATIONS.editorial, {
             artist_id: id,
             platform: "music_streaming_1",
             status: "current",
@@ -270,7 +306,7 @@ describe("artist statistics", () => {
     const curator = await allPages(
       async (offset, limit) =>
         (
-          await api.artistStats.curatorPlaylists({
+          await api.call(PLACEMENT_OPERATIONS.curator, {
             artist_id: id,
             platform: "music_streaming_2",
             offset,
@@ -287,7 +323,7 @@ describe("artist statistics", () => {
     const rows = await allPages(
       async (offset, limit) =>
         (
-          await api.artistStats.charts({
+          await api.call(chartsOperation, {
             country_code: "GLOBAL",
             genre: "All Genres",
             date: "2026-01-15",
@@ -308,7 +344,7 @@ describe("royalties", () => {
     "lists payouts, pending payouts and incomes when %s",
     async (shape) => {
       upstream.sandbox.setKnobs({ royaltiesShape: shape });
-      const payouts = await api.royalties.listPayouts();
+      const payouts = await api.call(listPayoutsOperation);
       expect(
         payouts.records
           .map(toPayout)
@@ -318,31 +354,33 @@ describe("royalties", () => {
           .payouts()
           .map((p) => [p.id, p.amount, p.fees, p.net_amount, p.status, p.metadata.idempotency_key]),
       );
-      const pending = await api.royalties.listPendingPayouts();
+      const pending = await api.call(listPendingPayoutsOperation);
       expect(pending.records.map((p) => p.id)).toEqual(data.pendingPayouts().map((p) => p.id));
-      const incomes = await api.royalties.listIncomes();
+      const incomes = await api.call(listIncomesOperation);
       expect(incomes.records).toEqual(data.incomes());
     },
   );
 
   it("reads the invoice", async () => {
-    expect((await api.royalties.getInvoice()).data).toEqual(data.invoice());
+    expect((await api.call(getInvoiceOperation)).data).toEqual(data.invoice());
   });
 
   it("requests a payout, then reports the upstream's refusals plainly", async () => {
     const balance = Number(data.balance());
-    const made = await api.royalties.requestPayout({ amount: "150.00" });
+    const made = await api.call(requestPayoutOperation, { amount: "150.00" });
     expect(made).toMatchObject({ accepted: true, withdrawalType: 1 });
     expect(made.payout).toMatchObject({ amount: "150.00", status: "pending" });
     expect(Number(data.balance())).toBeCloseTo(balance - 150, 2);
 
-    const tooMuch = await api.royalties.requestPayout({ amount: 999999 });
+    const tooMuch = await api.call(requestPayoutOperation, { amount: 999999 });
     expect(tooMuch).toMatchObject({ accepted: false, type: 1 });
 
-    expect(await api.royalties.setThreshold({ amount: 200 })).toMatchObject({ accepted: true });
+    expect(await api.call(setThresholdOperation, { amount: 200 })).toMatchObject({
+      accepted: true,
+    });
     expect(data.threshold()).toBe("200.00");
-    expect(await api.royalties.setMonthlyType()).toMatchObject({ accepted: true });
-    const refused = await api.royalties.requestPayout({ amount: 120.5 });
+    expect(await api.call(setMonthlyTypeOperation)).toMatchObject({ accepted: true });
+    const refused = await api.call(requestPayoutOperation, { amount: 120.5 });
     expect(refused).toMatchObject({ accepted: false, type: 0 });
     expect(refused.message).toBeTruthy();
   });
@@ -362,143 +400,146 @@ describe("parameter validation", () => {
   } as const;
   // Each call is invalid in exactly the named field; casts let the tests send what types forbid.
   const cases: [string, string, (api: ApiClient) => Promise<unknown>][] = [
-    ["getProductByUpc", "upc", (a) => a.catalogue.getProductByUpc({ upc: "" })],
+    ["getProductByUpc", "upc", (a) => a.call(getProductByUpcOperation, { upc: "" })],
     [
       "getProductByUpc",
       "page_size",
-      (a) => a.catalogue.getProductByUpc({ upc: "1", page_size: 0 }),
+      (a) => a.call(getProductByUpcOperation, { upc: "1", page_size: 0 }),
     ],
-    ["getArtistByName", "name", (a) => a.catalogue.getArtistByName({ name: "  " })],
-    ["getTerritories", "key", (a) => a.catalogue.getTerritories({ key: "" })],
-    ["getDsps", "key", (a) => a.catalogue.getDsps({} as never)],
+    ["getArtistByName", "name", (a) => a.call(getArtistByNameOperation, { name: "  " })],
+    ["getTerritories", "key", (a) => a.call(getTerritoriesOperation, { key: "" })],
+    ["getDsps", "key", (a) => a.call(getDspsOperation, {} as never)],
     [
       "trends.total",
       "selection_type",
-      (a) => a.trends.getTrendsTotal({ ...total, selection_type: "genre" as never }),
+      (a) => a.call(getTrendsTotalOperation, { ...total, selection_type: "genre" as never }),
     ],
     [
       "trends.total",
       "start_date",
-      (a) => a.trends.getTrendsTotal({ ...total, start_date: "2026-01-01T00:00:00" }),
+      (a) => a.call(getTrendsTotalOperation, { ...total, start_date: "2026-01-01T00:00:00" }),
     ],
     [
       "trends.total",
       "start_date",
-      (a) => a.trends.getTrendsTotal({ ...total, start_date: "2026-01-03" }),
+      (a) => a.call(getTrendsTotalOperation, { ...total, start_date: "2026-01-03" }),
     ],
     [
       "trends.list",
       "sale_type",
-      (a) => a.trends.getTrendsList({ ...list, sale_type: "rental" as never }),
+      (a) => a.call(getTrendsListOperation, { ...list, sale_type: "rental" as never }),
     ],
     [
       "trends.list",
       "start_date",
-      (a) => a.trends.getTrendsList({ ...list, start_date: "2026-01-01" }),
+      (a) => a.call(getTrendsListOperation, { ...list, start_date: "2026-01-01" }),
     ],
-    ["trends.list", "size", (a) => a.trends.getTrendsList({ ...list, size: 0 })],
-    ["trends.list", "offset", (a) => a.trends.getTrendsList({ ...list, offset: -1 })],
+    ["trends.list", "size", (a) => a.call(getTrendsListOperation, { ...list, size: 0 })],
+    ["trends.list", "offset", (a) => a.call(getTrendsListOperation, { ...list, offset: -1 })],
     [
       "trends.chart",
       "end_date",
-      (a) => a.trends.getTrendsChart({ ...list, end_date: "2026-01-32T00:00:00" }),
+      (a) => a.call(getTrendsChartOperation, { ...list, end_date: "2026-01-32T00:00:00" }),
     ],
-    ["trends.chart", "dsp_id", (a) => a.trends.getTrendsChart({ ...list, dsp_id: -4 })],
-    ["artistId", "id", (a) => a.artistStats.artistId({ id: "" })],
+    ["trends.chart", "dsp_id", (a) => a.call(getTrendsChartOperation, { ...list, dsp_id: -4 })],
+    ["artistId", "id", (a) => a.call(artistIdOperation, { id: "" })],
     [
       "artistIdFromIdentifiers",
       "artist_id",
-      (a) => a.artistStats.artistIdFromIdentifiers({ artist_id: 1.5 }),
+      (a) => a.call(artistIdFromIdentifiersOperation, { artist_id: 1.5 }),
     ],
-    ["cmStats", "artist_id", (a) => a.artistStats.cmStats({ artist_id: -1 })],
-    ["stat", "source", (a) => a.artistStats.stat({ source: "myspace" as never, artist_id: 1 })],
+    ["cmStats", "artist_id", (a) => a.call(cmStatsOperation, { artist_id: -1 })],
+    ["stat", "source", (a) => a.call(statOperation, { source: "myspace" as never, artist_id: 1 })],
     [
       "stat",
       "since",
-      (a) => a.artistStats.stat({ source: "social_1", artist_id: 1, since: "2026/01/01" }),
+      (a) => a.call(statOperation, { source: "social_1", artist_id: 1, since: "2026/01/01" }),
     ],
     [
       "stat",
       "since",
       (a) =>
-        a.artistStats.stat({
+        a.call(statOperation, {
           source: "social_1",
           artist_id: 1,
           since: "2026-02-01",
           until: "2026-01-01",
         }),
     ],
-    ["urls", "artist_id", (a) => a.exchange(urlsEndpoint, { artist_id: "12" as never })],
-    ["social3AudienceStats", "artist_id", (a) => a.artistStats.social3AudienceStats({} as never)],
+    ["urls", "artist_id", (a) => a.send(urlsOperation, { artist_id: "12" as never })],
+    ["social3AudienceStats", "artist_id", (a) => a.call(AUDIENCE_OPERATIONS.social_3, {} as never)],
     [
       "shortVideoAudienceStats",
       "artist_id",
-      (a) => a.artistStats.shortVideoAudienceStats({ artist_id: 0 }),
+      (a) => a.call(AUDIENCE_OPERATIONS.short_video, { artist_id: 0 }),
     ],
     [
       "videoAudienceStats",
       "artist_id",
-      (a) => a.artistStats.videoAudienceStats({ artist_id: 2.5 }),
+      (a) => a.call(AUDIENCE_OPERATIONS.video, { artist_id: 2.5 }),
     ],
     [
       "socialAudienceStats",
       "domain",
-      (a) => a.artistStats.socialAudienceStats({ artist_id: 1, domain: "radio" as never }),
+      (a) => a.call(socialAudienceStatsOperation, { artist_id: 1, domain: "radio" as never }),
     ],
     [
       "socialAudienceStats",
       "audienceType",
-      (a) => a.artistStats.socialAudienceStats({ artist_id: 1, audienceType: "fans" as never }),
+      (a) => a.call(socialAudienceStatsOperation, { artist_id: 1, audienceType: "fans" as never }),
     ],
     [
       "socialAudienceStats",
       "statsType",
-      (a) => a.artistStats.socialAudienceStats({ artist_id: 1, statsType: "age" as never }),
+      (a) => a.call(socialAudienceStatsOperation, { artist_id: 1, statsType: "age" as never }),
     ],
     [
       "socialAudienceStats",
       "limit",
-      (a) => a.artistStats.socialAudienceStats({ artist_id: 1, limit: 0 }),
+      (a) => a.call(socialAudienceStatsOperation, { artist_id: 1, limit: 0 }),
     ],
     [
       "videoMarketCoverage",
       "artist_id",
-      (a) => a.artistStats.videoMarketCoverage({ artist_id: 0 }),
+      (a) => a.call(videoMarketCoverageOperation, { artist_id: 0 }),
     ],
     [
       "editorialPlaylists",
       "platform",
       (a) =>
-        a.artistStats.editorialPlaylists({ artist_id: 1, platform: "music_streaming_9" as never }),
+        a.call(PLACEMENT_OPERATIONS.editorial, {
+          artist_id: 1,
+          platform: "music_streaming_9" as never,
+        }),
     ],
     [
       "editorialPlaylists",
       "status",
-      (a) => a.artistStats.editorialPlaylists({ artist_id: 1, status: "future" as never }),
+      (a) => a.call(PLACEMENT_OPERATIONS.editorial, { artist_id: 1, status: "future" as never }),
     ],
     [
       "curatorPlaylists",
       "platform",
-      (a) => a.artistStats.curatorPlaylists({ artist_id: 1, platform: "video" as never }),
+      (a) => a.call(PLACEMENT_OPERATIONS.curator, { artist_id: 1, platform: "video" as never }),
     ],
     [
       "radioAirplays",
       "date",
-      (a) => a.artistStats.radioAirplays({ artist_id: 1, date: "yesterday" }),
+      (a) => a.call(radioAirplaysOperation, { artist_id: 1, date: "yesterday" }),
     ],
-    ["radio", "date", (a) => a.artistStats.radio({ artist_id: 1, date: "2026-02-29" })],
-    ["charts", "country_code", (a) => a.artistStats.charts({ country_code: "fr" })],
-    ["charts", "offset", (a) => a.artistStats.charts({ offset: -1 })],
-    ["requestPayout", "amount", (a) => a.royalties.requestPayout({ amount: 99.99 })],
-    ["requestPayout", "amount", (a) => a.royalties.requestPayout({ amount: "150,00" })],
-    ["requestPayout", "amount", (a) => a.royalties.requestPayout({ amount: 150.001 })],
+    ["radio", "date", (a) => a.call(radioOperation, { artist_id: 1, date: "2026-02-29" })],
+    ["charts", "country_code", (a) => a.call(chartsOperation, { country_code: "fr" })],
+    ["charts", "offset", (a) => a.call(chartsOperation, { offset: -1 })],
+    ["requestPayout", "amount", (a) => a.call(requestPayoutOperation, { amount: 99.99 })],
+    ["requestPayout", "amount", (a) => a.call(requestPayoutOperation, { amount: "150,00" })],
+    ["requestPayout", "amount", (a) => a.call(requestPayoutOperation, { amount: 150.001 })],
     [
       "requestPayout",
       "idempotency_key",
-      (a) => a.royalties.requestPayout({ amount: 150, idempotency_key: "abc" }),
+      (a) => a.call(requestPayoutOperation, { amount: 150, idempotency_key: "abc" }),
     ],
-    ["setThreshold", "amount", (a) => a.royalties.setThreshold({ amount: "lots" })],
-    ["setThreshold", "amount", (a) => a.royalties.setThreshold({ amount: 50 })],
+    ["setThreshold", "amount", (a) => a.call(setThresholdOperation, { amount: "lots" })],
+    ["setThreshold", "amount", (a) => a.call(setThresholdOperation, { amount: 50 })],
   ];
 
   it.each(cases)("%s refuses a bad %s before sending anything", async (_, field, call) => {
@@ -516,7 +557,7 @@ describe("drift tolerance", () => {
 
   it("reads numbers sent as strings and keeps unknown fields in raw", async () => {
     upstream.sandbox.setKnobs({ drift: { ...noDrift, extraFields: true, numbersAsStrings: true } });
-    const list = await api.trends.getTrendsList({
+    const list = await api.call(getTrendsListOperation, {
       selection_type: "dsp",
       sale_type: "stream",
       start_date: "2026-01-03T00:00:00",
@@ -532,12 +573,15 @@ describe("drift tolerance", () => {
       x_unexpected: expect.any(String),
     });
 
-    const { records: payouts } = await api.royalties.listPayouts();
+    const { records: payouts } = await api.call(listPayoutsOperation);
     expect(payouts.map((p) => toPayout(p).wallet)).toEqual(
       data.payouts().map((p) => String(p.wallet)),
     );
     const a = data.socialArtists()[0];
-    const series = await api.artistStats.stat({ source: "social_1", artist_id: a?.cm_artist ?? 0 });
+    const series = await api.call(statOperation, {
+      source: "social_1",
+      artist_id: a?.cm_artist ?? 0,
+    });
     expect(series.points.length).toBeGreaterThan(0);
     expect(series.points.every((p) => p.value !== null && Number.isFinite(Number(p.value)))).toBe(
       true,
@@ -546,7 +590,7 @@ describe("drift tolerance", () => {
 
   it("turns nulls and renamed values into nulls or text, never a crash", async () => {
     upstream.sandbox.setKnobs({ drift: { ...noDrift, nulls: true, renamedEnum: true } });
-    const list = await api.trends.getTrendsList({
+    const list = await api.call(getTrendsListOperation, {
       selection_type: "asset",
       sale_type: "stream",
       start_date: "2026-01-03T00:00:00",
@@ -555,7 +599,7 @@ describe("drift tolerance", () => {
     });
     expect(list.records.some((i) => toInteger(i.count) === null)).toBe(true);
     expect(list.records.every((i) => toText(i.id) !== null)).toBe(true);
-    const { records } = await api.catalogue.getDsps({ key: "all" });
+    const { records } = await api.call(getDspsOperation, { key: "all" });
     expect(records).toHaveLength(data.dsps().length);
   });
 });

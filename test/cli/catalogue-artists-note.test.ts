@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { catalogueArtistsNote } from "../../src/cli/catalogue-artists-note.js";
-import type { CatalogueArtistsKnowledge, RequestPlan } from "../../src/streams/request-plan.js";
+import type { CatalogueArtistsKnowledge, RequestPlan } from "../../src/runner/plan/request-plan.js";
 
 const config = (artistNames: string[]) => ({ artist_names: artistNames });
 

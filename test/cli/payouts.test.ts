@@ -133,7 +133,7 @@ describe("etl payouts request", () => {
       ETL_CONFIG: "no-retries.json",
     });
     expect(lost.code).toBe(1);
-    expect(lost.stdout).toContain("outcome unknown after 1 attempt(s)");
+    expect(lost.stdout).toContain("outcome unknown after 1 try");
     expect(lost.stderr).toContain("royalties.requestPayout");
     const [unknown] = await requests();
     expect(unknown).toMatchObject({ status: "unknown", payout_id: null });

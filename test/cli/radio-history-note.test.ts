@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { radioHistoryNote } from "../../src/cli/radio-history-note.js";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { artistDayPartitions } from "../../src/streams/artist-stats/tracked-artists.js";
-import type { DayRange } from "../../src/streams/plan-partitions.js";
+import type { DayRange } from "../../src/runner/plan/plan-partitions.js";
 import { selectStreams, STREAMS } from "../../src/streams/registry.js";
 import type { PlanContext } from "../../src/streams/stream.js";
 import { daysBetween } from "../../src/time/calendar.js";

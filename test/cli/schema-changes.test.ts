@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Kysely } from "kysely";
 import { utcMinuteOf } from "../../src/time/calendar.js";
-import { evolveTable } from "../../src/warehouse/discovered-columns.js";
+import { evolveTable } from "../../src/columns/discovered-columns.js";
 import { etlIn } from "../helpers/cli.js";
 import { NO_SCHEDULES, processSetting } from "../helpers/process-setting.js";
 import { endProcesses, type EtlProcess, spawnWorker } from "../helpers/worker-process.js";

@@ -25,11 +25,11 @@ const NAMES_EXAMPLE =
 describe("docs/adding-an-endpoint.md", () => {
   it("shows the urls stream's file as the code has it", () => {
     const code = read("src/streams/artist-stats/urls.ts");
-    expect(blocks[0]).toBe(code.slice(code.indexOf("export const urlsEndpoint")));
+    expect(blocks[0]).toBe(code.slice(code.indexOf("export const urlsOperation")));
   });
 
   it("shows the sandbox's module as the code has it", () => {
-    const code = read("sandbox/endpoints/urls.ts");
+    const code = read("sandbox/endpoints/artist-stats/urls.ts");
     const block = blocks.find((text) => text.includes("sandboxEndpoint("));
     expect(block).toBe(code.slice(code.indexOf("const PARAMS")));
   });

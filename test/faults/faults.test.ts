@@ -96,7 +96,7 @@ async function backfillWith(label: string, fault: FaultCase) {
     http: {
       retryBaseMs: 100,
       retryMaxDelayMs: 1_000,
-      onAttempt: (e) => void (e.attempt > 1 && retries++),
+      onTry: (e) => void (e.tryNumber > 1 && retries++),
     },
   });
   const queues = startQueueHarness(harness);

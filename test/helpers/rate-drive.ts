@@ -2,6 +2,7 @@ import type { AppContext } from "../../src/app-context.js";
 import { RateLimitedError } from "../../src/http/upstream-errors.js";
 import type { Upstream } from "./upstream.js";
 import { until } from "./until.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
 
 export interface Driven {
   /** Requests that reached the sandbox, 429s included. */
@@ -32,12 +33,14 @@ export async function driveUntil(
   const callers = Array.from({ length: options.callers ?? 8 }, async (_, i) => {
     const api = (stacks[i % stacks.length] as AppContext).api;
     while (!stop.signal.aborted) {
-      await api.catalogue.getTerritories({ key: "all" }, { signal: stop.signal }).catch((error) => {
-        if (stop.signal.aborted) return;
-        // A call may spend its retries on 429s while the rate is being found: as a worker's next
-        // partition would, the caller asks again. Anything else fails the drive.
-        if (!(error instanceof RateLimitedError)) throw error;
-      });
+      await api
+        .call(getTerritoriesOperation, { key: "all" }, { signal: stop.signal })
+        .catch((error) => {
+          if (stop.signal.aborted) return;
+          // A call may spend its retries on 429s while the rate is being found: as a worker's next
+          // partition would, the caller asks again. Anything else fails the drive.
+          if (!(error instanceof RateLimitedError)) throw error;
+        });
     }
   });
   try {

@@ -7,7 +7,7 @@ import {
   startSandbox,
 } from "../../sandbox/index.js";
 import { selectStreams } from "../../src/streams/registry.js";
-import type { StreamSummary } from "../../src/streams/run-sync.js";
+import type { StreamSummary } from "../../src/runner/run-sync.js";
 import { daysBetween } from "../../src/time/calendar.js";
 import {
   readingCheckDifferences,

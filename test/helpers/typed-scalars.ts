@@ -1,5 +1,5 @@
 import { JsonDecimal, parseJsonBody } from "../../src/json/json-body.js";
-import { pathKey, recordFields } from "../../src/schema/record-fields.js";
+import { pathKey, recordFields } from "../../src/columns/record-fields.js";
 import type { TestWarehouse } from "./warehouse.js";
 
 /** How many scalar values the stored records hold, and those no typed column of their row holds. */

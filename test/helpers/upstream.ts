@@ -93,7 +93,7 @@ export async function startClient(
  * for its return instead. The outage's own tests ask for the real rule (OUTAGE_RULE), and the
  * worker processes the tests spawn have it.
  */
-const NEVER_DOWN = { window: 20, failures: 21, maxAgeMs: 60_000 };
+const NEVER_DOWN = { latest: 20, failures: 21, maxAgeMs: 60_000 };
 
 /**
  * The retry budget of the tests' client stacks unless one asks for another: never short. Tests

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getTerritories } from "../../src/api/operations/catalogue.js";
 import { BodyCharsetError } from "../../src/http/upstream-errors.js";
 import { declaredCharset, decodeBody } from "../../src/http/body-charset.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
 
 const bytesOf = (decoded: ReturnType<typeof decodeBody>) =>
   "bytes" in decoded ? decoded.bytes.toString() : decoded;
@@ -51,7 +51,7 @@ describe("an upstream serving another charset", () => {
 
   afterAll(() => upstream.close());
 
-  const territories = () => upstream.context.api.exchange(getTerritories, { key: "all" });
+  const territories = () => upstream.context.api.send(getTerritoriesOperation, { key: "all" });
 
   it("stores what a UTF-8 one stores when it declares ISO-8859-1", async () => {
     upstream.sandbox.setKnobs({ shapes: { charset: "utf-8" } });

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
+import { getTrendsListOperation } from "../../src/streams/trends/trend-items.js";
+import { getTrendsTotalOperation } from "../../src/streams/trends/trend-totals.js";
 
 let upstream: Upstream;
 
@@ -17,14 +20,14 @@ describe("connections to the upstream", () => {
     const { api } = upstream.context;
     const day = { start_date: "2026-01-20", end_date: "2026-01-20" };
     for (const selection_type of ["dsp", "territory", "label", "product", "asset"] as const) {
-      await api.trends.getTrendsTotal({ selection_type, ...day });
-      await api.trends.getTrendsList({
+      await api.call(getTrendsTotalOperation, { selection_type, ...day });
+      await api.call(getTrendsListOperation, {
         selection_type,
         sale_type: "stream",
         start_date: "2026-01-20T00:00:00",
         end_date: "2026-01-20T23:59:59",
       });
-      await api.catalogue.getTerritories({ key: "all" });
+      await api.call(getTerritoriesOperation, { key: "all" });
     }
     const stats = upstream.sandbox.stats();
     expect(stats.requests).toBe(15);

@@ -198,7 +198,7 @@ describe("RequestBudget", () => {
   it("waits out a pause on Redis's clock when none is given", async () => {
     const scope = { apiKey: "redis-clock-key", clock: undefined };
     await budget(scope).pause(300);
-    expect(await redis.pttl(`${prefix}budget:${budget(scope).scope}:pause`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${prefix}budget:${budget(scope).sharedBy}:pause`)).toBeGreaterThan(0);
     // Held back by the pause, then granted: nothing measured, only that it waits and then goes.
     const waited = await budget(scope).tryAcquire(request);
     expect("waitMs" in waited && waited.waitMs > 0 && waited.waitMs <= 300).toBe(true);
@@ -227,7 +227,7 @@ describe("RequestBudget", () => {
     expect(await a.setLimit(20)).toEqual({ from: 2, to: 20 });
     expect(await a.setLimit(20)).toBeNull();
     expect(await b.currentRate()).toEqual({ requestsPerSecond: 20, source: "limit" });
-    const ttl = await redis.pttl(`${prefix}budget:${b.scope}:rate`);
+    const ttl = await redis.pttl(`${prefix}budget:${b.sharedBy}:rate`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(LEARNED_RATE_TTL_MS);
   });
@@ -429,7 +429,7 @@ describe("RequestBudget", () => {
       expect(await raisedTimes(first, 5)).toEqual([3, 4, 6, 9, 13]);
       const restarted = budget(probing("probe-restart-key"));
       expect(await restarted.currentRate()).toEqual({ requestsPerSecond: 13, source: "probe" });
-      const ttl = await redis.pttl(`${prefix}budget:${restarted.scope}:rate`);
+      const ttl = await redis.pttl(`${prefix}budget:${restarted.sharedBy}:rate`);
       expect(ttl).toBeGreaterThan(LEARNED_RATE_TTL_MS - 60_000);
       // Spaced 1/13 s apart, where the start's rate would space them 500 ms.
       expect(await spanOfFourGrants(restarted)).toBeLessThan(3 * 500);
@@ -438,9 +438,9 @@ describe("RequestBudget", () => {
     it("keeps a limit stated on a 429 alone for as long as answers succeed at it", async () => {
       const shared = budget(probing("probe-stated-key"));
       await shared.setLimit(7);
-      await redis.pexpire(`${prefix}budget:${shared.scope}:rate`, 60_000);
+      await redis.pexpire(`${prefix}budget:${shared.sharedBy}:rate`, 60_000);
       expect(await shared.speedUp(await sent(shared))).toBeNull();
-      expect(await redis.pttl(`${prefix}budget:${shared.scope}:rate`)).toBeGreaterThan(60_000);
+      expect(await redis.pttl(`${prefix}budget:${shared.sharedBy}:rate`)).toBeGreaterThan(60_000);
       expect(await shared.currentRate()).toEqual({ requestsPerSecond: 7, source: "limit" });
     });
   });
@@ -452,7 +452,7 @@ describe("RequestBudget", () => {
     expect(await fixed.slowDown(lease)).toBeNull();
     expect(await fixed.speedUp(lease)).toBeNull();
     expect(await fixed.currentRate()).toEqual({ requestsPerSecond: 3, source: "config" });
-    expect(await redis.exists(`${prefix}budget:${fixed.scope}:rate`)).toBe(0);
+    expect(await redis.exists(`${prefix}budget:${fixed.sharedBy}:rate`)).toBe(0);
   });
 
   it("keeps budgets of different credentials apart, and no key in Redis names the credential", async () => {

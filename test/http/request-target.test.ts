@@ -1,9 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getArtistByName, getProductByUpc } from "../../src/api/operations/catalogue.js";
 import { requestTarget } from "../../src/http/request-target.js";
 import { startClient } from "../helpers/upstream.js";
+import { getArtistByNameOperation } from "../../src/streams/catalogue/artists.js";
+import { getProductByUpcOperation } from "../../src/streams/catalogue/products.js";
 
 /** Every request target as it arrived on the wire, before any parsing. */
 const received: string[] = [];
@@ -34,7 +35,7 @@ describe("a value in a request's path", () => {
     const client = await startClient("request_target", { url: `${url}/prefix/`, apiKey: "k" });
     try {
       received.length = 0;
-      await client.context.api.exchange(getArtistByName, { name, page: 1, page_size: 10 });
+      await client.context.api.send(getArtistByNameOperation, { name, page: 1, page_size: 10 });
       expect(received).toEqual([`/prefix/api/v1/getArtistByName/${sent}?page=1&page_size=10`]);
     } finally {
       await client.close();
@@ -45,7 +46,7 @@ describe("a value in a request's path", () => {
     const client = await startClient("request_target_upc", { url, apiKey: "k" });
     try {
       received.length = 0;
-      await client.context.api.exchange(getProductByUpc, { upc: ".." });
+      await client.context.api.send(getProductByUpcOperation, { upc: ".." });
       expect(received).toEqual(["/api/v1/getproductByupc/%2E%2E"]);
     } finally {
       await client.close();

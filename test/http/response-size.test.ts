@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { listIncomes } from "../../src/api/operations/royalties.js";
 import { isUpstreamAnswer, ResponseTooLargeError } from "../../src/http/upstream-errors.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { listIncomesOperation } from "../../src/streams/royalties/incomes.js";
 
 /** A limit well below the incomes list (about 330 KB), well above the chunks it comes in. */
 const LIMIT = 64 * 1024;
@@ -27,7 +27,7 @@ beforeEach(() => {
   upstream.sandbox.resetStats();
 });
 
-const incomes = () => upstream.context.api.exchange(listIncomes, {});
+const incomes = () => upstream.context.api.send(listIncomesOperation, {});
 
 async function refusal(): Promise<ResponseTooLargeError> {
   const error = await incomes().catch((e: unknown) => e);
@@ -68,7 +68,7 @@ describe("max_response_bytes", () => {
       etl: { max_response_bytes: whole.length },
     });
     try {
-      const exchange = () => another.context.api.exchange(listIncomes, {});
+      const exchange = () => another.context.api.send(listIncomesOperation, {});
       expect((await exchange()).bytes.equals(whole)).toBe(true);
       another.sandbox.setKnobs({ chunkedBodies: true });
       expect((await exchange()).bytes.equals(whole)).toBe(true);

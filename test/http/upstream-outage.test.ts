@@ -5,6 +5,7 @@ import { RETRY_BUDGET } from "../../src/http/retry-budget.js";
 import { OUTAGE_RULE } from "../../src/http/upstream-health.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
 import { until } from "../helpers/until.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
 
 // An upstream that is down for longer than the retries is one outage for every process sharing
 // the budget: declared once, probed one request at a time with a doubling wait, and every request
@@ -27,7 +28,8 @@ beforeAll(async () => {
 
 afterAll(() => upstream.close());
 
-const territories = (context: AppContext) => context.api.catalogue.getTerritories({ key: "all" });
+const territories = (context: AppContext) =>
+  context.api.call(getTerritoriesOperation, { key: "all" });
 
 describe("an upstream down for longer than the retries", () => {
   it("is declared down once, probed with a doubling wait, and every request is answered after", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
 import { type StreamCursor, planWindow, type WindowPlan } from "../../src/jobs/plan-window.js";
 import { NO_PAGING } from "../../src/streams/paging.js";
-import { rangeDays } from "../../src/streams/plan-partitions.js";
+import { rangeDays } from "../../src/runner/plan/plan-partitions.js";
 import { STREAMS } from "../../src/streams/registry.js";
 import { defineStream, type Stream } from "../../src/streams/stream.js";
 import { type Partition } from "../../src/streams/partition.js";

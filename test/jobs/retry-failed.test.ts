@@ -3,7 +3,7 @@ import type { Job } from "bullmq";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { enqueueRun } from "../../src/jobs/enqueue-run.js";
 import { PARTITION_JOB, type PartitionJobData } from "../../src/jobs/job-types.js";
-import { planPartitions } from "../../src/streams/plan-partitions.js";
+import { planPartitions } from "../../src/runner/plan/plan-partitions.js";
 import { selectStreams } from "../../src/streams/registry.js";
 import type { Partition } from "../../src/streams/partition.js";
 import { runCli } from "../helpers/cli.js";

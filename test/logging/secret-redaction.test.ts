@@ -1,9 +1,13 @@
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HttpAttemptEvent } from "../../src/http/http-exchange.js";
+import type { HttpTryEvent } from "../../src/http/http-messages.js";
 import { capturedLog } from "../helpers/captured-log.js";
 import { REDACTED, secretRedactor } from "../../src/logging/redact-secrets.js";
 import { startUpstream, type Upstream } from "../helpers/upstream.js";
+import { getDspsOperation } from "../../src/streams/catalogue/dsps.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
+import { requestPayoutOperation } from "../../src/streams/royalties/payout-writes.js";
+import { listPayoutsOperation } from "../../src/streams/royalties/payouts.js";
 
 const WRONG_KEY = 'wrong-Secret-"quoted"-ключ-0123456789';
 /** Sent in a header, so ASCII; with the characters JSON and URLs escape. */
@@ -49,13 +53,13 @@ describe("the API key", () => {
     const capture = (promise: Promise<unknown>) =>
       promise.catch((error: unknown) => errors.push(error));
 
-    await context.api.catalogue.getTerritories({ key: "all" });
+    await context.api.call(getTerritoriesOperation, { key: "all" });
     sandbox.setKnobs({
       faultRate: 1,
       faults: ["error500", "slow", "reset", "truncated", "html503"],
       slowMs: 2_000,
     });
-    await capture(context.api.catalogue.getDsps({ key: "all" }));
+    await capture(context.api.call(getDspsOperation, { key: "all" }));
     sandbox.setKnobs({ faultRate: 0 });
     await capture(
       context.http.request({
@@ -65,7 +69,7 @@ describe("the API key", () => {
         body: { bad: 1 },
       }),
     );
-    await capture(refused.context.api.royalties.listPayouts());
+    await capture(refused.context.api.call(listPayoutsOperation));
 
     expect(errors).toHaveLength(3);
     for (const [key, logs] of [
@@ -81,7 +85,7 @@ describe("the API key", () => {
 
   it("is redacted from every answer about a failure the upstream echoes it in: 400, failure body, 401", async () => {
     const { sandbox, context } = echoing;
-    const events: HttpAttemptEvent[] = [];
+    const events: HttpTryEvent[] = [];
     const failure = (promise: Promise<unknown>) =>
       promise.then(
         () => expect.fail("the request succeeded"),
@@ -92,13 +96,13 @@ describe("the API key", () => {
         operation: "probe",
         method: "GET",
         path: "/api/v1/getDsps/all",
-        onAttempt: (event) => events.push(event),
+        onTry: (event) => events.push(event),
       });
 
     sandbox.setKnobs({ echoCredential: 400 });
     const badRequest = await failure(request());
     // A refusal the payout operation takes as its answer, and the command stores.
-    const refusal = await context.api.royalties.requestPayout({ amount: "150.00" });
+    const refusal = await context.api.call(requestPayoutOperation, { amount: "150.00" });
     sandbox.setKnobs({ echoCredential: 200 });
     const failureBody = await failure(request());
     sandbox.setKnobs({ echoCredential: 401 });

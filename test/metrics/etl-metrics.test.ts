@@ -5,6 +5,7 @@ import { QUEUE_STATES } from "../../src/metrics/queue-gauges.js";
 import { type OperatorServer, startOperatorServer } from "../../src/operator/operator-server.js";
 import { runPromtool } from "../helpers/promtool.js";
 import { startUpstream } from "../helpers/upstream.js";
+import { getTerritoriesOperation } from "../../src/streams/catalogue/territories.js";
 
 const logger = createLogger({ level: "silent", secrets: [] });
 
@@ -51,21 +52,21 @@ function observedMetrics(): EtlMetrics {
   metrics.observeRateChange({ from: 9, to: 13 });
   metrics.observeRateChange({ from: 13, to: 9 });
   metrics.observeRateChange({ from: 9, to: 11 });
-  metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 1 });
-  metrics.observeAttempt({ operation: OPERATION, outcome: 429, durationMs: 500, attempt: 1 });
-  metrics.observeAttempt({ operation: OPERATION, outcome: 200, durationMs: 250, attempt: 2 });
-  metrics.observeAttempt({
+  metrics.observeTry({ operation: OPERATION, outcome: 200, durationMs: 250, tryNumber: 1 });
+  metrics.observeTry({ operation: OPERATION, outcome: 429, durationMs: 500, tryNumber: 1 });
+  metrics.observeTry({ operation: OPERATION, outcome: 200, durationMs: 250, tryNumber: 2 });
+  metrics.observeTry({
     operation: "royalties.getInvoice",
     outcome: 200,
     durationMs: 5,
-    attempt: 1,
+    tryNumber: 1,
     failureBody: '{"status":false,"message":"try later"}',
   });
-  metrics.observeAttempt({
+  metrics.observeTry({
     operation: "trends.sales",
     outcome: "NetworkError",
     durationMs: 5,
-    attempt: 1,
+    tryNumber: 1,
   });
   metrics.observePartition({
     stream: "catalogue_territories",
@@ -434,7 +435,7 @@ describe("/metrics", () => {
   it("keeps each instance's metrics in its own registry", async () => {
     const first = createEtlMetrics();
     const second = createEtlMetrics();
-    first.observeAttempt({ operation: "a.b", outcome: 200, durationMs: 1, attempt: 1 });
+    first.observeTry({ operation: "a.b", outcome: 200, durationMs: 1, tryNumber: 1 });
     expect(await first.registry.metrics()).toContain('etl_http_requests_total{operation="a.b"');
     expect(await second.registry.metrics()).not.toContain('operation="a.b"');
   });
@@ -447,8 +448,8 @@ describe("/metrics fed by the real HTTP client", () => {
   beforeAll(async () => {
     upstream = await startUpstream("operator-metrics", {
       http: {
-        onAttempt: (event) => {
-          metrics.observeAttempt(event);
+        onTry: (event) => {
+          metrics.observeTry(event);
           // Only the first attempt meets the fault; the retry finds the upstream healthy.
           upstream.sandbox.setKnobs({ faultRate: 0 });
         },
@@ -460,7 +461,7 @@ describe("/metrics fed by the real HTTP client", () => {
 
   it("counts a connection reset and its retry, with neither the key nor a URL in a label", async () => {
     upstream.sandbox.setKnobs({ faultRate: 1, faults: ["reset"] });
-    await upstream.context.api.catalogue.getTerritories({ key: "all" });
+    await upstream.context.api.call(getTerritoriesOperation, { key: "all" });
 
     const { text } = await scrape(await serve(metrics));
     expect(text).toMatch(

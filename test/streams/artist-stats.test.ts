@@ -14,9 +14,9 @@ import { endpointRecords, type SandboxDataset, type SocialArtist } from "../../s
 import { artists as trackedArtists } from "../../src/streams/artist-stats/artists.js";
 import { artistStatsStreams } from "../../src/streams/artist-stats/index.js";
 import { playlistKey } from "../../src/streams/artist-stats/playlist-placements.js";
-import type { DayRange } from "../../src/streams/plan-partitions.js";
-import { planRequests } from "../../src/streams/request-plan.js";
-import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
+import type { DayRange } from "../../src/runner/plan/plan-partitions.js";
+import { planRequests } from "../../src/runner/plan/request-plan.js";
+import { runSync, type StreamSummary } from "../../src/runner/run-sync.js";
 import type { Stream } from "../../src/streams/stream.js";
 import { daysBetween } from "../../src/time/calendar.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
@@ -62,9 +62,9 @@ async function startFixture(
   const real = harness.upstream.context.api;
   const api: ApiClient = {
     ...real,
-    exchange: (operation, params, call) => {
+    send: (operation, params, call) => {
       if (operation.name === "artistStats.stat") statCalls.push(params as StatCall);
-      return real.exchange(operation, params, call);
+      return real.send(operation, params, call);
     },
   };
   return {

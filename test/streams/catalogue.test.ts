@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogueArtist, Dsp, Product, Territory } from "../../sandbox/index.js";
 import { HOSTILE_NAMES } from "../../sandbox/dataset/names.js";
 import { catalogueStreams } from "../../src/streams/catalogue/index.js";
-import type { StreamSummary } from "../../src/streams/run-sync.js";
+import type { StreamSummary } from "../../src/runner/run-sync.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 // Overlapping searches, two of them longer than one page of 100.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Exchange } from "../../src/api/api-client.js";
+import type { Answer } from "../../src/api/api-client.js";
 import { defineOperation } from "../../src/api/operation.js";
 import { toRecordList, toObjectAnswer } from "../../src/api/results.js";
 import { toInteger, toText } from "../../src/api/read-values.js";
@@ -55,7 +55,7 @@ const context: ReadContext = {
   pageSizes: new PageSizes(),
 };
 
-const answer = (operation: string, body: unknown): Exchange => ({
+const answer = (operation: string, body: unknown): Answer => ({
   operation,
   params: {},
   status: 200,
@@ -82,7 +82,7 @@ async function asked(stream: Stream, params: object, of: ArtistDay = partition) 
   const calls: { operation: string; params: object }[] = [];
   const page: PageFetch<object> = {
     params,
-    exchange: (operation, own) => {
+    send: (operation, own) => {
       calls.push({ operation: operation.name, params: { ...own, ...params } });
       return Promise.resolve(answer(operation.name, null));
     },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HOSTILE_DEPTH, HUGE_INTEGER } from "../../sandbox/drift.js";
-import type { StreamSummary } from "../../src/streams/run-sync.js";
+import type { StreamSummary } from "../../src/runner/run-sync.js";
 import { dataColumns, differences, fingerprints } from "../faults/table-fingerprints.js";
 import {
   demoTracking,

@@ -6,7 +6,7 @@ import { royaltiesStreams } from "../../src/streams/royalties/index.js";
 import { keyIncomes } from "../../src/streams/royalties/incomes.js";
 import { invoiceKey } from "../../src/streams/royalties/invoices.js";
 import { payouts, pendingPayouts } from "../../src/streams/royalties/payouts.js";
-import { runSync, type StreamSummary } from "../../src/streams/run-sync.js";
+import { runSync, type StreamSummary } from "../../src/runner/run-sync.js";
 import { type SyncHarness, startSyncHarness, failures } from "../helpers/sync-harness.js";
 
 const TODAY = "2026-01-31";

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { charts, cmStats } from "../../src/api/operations/artist-stats.js";
 import {
   type OffsetCursor,
   type OffsetParams,
@@ -10,6 +9,8 @@ import {
 } from "../../src/streams/paging.js";
 import { defineStream, type TableOutput } from "../../src/streams/stream.js";
 import { type Partition } from "../../src/streams/partition.js";
+import { chartsOperation } from "../../src/streams/artist-stats/chart-entries.js";
+import { cmStatsOperation } from "../../src/streams/artist-stats/cm-stats.js";
 
 // Checked by `tsc --noEmit` (the first half of `npm test`): each @ts-expect-error fails the build
 // if the declaration it marks ever compiles.
@@ -58,7 +59,7 @@ describe("a stream's paging", () => {
   });
 
   it("is what a stream's cursor and its request's paging parameters are, or it does not compile", () => {
-    const byOffset = offsetPaging(charts.name, 200, "limit");
+    const byOffset = offsetPaging(chartsOperation.name, 200, "limit");
     const byWindow = windowPaging(365);
     const declaration = {
       family: "artist_stats" as const,
@@ -72,7 +73,7 @@ describe("a stream's paging", () => {
         name: "by_offset",
         paging: byOffset,
         fetch: async (_context, _partition, page) => [
-          await page.exchange(charts, { genre: "All Genres" }),
+          await page.send(chartsOperation, { genre: "All Genres" }),
         ],
       }),
       defineStream<Partition, never>({
@@ -95,7 +96,7 @@ describe("a stream's paging", () => {
         paging: byOffset,
         fetch: async (_context, _partition, page) => [
           // @ts-expect-error a request whose operation takes no offset and limit cannot be paged
-          await page.exchange(cmStats, { artist_id: 1 }),
+          await page.send(cmStatsOperation, { artist_id: 1 }),
         ],
       }),
       defineStream<Partition, never, typeof byWindow>({

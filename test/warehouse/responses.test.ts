@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgConnectionConfig } from "../../src/warehouse/pg-connection-config.js";
 import type { Database } from "../../src/warehouse/schema.js";
 import { landResponses, pruneResponses } from "../../src/warehouse/responses.js";
-import { finishSyncRun, startSyncRun } from "../../src/warehouse/sync-runs.js";
+import { finishAttempt, startAttempt } from "../../src/warehouse/attempts.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 let warehouse: TestWarehouse;
@@ -26,14 +26,14 @@ const answer = (text: string, page = "null") => ({
 
 /** A successful sync of a partition that read these responses. */
 async function sync(partition: string, texts: string[]): Promise<string[]> {
-  const { attemptId } = await startSyncRun(warehouse.db, "s", partition);
+  const { attemptId } = await startAttempt(warehouse.db, "s", partition);
   const ids = await landResponses(
     warehouse.db,
     "s",
     partition,
     texts.map((t, i) => answer(t, String(i))),
   );
-  await finishSyncRun(warehouse.db, attemptId, {
+  await finishAttempt(warehouse.db, attemptId, {
     status: "succeeded",
     requests: texts.length,
     rowsWritten: 0,

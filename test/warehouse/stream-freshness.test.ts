@@ -5,7 +5,7 @@ import { STREAMS } from "../../src/streams/registry.js";
 import { addDays, daysBetween, utcToday } from "../../src/time/calendar.js";
 import { markPartitionFailed, markPartitionSucceeded } from "../../src/warehouse/stream-state.js";
 import { recordStreamSettings, streamFreshness } from "../../src/warehouse/recorded-settings.js";
-import { streamSettings } from "../../src/streams/stream-settings.js";
+import { streamSettings } from "../../src/runner/stream-settings.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 let warehouse: TestWarehouse;

@@ -19,6 +19,7 @@ import { createWarehouse } from "../../warehouse/database.js";
 import { recordedRoleLines } from "../role-lines.js";
 import { connectionProblem } from "../unreachable-service.js";
 import type { Output } from "../output.js";
+import { getTerritoriesOperation } from "../../streams/catalogue/territories.js";
 
 function describeTracking(config: AppConfig): string {
   const { etl } = config;
@@ -204,7 +205,7 @@ async function checkUpstream(
   const key = etl.territory_keys[0] ?? "all";
   const started = performance.now();
   try {
-    const { records } = await context.api.catalogue.getTerritories({ key });
+    const { records } = await context.api.call(getTerritoriesOperation, { key });
     const ms = Math.round(performance.now() - started);
     const sample = records
       .slice(0, 3)
@@ -257,7 +258,7 @@ async function checkDependencies(
   }
   try {
     out.line(
-      `redis     ok    ${displayUrl(env.REDIS_URL)} (request budget ${context.budget.scope})`,
+      `redis     ok    ${displayUrl(env.REDIS_URL)} (request budget ${context.budget.sharedBy})`,
     );
     const upstreamFailure = await checkUpstream(out, context, config);
     if (upstreamFailure !== null) return upstreamFailure;

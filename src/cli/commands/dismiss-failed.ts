@@ -1,5 +1,5 @@
 import { loadAppConfig } from "../load-app-config.js";
-import { planPartitions } from "../../streams/plan-partitions.js";
+import { planPartitions } from "../../runner/plan/plan-partitions.js";
 import { projectTrackedArtists } from "../../streams/artist-stats/projected-artists.js";
 import { selectStreams, STREAM_NAMES } from "../../streams/registry.js";
 import type { Stream } from "../../streams/stream.js";

@@ -1,5 +1,4 @@
 import type { CallOptions } from "../../api/api-client.js";
-import type { PayoutRequestResult, WriteResult } from "../../api/operations/royalties.js";
 import { type AppContext, createAppContext } from "../../app-context.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { UpstreamStatusError } from "../../http/upstream-errors.js";
@@ -18,6 +17,13 @@ import { parseAmountOption } from "../amount-option.js";
 import { type Confirm, confirmation } from "../confirm.js";
 import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
+import {
+  type PayoutRequestResult,
+  type WriteResult,
+  requestPayoutOperation,
+  setMonthlyTypeOperation,
+  setThresholdOperation,
+} from "../../streams/royalties/payout-writes.js";
 
 export interface PayoutAmountOptions {
   readonly amount: string;
@@ -136,7 +142,7 @@ async function sendPayoutRequest(
   const sent = await sendWithKey(context, amount, key);
   if (!sent.answered) {
     await record(db, key, failureOutcome(sent.error));
-    printFailure(sent.error, key, sent.attempts, out);
+    printFailure(sent.error, key, sent.tries, out);
     // Only a refusal the upstream proved ends here; an unknown outcome (an AuthError among them)
     // goes on up, for the CLI to report with its exit code.
     if (!isDefiniteRefusal(sent.error)) throw sent.error;
@@ -145,7 +151,7 @@ async function sendPayoutRequest(
   printAnswer(sent.result, amount, out);
   const outcome = answerOutcome(sent.result);
   await record(db, key, outcome);
-  const sentTimes = sent.attempts > 1 ? ` (sent ${sent.attempts} times with the same key)` : "";
+  const sentTimes = sent.tries > 1 ? ` (sent ${sent.tries} times with the same key)` : "";
   out.line(`request ${key} recorded as ${outcome.status}${sentTimes}`);
   return sent.result.accepted ? ExitCode.ok : ExitCode.failure;
 }
@@ -171,22 +177,23 @@ async function announceRequest(
   }
 }
 
-/** One request under its key, however many attempts the client's retries make of it. */
+/** One request under its key, however many tries the client's retries make of it. */
 type SentRequest =
-  | { readonly answered: true; readonly result: PayoutRequestResult; readonly attempts: number }
-  | { readonly answered: false; readonly error: unknown; readonly attempts: number };
+  | { readonly answered: true; readonly result: PayoutRequestResult; readonly tries: number }
+  | { readonly answered: false; readonly error: unknown; readonly tries: number };
 
 async function sendWithKey(context: AppContext, amount: string, key: string): Promise<SentRequest> {
-  let attempts = 0;
-  const call: CallOptions = { onAttempt: () => (attempts += 1) };
+  let tries = 0;
+  const call: CallOptions = { onTry: () => (tries += 1) };
   try {
-    const result = await context.api.royalties.requestPayout(
+    const result = await context.api.call(
+      requestPayoutOperation,
       { amount, idempotency_key: key },
       call,
     );
-    return { answered: true, result, attempts };
+    return { answered: true, result, tries };
   } catch (error) {
-    return { answered: false, error, attempts };
+    return { answered: false, error, tries };
   }
 }
 
@@ -211,14 +218,14 @@ function answerOutcome(result: PayoutRequestResult): PayoutRequestOutcome {
   };
 }
 
-function printFailure(error: unknown, key: string, attempts: number, out: Output): void {
+function printFailure(error: unknown, key: string, tries: number, out: Output): void {
   if (isDefiniteRefusal(error)) {
     out.line(`refused: HTTP ${error.status} ${error.upstreamMessage}`);
     out.line(`request ${key} recorded as refused`);
     return;
   }
   out.line(
-    `outcome unknown after ${attempts} attempt(s): the payout may or may not have been made.`,
+    `outcome unknown after ${tries} tr${tries === 1 ? "y" : "ies"}: the payout may or may not have been made.`,
   );
   out.line(
     `Run the same command again (within 24 h) to resume request ${key}: it re-sends the same key, which cannot create a second payout.`,
@@ -286,7 +293,7 @@ export function setThresholdCommand(options: PayoutAmountOptions, out: Output): 
   return confirmedWrite(
     options.yes,
     `Set the payout threshold to ${amount}?`,
-    (context) => context.api.royalties.setThreshold({ amount }),
+    (context) => context.api.call(setThresholdOperation, { amount }),
     (result) => {
       const threshold = result.raw.threshold;
       const shown =
@@ -302,7 +309,7 @@ export function setMonthlyTypeCommand(options: ConfirmOptions, out: Output): Pro
   return confirmedWrite(
     options.yes,
     "Switch the account to monthly payouts? Payouts on request are then refused.",
-    (context) => context.api.royalties.setMonthlyType(),
+    (context) => context.api.call(setMonthlyTypeOperation),
     (result) => {
       const type = result.raw.withdrawal_type;
       const shown = typeof type === "number" || typeof type === "string" ? ` ${type}` : "";

@@ -11,8 +11,8 @@ import {
   planRequests,
   type RequestPlan,
   type StreamRequestPlan,
-} from "../../streams/request-plan.js";
-import type { DayRange } from "../../streams/plan-partitions.js";
+} from "../../runner/plan/request-plan.js";
+import type { DayRange } from "../../runner/plan/plan-partitions.js";
 import type { Stream } from "../../streams/stream.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse, type Warehouse } from "../../warehouse/database.js";

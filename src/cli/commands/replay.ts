@@ -2,7 +2,7 @@ import { loadAppConfig } from "../load-app-config.js";
 import { linkPath } from "../../http/link-path.js";
 import { createLogger } from "../../logging/logger.js";
 import { selectStreams } from "../../streams/registry.js";
-import { runReplay } from "../../streams/run-replay.js";
+import { runReplay } from "../../runner/replay/run-replay.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
@@ -11,7 +11,7 @@ import { ExitCode } from "../exit-codes.js";
 import type { Output } from "../output.js";
 import { printSummaries, runRecordedLine } from "../run-summary.js";
 import { settledExitCode, settlementLines } from "../role-lines.js";
-import { settledForegroundRun } from "../../streams/recorded-sync.js";
+import { settledForegroundRun } from "../../runner/recorded-sync.js";
 import { listenForStop } from "../stop-signal.js";
 
 export interface ReplayOptions extends DayRangeOptions {

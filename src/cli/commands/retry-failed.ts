@@ -3,7 +3,7 @@ import { enqueueRun } from "../../jobs/enqueue-run.js";
 import { settleRetries } from "../../jobs/settle-retries.js";
 import { loadAppConfig } from "../load-app-config.js";
 import type { EtlConfig } from "../../config/etl-config-schema.js";
-import { type DayRange, planPartitions } from "../../streams/plan-partitions.js";
+import { type DayRange, planPartitions } from "../../runner/plan/plan-partitions.js";
 import { selectStreams } from "../../streams/registry.js";
 import type { Stream } from "../../streams/stream.js";
 import { utcToday } from "../../time/calendar.js";

@@ -31,7 +31,7 @@ import {
   streamFreshness,
 } from "../../warehouse/recorded-settings.js";
 import { permanentFailures } from "../../warehouse/stream-state.js";
-import { attemptsByDay } from "../../warehouse/sync-runs.js";
+import { attemptsByDay } from "../../warehouse/attempt-history.js";
 import { disagreementSummary, incompleteSummary } from "../../warehouse/reading-checks.js";
 import { recordedRoles } from "../../analytics/role-records.js";
 import { recordedRoleLines } from "../role-lines.js";

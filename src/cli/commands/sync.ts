@@ -2,7 +2,7 @@ import { createAppContext } from "../../app-context.js";
 import { notifyRunEnded } from "../../jobs/run-notifications.js";
 import { loadAppConfig } from "../load-app-config.js";
 import { AuthError } from "../../http/upstream-errors.js";
-import { type RecordedRun, recordedSync } from "../../streams/recorded-sync.js";
+import { type RecordedRun, recordedSync } from "../../runner/recorded-sync.js";
 import { selectStreams } from "../../streams/registry.js";
 import { utcToday } from "../../time/calendar.js";
 import { createWarehouse } from "../../warehouse/database.js";
@@ -23,7 +23,7 @@ export interface SyncOptions extends DayRangeOptions {
 
 /**
  * The one-shot sync: every stream (or those named), in the foreground. Daily streams cover
- * --from..--to, or incrementally what was never synced plus the lookback window. SIGTERM or
+ * --from..--to, or incrementally what was never synced plus the lookback. SIGTERM or
  * SIGINT stops it: running partitions are recorded as interrupted, and only then are the
  * database and the upstream's connections closed.
  */

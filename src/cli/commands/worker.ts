@@ -23,7 +23,7 @@ import { createWarehouse, type Warehouse } from "../../warehouse/database.js";
 import { describeHolders } from "../../warehouse/lock-holders.js";
 import { migrateToLatest } from "../../warehouse/migrate.js";
 import { recordStreamSettings } from "../../warehouse/recorded-settings.js";
-import { streamSettings } from "../../streams/stream-settings.js";
+import { streamSettings } from "../../runner/stream-settings.js";
 import { loadPageSizes } from "../../warehouse/page-size-facts.js";
 import { streamOverviews } from "../../warehouse/stream-overview.js";
 import { disagreementCounts } from "../../warehouse/reading-checks.js";
@@ -137,7 +137,7 @@ async function assembleWorker(config: AppConfig): Promise<WorkerParts> {
   const context = await createAppContext(config, {
     logger,
     http: {
-      onAttempt: (event) => metrics.observeAttempt(event),
+      onTry: (event) => metrics.observeTry(event),
       onRateChange: (change) => metrics.observeRateChange(change),
     },
     connectInBackground: true,

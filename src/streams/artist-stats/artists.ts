@@ -1,5 +1,4 @@
-import type { Exchange } from "../../api/api-client.js";
-import { artistId, cmStats } from "../../api/operations/artist-stats.js";
+import type { Answer } from "../../api/api-client.js";
 import { oneOrMany, toText } from "../../api/read-values.js";
 import { asRecord } from "../../json/json-record.js";
 import { toObjectAnswer } from "../../api/results.js";
@@ -9,6 +8,8 @@ import { defineStream, type FetchContext } from "../stream.js";
 import { type Partition } from "../partition.js";
 import { toArrayLiteral } from "../../warehouse/array-literal.js";
 import type { CatalogueArtistLink } from "../../warehouse/artist-links.js";
+import { artistIdOperation } from "./artist-id-lookup.js";
+import { cmStatsOperation } from "./cm-stats.js";
 
 /** How an artist was found, in the order found_via lists them. */
 const WAYS = ["config", "streaming_id", "catalogue_artist"] as const;
@@ -57,9 +58,9 @@ function unnamedArtistIds({ socialArtistIds, catalogue }: TrackingPartition): nu
  * The artist's summary, for its name; null when the statistics API does not know the artist
  * (404): it has no name to give, and its other statistics fail on their own partitions.
  */
-async function summaryOf({ api, call }: FetchContext, id: number): Promise<Exchange | null> {
+async function summaryOf({ api, call }: FetchContext, id: number): Promise<Answer | null> {
   try {
-    return await api.exchange(cmStats, { artist_id: id }, call);
+    return await api.send(cmStatsOperation, { artist_id: id }, call);
   } catch (error) {
     if (error instanceof UpstreamStatusError && error.status === 404) return null;
     throw error;
@@ -96,21 +97,21 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
   // one. Settled, not raced: a failed one fails the page only once none is still in flight.
   fetch: async (context, partition) => {
     const { api, call } = context;
-    const exchanges: Exchange[] = [];
+    const answers: Answer[] = [];
     for (const id of partition.streamingArtistIds) {
-      exchanges.push(await api.exchange(artistId, { id }, call));
+      answers.push(await api.send(artistIdOperation, { id }, call));
     }
     const summaries = await Promise.allSettled(
       unnamedArtistIds(partition).map((id) => summaryOf(context, id)),
     );
     for (const summary of summaries) {
       if (summary.status === "rejected") throw summary.reason;
-      if (summary.value) exchanges.push(summary.value);
+      if (summary.value) answers.push(summary.value);
     }
-    return exchanges;
+    return answers;
   },
-  read: (exchanges, { socialArtistIds, streamingArtistIds, catalogue }) => {
-    const lookups = exchanges.filter((exchange) => exchange.operation === artistId.name);
+  read: (answers, { socialArtistIds, streamingArtistIds, catalogue }) => {
+    const lookups = answers.filter((answer) => answer.operation === artistIdOperation.name);
     const found = new Map<number, TrackedArtist>();
     const unresolved: TrackedArtist[] = [];
     const artist = (id: number): TrackedArtist => {
@@ -132,7 +133,7 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
     for (const id of socialArtistIds) artist(id).ways.add("config");
     for (const [i, id] of streamingArtistIds.entries()) {
       const body = lookups[i]?.body;
-      const lookup = artistId.parse(body);
+      const lookup = artistIdOperation.parse(body);
       if (lookup.socialArtistId === null) {
         // A record without a key: the load quarantines it with its reason.
         unresolved.push({
@@ -158,8 +159,8 @@ export const artists = defineStream<TrackingPartition, TrackedArtist>({
       entry.catalogueArtistIds.push(link.catalogueArtistId);
       entry.catalogueName ??= link.name ?? null;
     }
-    for (const summary of exchanges) {
-      if (summary.operation !== cmStats.name) continue;
+    for (const summary of answers) {
+      if (summary.operation !== cmStatsOperation.name) continue;
       const entry = found.get(Number(summary.params.artist_id));
       if (entry) entry.statisticsName ??= summaryName(summary.body);
     }

@@ -1,10 +1,26 @@
+import { z } from "zod";
+import { listEndpoint } from "../../api/endpoint.js";
+import { calendarDate, nonEmptyText } from "../../api/params.js";
 import { toInteger } from "../../api/read-values.js";
-import { charts } from "../../api/operations/artist-stats.js";
 import { compound, product } from "../dimensions.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
 import type { Partition } from "../partition.js";
 import type { PartitionSet } from "../partition-set.js";
+import { paging } from "./statistics-params.js";
+
+export const chartsOperation = listEndpoint(
+  "/artist-stats/charts",
+  z.object({
+    country_code: z
+      .string()
+      .regex(/^([A-Z]{2}|GLOBAL)$/, "must be a two-letter upper-case country code or GLOBAL")
+      .optional(),
+    genre: nonEmptyText.optional(),
+    date: calendarDate.optional(),
+    ...paging,
+  }),
+);
 
 /** One configured chart on one day. */
 interface ChartDay extends Partition {
@@ -38,9 +54,9 @@ export const chartEntries = endpointStream({
   name: "artist_stats_chart_entries",
   family: "artist_stats",
   partitions: CHART_DAYS,
-  operation: charts,
+  operation: chartsOperation,
   params: ({ day, countryCode, genre }) => ({ country_code: countryCode, genre, date: day }),
-  paging: offsetPaging(charts.name, 200, "limit"),
+  paging: offsetPaging(chartsOperation.name, 200, "limit"),
   records: "list",
   table: "artist_stats.chart_entries",
   key: ["chart_date", "country_code", "genre", "rank"],

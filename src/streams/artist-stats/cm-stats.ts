@@ -1,6 +1,10 @@
-import { cmStats as cmStatsOperation } from "../../api/operations/artist-stats.js";
+import { objectEndpoint } from "../../api/endpoint.js";
 import { endpointStream } from "../endpoint-stream.js";
+import { byArtist } from "./statistics-params.js";
 import { TRACKED_ARTISTS } from "./tracked-artists.js";
+
+/** The artist's summary; the tracked artists also read the name the statistics give it. */
+export const cmStatsOperation = objectEndpoint("/artist-stats/cm-stats", byArtist);
 
 /** The artist's summary as it is on the run's date. */
 export const cmStats = endpointStream({

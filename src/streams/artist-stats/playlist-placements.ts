@@ -1,13 +1,48 @@
-import type { CuratorPlatform, EditorialPlatform, PlaylistStatus } from "../../api/enums.js";
+import { z } from "zod";
+import { listEndpoint } from "../../api/endpoint.js";
+import {
+  CURATOR_PLATFORMS,
+  type CuratorPlatform,
+  EDITORIAL_PLATFORMS,
+  type EditorialPlatform,
+  PLAYLIST_STATUSES,
+  type PlaylistStatus,
+} from "../../api/enums.js";
+import { oneOf, orderedRange, positiveInt } from "../../api/params.js";
 import { toText, field } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
-import { curatorPlaylists, editorialPlaylists } from "../../api/operations/artist-stats.js";
 import type { RecordList } from "../../api/results.js";
 import { product } from "../dimensions.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging, pagingByPartition } from "../paging.js";
 import type { PartitionSet } from "../partition-set.js";
+import { paging as listPaging, SINCE_ORDER, window } from "./statistics-params.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
+
+const editorialPlaylists = listEndpoint(
+  "/artist-stats/editorial-playlists",
+  z
+    .object({
+      artist_id: positiveInt,
+      platform: oneOf(EDITORIAL_PLATFORMS).optional(),
+      status: oneOf(PLAYLIST_STATUSES).optional(),
+      ...window,
+      ...listPaging,
+    })
+    .refine(orderedRange, SINCE_ORDER),
+);
+
+const curatorPlaylists = listEndpoint(
+  "/artist-stats/curator-playlists",
+  z.object({
+    artist_id: positiveInt,
+    platform: oneOf(CURATOR_PLATFORMS).optional(),
+    ...listPaging,
+  }),
+);
+
+/** The two lists of the one stream, by a partition's kind. */
+export const PLACEMENT_OPERATIONS = { editorial: editorialPlaylists, curator: curatorPlaylists };
 
 /** Curator playlists are not split by status upstream: their rows carry this status. */
 const CURATOR_STATUS = "all" as const;

@@ -1,6 +1,9 @@
-import { radioAirplays as radioAirplaysOperation } from "../../api/operations/artist-stats.js";
+import { listEndpoint } from "../../api/endpoint.js";
 import { endpointStream } from "../endpoint-stream.js";
+import { byArtistOnDate } from "./statistics-params.js";
 import { ARTIST_DAYS } from "./tracked-artists.js";
+
+export const radioAirplaysOperation = listEndpoint("/artist-stats/radio-airplays", byArtistOnDate);
 
 export const radioAirplays = endpointStream({
   name: "artist_stats_radio_airplays",

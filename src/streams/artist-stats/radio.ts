@@ -1,6 +1,9 @@
-import { radio as radioOperation } from "../../api/operations/artist-stats.js";
+import { listEndpoint } from "../../api/endpoint.js";
 import { endpointStream } from "../endpoint-stream.js";
+import { byArtistOnDate } from "./statistics-params.js";
 import { ARTIST_DAYS } from "./tracked-artists.js";
+
+export const radioOperation = listEndpoint("/artist-stats/radio", byArtistOnDate);
 
 export const radio = endpointStream({
   name: "artist_stats_radio",

@@ -1,7 +1,25 @@
-import { socialAudienceStats as listOperation } from "../../api/operations/artist-stats.js";
+import { z } from "zod";
+import { listEndpoint } from "../../api/endpoint.js";
+import { AUDIENCE_DOMAINS, AUDIENCE_TYPES, STATS_TYPES } from "../../api/enums.js";
+import { oneOf, orderedRange, positiveInt } from "../../api/params.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
+import { paging, SINCE_ORDER, window } from "./statistics-params.js";
 import { trackedArtistsBy } from "./tracked-artists.js";
+
+export const socialAudienceStatsOperation = listEndpoint(
+  "/artist-stats/social-audience-stats",
+  z
+    .object({
+      artist_id: positiveInt,
+      domain: oneOf(AUDIENCE_DOMAINS).optional(),
+      audienceType: oneOf(AUDIENCE_TYPES).optional(),
+      statsType: oneOf(STATS_TYPES).optional(),
+      ...window,
+      ...paging,
+    })
+    .refine(orderedRange, SINCE_ORDER),
+);
 
 /** One breakdown of one artist's audience: domain × audience type × statistics type. */
 const BREAKDOWNS = trackedArtistsBy(
@@ -16,14 +34,14 @@ export const socialAudienceStats = endpointStream({
   name: "artist_stats_social_audience_stats",
   family: "artist_stats",
   partitions: BREAKDOWNS,
-  operation: listOperation,
+  operation: socialAudienceStatsOperation,
   params: ({ artistId, domain, audienceType, statsType }) => ({
     artist_id: artistId,
     domain,
     audienceType,
     statsType,
   }),
-  paging: offsetPaging(listOperation.name, 100, "limit"),
+  paging: offsetPaging(socialAudienceStatsOperation.name, 100, "limit"),
   records: "list",
   table: "artist_stats.social_audience_stats",
   key: ["artist_id", "domain", "audience_type", "stats_type", "snapshot_date", "position"],

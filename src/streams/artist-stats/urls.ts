@@ -5,7 +5,7 @@ import { toText, toKeyTexts } from "../../api/read-values.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { TRACKED_ARTISTS } from "./tracked-artists.js";
 
-export const urlsEndpoint = listEndpoint(
+export const urlsOperation = listEndpoint(
   "/artist-stats/urls",
   z.object({ artist_id: positiveInt }),
 );
@@ -14,7 +14,7 @@ export const urls = endpointStream({
   name: "artist_stats_urls",
   family: "artist_stats",
   partitions: TRACKED_ARTISTS,
-  operation: urlsEndpoint,
+  operation: urlsOperation,
   params: ({ artistId }) => ({ artist_id: artistId }),
   records: "list",
   table: "artist_stats.urls",

@@ -1,6 +1,12 @@
-import { videoMarketCoverage as coverageOperation } from "../../api/operations/artist-stats.js";
+import { objectEndpoint } from "../../api/endpoint.js";
 import { endpointStream } from "../endpoint-stream.js";
+import { byArtist } from "./statistics-params.js";
 import { TRACKED_ARTISTS } from "./tracked-artists.js";
+
+export const videoMarketCoverageOperation = objectEndpoint(
+  "/artist-stats/video-market-coverage",
+  byArtist,
+);
 
 /**
  * One object (total views, the markets inside it) or the list of markets itself, one row per
@@ -11,7 +17,7 @@ export const videoMarketCoverage = endpointStream({
   name: "artist_stats_video_market_coverage",
   family: "artist_stats",
   partitions: TRACKED_ARTISTS,
-  operation: coverageOperation,
+  operation: videoMarketCoverageOperation,
   params: ({ artistId }) => ({ artist_id: artistId }),
   records: "object",
   table: "artist_stats.video_market_coverage",

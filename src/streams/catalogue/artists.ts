@@ -1,12 +1,32 @@
-import type { Exchange } from "../../api/api-client.js";
-import { artistIdFromIdentifiers } from "../../api/operations/artist-stats.js";
-import { getArtistByName } from "../../api/operations/catalogue.js";
+import { z } from "zod";
+import type { Answer } from "../../api/api-client.js";
+import { API_PREFIX, defineOperation, segment } from "../../api/operation.js";
+import { nonEmptyText } from "../../api/params.js";
 import { toInteger, toText } from "../../api/read-values.js";
 import type { JsonRecord } from "../../json/json-record.js";
 import { listRecords } from "../record-selectors.js";
 import type { PageNumberParams } from "../paging.js";
 import { defineStream, type FetchContext, type PageFetch } from "../stream.js";
-import { LOOKUP_PAGING, type LookupPartition, lookupPartitions } from "./lookups.js";
+import { artistIdFromIdentifiersOperation } from "../artist-stats/artist-id-lookup.js";
+import {
+  LOOKUP_PAGING,
+  LOOKUP_PARAMS,
+  lookupPage,
+  type LookupPartition,
+  lookupPartitions,
+} from "./lookups.js";
+
+/** The artists whose name contains `name`. */
+export const getArtistByNameOperation = defineOperation({
+  name: "catalogue.getArtistByName",
+  params: z.object({ name: nonEmptyText, ...LOOKUP_PARAMS }),
+  request: ({ name, page, page_size }) => ({
+    method: "GET",
+    path: `${API_PREFIX}/getArtistByName/${segment(name)}`,
+    query: { page, page_size },
+  }),
+  parse: (body) => lookupPage(body, "artist"),
+});
 
 /** A catalogue artist and its id in the artist statistics API (null when unknown there). */
 export interface ResolvedArtist {
@@ -31,16 +51,18 @@ async function fetchPage(
   { api, call }: FetchContext,
   name: string,
   page: PageFetch<PageNumberParams>,
-): Promise<Exchange[]> {
-  const lookup = await page.exchange(getArtistByName, { name });
-  const ids = getArtistByName.parse(lookup.body).records.flatMap((a) => resolvableId(a) ?? []);
+): Promise<Answer[]> {
+  const lookup = await page.send(getArtistByNameOperation, { name });
+  const ids = getArtistByNameOperation
+    .parse(lookup.body)
+    .records.flatMap((a) => resolvableId(a) ?? []);
   // Settled, not raced: a failed look-up fails the page only once none is still in flight.
   const resolutions = await Promise.allSettled(
-    ids.map((id) => api.exchange(artistIdFromIdentifiers, { artist_id: id }, call)),
+    ids.map((id) => api.send(artistIdFromIdentifiersOperation, { artist_id: id }, call)),
   );
   const failed = resolutions.find((r) => r.status === "rejected");
   if (failed) throw failed.reason;
-  return [lookup, ...resolutions.map((r) => (r as PromiseFulfilledResult<Exchange>).value)];
+  return [lookup, ...resolutions.map((r) => (r as PromiseFulfilledResult<Answer>).value)];
 }
 
 /** Catalogue artists by each configured name (a case-insensitive substring search). */
@@ -52,11 +74,11 @@ export const artists = defineStream<LookupPartition, ResolvedArtist, typeof LOOK
   fetch: (context, { value }, page) => fetchPage(context, value, page),
   read: ([lookup, ...resolutions]) => {
     if (!lookup) throw new Error("a page without a response");
-    const result = getArtistByName.parse(lookup.body);
+    const result = getArtistByNameOperation.parse(lookup.body);
     const resolved = new Map(
-      resolutions.map((exchange) => [
-        Number(exchange.params.artist_id),
-        artistIdFromIdentifiers.parse(exchange.body).socialArtistId,
+      resolutions.map((answer) => [
+        Number(answer.params.artist_id),
+        artistIdFromIdentifiersOperation.parse(answer.body).socialArtistId,
       ]),
     );
     const records = result.records.map((artist) => {

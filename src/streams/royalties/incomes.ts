@@ -1,11 +1,19 @@
 import { parseText, toText } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
-import { listIncomes } from "../../api/operations/royalties.js";
+import { API_PREFIX, defineOperation } from "../../api/operation.js";
+import { type RecordList, toRecordList } from "../../api/results.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { NEXT_LINK_PAGING } from "../paging.js";
 import { listRecords } from "../record-selectors.js";
 import { stableKey } from "../stable-key.js";
-import { WHOLE_LIST } from "./whole-list.js";
+import { LIST_PARAMS, WHOLE_LIST } from "./whole-list.js";
+
+export const listIncomesOperation = defineOperation({
+  name: "royalties.listIncomes",
+  params: LIST_PARAMS,
+  request: (query) => ({ method: "GET", path: `${API_PREFIX}/incomes`, query }),
+  parse: (body): RecordList => toRecordList(body),
+});
 
 /** An income as received (what untyped values are named within) and its key in the table. */
 interface KeyedIncome {
@@ -61,7 +69,7 @@ export const incomes = endpointStream({
   name: "incomes",
   family: "royalties",
   partitions: WHOLE_LIST,
-  operation: listIncomes,
+  operation: listIncomesOperation,
   params: () => ({}),
   paging: NEXT_LINK_PAGING,
   // The key of an income without an id counts the equal ones before it in the page.

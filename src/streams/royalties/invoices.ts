@@ -1,9 +1,18 @@
 import { toText } from "../../api/read-values.js";
 import { type JsonRecord } from "../../json/json-record.js";
-import { getInvoice } from "../../api/operations/royalties.js";
+import { z } from "zod";
+import { API_PREFIX, defineOperation } from "../../api/operation.js";
+import { type ObjectAnswer, toObjectAnswer } from "../../api/results.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { stableKey } from "../stable-key.js";
 import { WHOLE_LIST } from "./whole-list.js";
+
+export const getInvoiceOperation = defineOperation({
+  name: "royalties.getInvoice",
+  params: z.object({}),
+  request: () => ({ method: "GET", path: `${API_PREFIX}/invoice` }),
+  parse: (body): ObjectAnswer => toObjectAnswer(body),
+});
 
 /** The invoice number, or a hash of the whole record when it has none. */
 export function invoiceKey(invoice: JsonRecord): string {
@@ -18,7 +27,7 @@ export const invoices = endpointStream({
   name: "invoices",
   family: "royalties",
   partitions: WHOLE_LIST,
-  operation: getInvoice,
+  operation: getInvoiceOperation,
   params: () => ({}),
   records: "object",
   table: "royalties.invoices",

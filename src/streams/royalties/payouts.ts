@@ -1,15 +1,61 @@
-import { listPayouts, listPendingPayouts, toPayout } from "../../api/operations/royalties.js";
-import { toInstant } from "../../api/read-values.js";
+import { toDecimal, toInstant, toMoney, toText } from "../../api/read-values.js";
+import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { NEXT_LINK_PAGING } from "../paging.js";
-import { WHOLE_LIST } from "./whole-list.js";
+import { royaltiesList, WHOLE_LIST } from "./whole-list.js";
+
+export interface Payout {
+  readonly id: string | null;
+  readonly userId: string | null;
+  /** Money as the exact decimal text it came as. */
+  readonly amount: string | null;
+  readonly currency: string | null;
+  readonly fees: string | null;
+  readonly netAmount: string | null;
+  readonly wallet: string | null;
+  readonly status: string | null;
+  readonly method: string | null;
+  readonly reference: string | null;
+  readonly createdAt: string | null;
+  readonly processedAt: string | null;
+  readonly notes: string | null;
+  readonly idempotencyKey: string | null;
+  readonly raw: JsonRecord;
+}
+
+export function toPayout(raw: JsonRecord): Payout {
+  const metadata = asRecord(raw.metadata) ?? {};
+  return {
+    id: toText(raw.id),
+    userId: toText(raw.user_id),
+    amount: toMoney(raw.amount),
+    currency: toText(raw.currency),
+    fees: toMoney(raw.fees),
+    netAmount: toMoney(raw.net_amount),
+    wallet: toDecimal(raw.wallet),
+    status: toText(raw.status),
+    method: toText(raw.method),
+    reference: toText(raw.reference),
+    createdAt: toText(raw.created_at),
+    processedAt: toText(raw.processed_at),
+    notes: toText(raw.notes),
+    idempotencyKey: toText(metadata.idempotency_key),
+    raw,
+  };
+}
+
+export const listPayoutsOperation = royaltiesList("royalties.listPayouts", "/payouts");
+export const listPendingPayoutsOperation = royaltiesList(
+  "royalties.listPendingPayouts",
+  "/payouts/pending",
+);
 
 /**
  * A stream of one of the two payout lists, paged as its body says. Both feed royalties.payouts:
  * triggers on that table record status history and keep first_seen_at, last_seen_at and
  * synced_at (see the migration); the writer never sends them.
  */
-function payoutList(name: string, operation: typeof listPayouts) {
+function payoutList(name: string, operation: typeof listPayoutsOperation) {
   return endpointStream({
     name,
     family: "royalties",
@@ -46,7 +92,7 @@ function payoutList(name: string, operation: typeof listPayouts) {
 }
 
 /** Every payout of the account, in its current state. */
-export const payouts = payoutList("payouts", listPayouts);
+export const payouts = payoutList("payouts", listPayoutsOperation);
 
 /** The pending payouts: the same table as `payouts`, from the upstream's own pending list. */
-export const pendingPayouts = payoutList("pending_payouts", listPendingPayouts);
+export const pendingPayouts = payoutList("pending_payouts", listPendingPayoutsOperation);

@@ -1,10 +1,41 @@
-import { getTrendsChart } from "../../api/operations/trends.js";
-import { listOf } from "../../api/list-page.js";
+import { z } from "zod";
+import { API_PREFIX, defineOperation } from "../../api/operation.js";
+import { listOf, readListPage, recordsOf, unwrapObject } from "../../api/list-page.js";
 import { toInteger, toText } from "../../api/read-values.js";
-import type { JsonRecord } from "../../json/json-record.js";
+import { asRecord, type JsonRecord } from "../../json/json-record.js";
 import { addDays } from "../../time/calendar.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { SALE_DAYS, saleDayParams } from "./selection.js";
+import { ORDERED, rangeInOrder, SALE_RANGE } from "./trends-params.js";
+
+/** A chart's series as received, and the groups (the days or entities) its totals are for. */
+export interface TrendChart {
+  readonly groups: readonly string[];
+  readonly series: readonly JsonRecord[];
+  /** False when the body holds no series list at all. */
+  readonly found: boolean;
+  readonly raw: unknown;
+}
+
+function toChart(body: unknown): TrendChart {
+  const opened = unwrapObject(body);
+  const envelope = asRecord(opened) ?? {};
+  const seriesList = readListPage(envelope.data ?? opened);
+  return {
+    groups: listOf(envelope.groups).flatMap((group) => toText(group) ?? []),
+    found: seriesList.found,
+    series: recordsOf(seriesList.items),
+    raw: body,
+  };
+}
+
+/** A range's chart of a selection and sale type: a series per entity, and the Total. */
+export const getTrendsChartOperation = defineOperation({
+  name: "trends.chart",
+  params: z.object(SALE_RANGE).refine(rangeInOrder, ORDERED),
+  request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsChart`, body: params }),
+  parse: toChart,
+});
 
 /** One step of a chart's series: a series' `totals` hold one value per day of the range. */
 interface ChartPoint {
@@ -20,7 +51,7 @@ export const trendChartPoints = endpointStream({
   name: "trend_chart_points",
   family: "trends",
   partitions: SALE_DAYS,
-  operation: getTrendsChart,
+  operation: getTrendsChartOperation,
   params: saleDayParams,
   records: (chart) => ({
     records: chart.series.flatMap((series, seriesPosition) =>

@@ -1,14 +1,28 @@
-import { getTrendsTotal } from "../../api/operations/trends.js";
+import { z } from "zod";
+import { API_PREFIX, defineOperation } from "../../api/operation.js";
+import { calendarDate } from "../../api/params.js";
+import { toObjectAnswer } from "../../api/results.js";
 import { toDecimal, toInteger } from "../../api/read-values.js";
 import { asRecord } from "../../json/json-record.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { SELECTION_DAYS } from "./selection.js";
+import { FILTERS, ORDERED, rangeInOrder, selection_type } from "./trends-params.js";
+
+/** A day's totals of a selection type; the spec names its four fields. */
+export const getTrendsTotalOperation = defineOperation({
+  name: "trends.total",
+  params: z
+    .object({ selection_type, start_date: calendarDate, end_date: calendarDate, ...FILTERS })
+    .refine(rangeInOrder, ORDERED),
+  request: (params) => ({ method: "GET", path: `${API_PREFIX}/getTrendsTotal`, body: params }),
+  parse: toObjectAnswer,
+});
 
 export const trendTotals = endpointStream({
   name: "trend_totals",
   family: "trends",
   partitions: SELECTION_DAYS,
-  operation: getTrendsTotal,
+  operation: getTrendsTotalOperation,
   params: ({ day, selectionType }) => ({
     selection_type: selectionType,
     start_date: day,

@@ -1,0 +1,3 @@
+import { radioRoute } from "../../families/artist-stats.js";
+
+export default radioRoute("radio", "radio");

@@ -1,0 +1,17 @@
+import { z } from "zod";
+import { calendarDate, limit, offset, positiveInt } from "../../api/params.js";
+
+/** One artist, by the social artist id (`cm_artist`) the statistics operations take. */
+export const byArtist = z.object({ artist_id: positiveInt });
+
+/** One artist on one day (today when `date` is left out). */
+export const byArtistOnDate = z.object({ artist_id: positiveInt, date: calendarDate.optional() });
+
+/** A window of days, either end left open. */
+export const window = { since: calendarDate.optional(), until: calendarDate.optional() };
+
+/** The statistics lists' paging: a first record and a count. */
+export const paging = { offset: offset.optional(), limit: limit.optional() };
+
+/** The refinement of a window whose ends are given in the wrong order. */
+export const SINCE_ORDER = { message: "must not be after until", path: ["since"] };
