@@ -3,6 +3,7 @@
 import type { SandboxDataset } from "../dataset/dataset.js";
 import type { AudienceDomain, SocialArtist } from "../dataset/records.js";
 import { operationNameOf } from "../../src/api/endpoint.js";
+import { sandboxEndpoint, sandboxRoute } from "../http/endpoint-route.js";
 import { formatDay, parseDay } from "../days.js";
 import { HttpError, ValidationError } from "../http/errors.js";
 import { date, integer, optional, parseParams, required } from "../http/params.js";
@@ -59,7 +60,7 @@ export function window(query: Record<string, string>, today: number) {
 
 /** The three snapshot operations differ only by domain. */
 export function audienceRoute(path: string, domain: AudienceDomain): Route {
-  return {
+  return sandboxRoute({
     method: "GET",
     path: `${PREFIX}/${path}`,
     operation: operationNameOf(`/artist-stats/${path}`),
@@ -70,21 +71,18 @@ export function audienceRoute(path: string, domain: AudienceDomain): Route {
           context.knobs.shapes,
         ),
       ),
-  };
+  });
 }
 
-/** /radio-airplays and /radio: rows of one day, today by default. */
-export function radioRoute(path: string, rows: "radioAirplays" | "radio"): Route {
-  return {
-    method: "GET",
+/** The parameters of /radio-airplays and /radio: an artist and a day. */
+const RADIO_PARAMS = { artist_id, date: optional(date, null) };
+
+/** /radio-airplays and /radio: an endpoint of records, the rows of one day, today by default. */
+export function radioEndpoint(path: string, rows: "radioAirplays" | "radio") {
+  return sandboxEndpoint({
     path: `${PREFIX}/${path}`,
-    operation: operationNameOf(`/artist-stats/${path}`),
-    handle: (context) => {
-      const artist = socialArtist(context);
-      const { date: day } = parseParams(context.query, {
-        date: optional(date, todayOf(context.data)),
-      });
-      return wrapped(context.data[rows](artist.cm_artist, formatDay(day)));
-    },
-  };
+    params: RADIO_PARAMS,
+    records: (data, { artist_id: id, date: day }): readonly unknown[] =>
+      data[rows](knownSocialArtist(data, id).cm_artist, formatDay(day ?? todayOf(data))),
+  });
 }

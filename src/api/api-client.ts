@@ -6,7 +6,7 @@ import type { Operation } from "./operation.js";
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
-  /** Told of every attempt this call makes (for per-partition request counts). */
+  /** Told of every try this call makes (for per-partition request counts). */
   readonly onTry?: (event: HttpTryEvent) => void;
 }
 

@@ -42,7 +42,7 @@ export interface HttpResponse {
 
 /**
  * What the client reports of each try of a request (a retry is another try of the same request),
- * for metrics and run accounting. A partition's attempt is another thing: one sync of it.
+ * for metrics and an attempt's accounting. A partition's attempt is another thing: one sync of it.
  */
 export interface HttpTryEvent {
   readonly operation: string;

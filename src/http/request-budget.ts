@@ -61,8 +61,8 @@ export interface Lease {
   /** When the slot was granted, in epoch ms on the budget's clock (Redis's, unless a clock is given). */
   readonly grantedAt: number;
   /**
-   * Frees the slot, noting what the try said of the upstream's health (null: nothing) in the
-   * window every process shares. True when this failure tripped the outage rule: the caller
+   * Frees the slot, noting what the try said of the upstream's health (null: nothing) among
+   * the latest signs every process shares. True when this failure tripped the outage rule: the caller
    * declares the upstream down (UpstreamOutage).
    */
   release(health?: HealthSign): Promise<boolean>;

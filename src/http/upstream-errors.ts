@@ -1,5 +1,5 @@
 /**
- * The failures of an exchange with the upstream, each naming its operation, method and path (and
+ * The failures of a request to the upstream, each naming its operation, method and path (and
  * the entity asked about), never the credential: the upstream's own words reach them only
  * through the HTTP client, which redacts the key from every answer about a failure first.
  */
@@ -28,7 +28,7 @@ interface RequestContext {
   readonly subject?: string;
 }
 
-/** Base of every failure of one HTTP exchange with the upstream. */
+/** Base of every failure of one HTTP request to the upstream. */
 export class UpstreamError extends EtlError {
   readonly operation: string;
   /** Whether a later try of the same request may succeed. */

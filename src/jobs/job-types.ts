@@ -20,7 +20,7 @@ export interface RunJobData {
   /** A retry that queues failures no retry can cure too (`etl retry-failed --permanent`). */
   readonly permanentToo?: boolean;
   /**
-   * Streams whose partitions are counted (`planned` holds them): a run plans a window of
+   * Streams whose partitions are counted (`planned` holds them): a run plans a plan window of
    * partitions at a time (plan-window.ts), but counts every stream's as soon as the stream can be
    * planned, so that its progress has a total.
    */
@@ -29,7 +29,7 @@ export interface RunJobData {
   readonly planned?: number;
   /** The partition job ids of the planned streams that other streams of the run wait for. */
   readonly awaitedJobs?: Readonly<Record<string, readonly string[]>>;
-  /** Where planning stands, saved after each top-up of the window (none before the first). */
+  /** Where planning stands, saved after each top-up of the plan window (none before the first). */
   readonly plan?: RunPlanState;
 }
 

@@ -26,7 +26,7 @@ import { isUrgent, partitionPlace, plansLookbackOnly, runDays } from "./run-prio
 import { settleRetries } from "./settle-retries.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
-/** When a run looks again at its window, and at whether the streams it waits for are done. */
+/** When a run looks again at its plan window, and at whether the streams it waits for are done. */
 const TOP_UP_MS = 1_000;
 /** How soon it looks while a stream waits for the few partitions it is planned from. */
 const AWAIT_MS = 200;
@@ -49,8 +49,8 @@ async function allFinished(queue: Queue, jobIds: readonly string[]): Promise<boo
 }
 
 /**
- * Fans a run out into partition jobs a window at a time (`plan_window` unfinished at once), so
- * that Redis holds no more of a year's backfill than the window, and steps aside between top-ups
+ * Fans a run out into partition jobs a plan window at a time (`plan_window` unfinished at once), so
+ * that Redis holds no more of a year's backfill than the plan window, and steps aside between top-ups
  * so that it holds a worker only while it plans. docs/architecture.md, "The queue", tells the whole
  * course of a run.
  */
@@ -139,7 +139,7 @@ interface RunParent {
 }
 
 /**
- * One look at the run: counts the streams that can be planned now, plans the window full, and
+ * One look at the run: counts the streams that can be planned now, plans the plan window full, and
  * saves where it stands. `waiting`: a stream still waits for the partitions it is planned from.
  */
 async function topUp(

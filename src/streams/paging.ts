@@ -5,7 +5,7 @@ import type { Cursor, PageWarning, Partition, ReadContext } from "./partition.js
 /**
  * none (one request), offset/limit or offset/size (artist statistics, trends), page number (the
  * look-ups), next link (a body that says how it goes on: the royalties lists), windows (a date
- * series asked a span at a time).
+ * series asked a window at a time).
  */
 export type PagingStyle =
   "none" | "offset/limit" | "offset/size" | "page number" | "next link" | "windows";

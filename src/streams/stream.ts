@@ -7,7 +7,8 @@
  * - **attempt**: one sync of one partition within a run, or one replay of an earlier sync's landed
  *   responses; a failed attempt is followed by another. `etl.sync_runs`, a row each (its `run_id`
  *   column holds the attempt's id, a name it kept from before the word), `attemptId`,
- *   `startAttempt`; `etl.schema_changes.attempt_id`.
+ *   `startAttempt`; `etl.schema_changes.attempt_id`. BullMQ counts a job's runs as its
+ *   attempts (`job_attempts`, `attemptsMade`): the queue's own word, said as a job's attempts.
  * - **try**: one sending of one HTTP request; a retry is another try of the same request, within
  *   one attempt. `HttpTryEvent`, `onTry`.
  * - **operation**: one upstream call declared as data: its name, its parameters' schema, its
@@ -16,8 +17,8 @@
  *   (`api.send`, `page.send`: its answer).
  * - **endpoint**: an upstream path with what serves it here: its operation and stream, one module
  *   (`src/streams/<family>/<endpoint>.ts`), and its sandbox route (`sandbox/endpoints/…`).
- * - **answer**: what the upstream sent back to one try that succeeded, as received: its status,
- *   body and bytes (`Answer`). An **object answer** is one object rather than a list
+ * - **answer**: what the upstream sent back to a try; `Answer` is one the client returned, as
+ *   received: its status, body and bytes. An **object answer** is one object rather than a list
  *   (`ObjectAnswer`).
  * - **landed response**: an answer stored as received, in the transaction of the rows read from
  *   it: what a replay reads (`etl.responses`).
@@ -41,7 +42,8 @@
  * - **discovered column**: a typed column made from a field no stream declares, named as the
  *   upstream names it and widened as values need (`etl.discovered_columns`).
  * - **role**: a meaning the analytics views need (an item's units, a title), resolved to a typed
- *   column (`src/analytics/roles.ts`); a **roll-up** sums the items a day or a month at a time.
+ *   column per selection and sale type (`src/analytics/roles.ts`); a **roll-up** sums the items
+ *   a day or a month at a time. The reader role `grant-reader` makes is Postgres's word.
  * - **gate**: what keeps a worker from taking jobs while something it needs is away (Postgres,
  *   Redis, the credential, the upstream: `src/jobs/*-gate.ts`).
  */
@@ -174,7 +176,7 @@ interface OutputRows<P extends Partition, R> {
 }
 
 /**
- * A stream: one upstream endpoint family, declared as data, run by the generic runner. `C` is
+ * A stream: the records of one or more endpoints landing in one table (a few for nested lists), declared as data, run by the generic runner. `C` is
  * its cursor: where a page starts (stored as JSON with the page's responses), `Q` the parameters
  * its paging gives a page's request; both are its paging's.
  */
@@ -198,8 +200,9 @@ export interface Stream<
    */
   readonly daily?: boolean;
   /**
-   * How its list goes on from page to page: one of paging.ts's styles. The runner asks each
-   * page as it says, and reads from it where the next starts.
+   * How its list goes on from page to page: one of paging.ts's styles. The runner's extract loop
+   * asks each page as it says and keeps the cursor, asking it where the next page starts from
+   * what each page read says of its list.
    */
   readonly paging: Paging<C, Q, P>;
   partitions(context: PlanContext): Partitions<P> | Promise<Partitions<P>>;

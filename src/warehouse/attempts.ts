@@ -20,7 +20,7 @@ export interface AttemptStart {
 }
 
 /** What an attempt is: a sync of a partition, or a replay of an earlier sync's responses. */
-export interface AttemptKind {
+export interface AttemptOpening {
   readonly kind: "sync" | "replay";
   /** The partition as planned (its days, windows, artists), kept for replay. */
   readonly partitionData?: unknown;
@@ -67,7 +67,7 @@ export async function startAttempt(
   db: Db,
   stream: string,
   partition: string,
-  run: AttemptKind = { kind: "sync", extractedOn: utcToday() },
+  opening: AttemptOpening = { kind: "sync", extractedOn: utcToday() },
 ): Promise<AttemptStart> {
   const { rows } = await db.executeQuery<{ run_id: string; ever_ran: boolean; abandoned: number }>(
     CompiledQuery.raw(START_ATTEMPT, [
@@ -75,12 +75,12 @@ export async function startAttempt(
       partition,
       PROCESS_IDENTITY,
       ABANDONED_ERROR,
-      run.closeAbandoned === true,
-      run.kind,
-      run.extractedOn,
-      run.partitionData === undefined ? null : JSON.stringify(run.partitionData),
-      run.replayOf ?? null,
-      run.run ?? null,
+      opening.closeAbandoned === true,
+      opening.kind,
+      opening.extractedOn,
+      opening.partitionData === undefined ? null : JSON.stringify(opening.partitionData),
+      opening.replayOf ?? null,
+      opening.run ?? null,
     ]),
   );
   const [row] = rows;

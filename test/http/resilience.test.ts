@@ -15,7 +15,7 @@ import { requestPayoutOperation } from "../../src/streams/royalties/payout-write
 import { listPayoutsOperation } from "../../src/streams/royalties/payouts.js";
 
 let upstream: Upstream;
-/** Called after every attempt: tests use it to end a fault after N attempts. */
+/** Called after every try: tests use it to end a fault after N tries. */
 let afterTry: (event: HttpTryEvent) => void = () => {};
 
 beforeAll(async () => {
@@ -137,7 +137,7 @@ describe("rate limiting", () => {
     const pausing = new Promise<void>((resolve) => {
       refused = resolve;
     });
-    // Told after the 429's pause is set in Redis (an attempt's event comes once it is over).
+    // Told after the 429's pause is set in Redis (a try's event comes once it is over).
     afterTry = (event) => {
       if (event.outcome === 429) refused();
     };

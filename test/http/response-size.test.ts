@@ -68,10 +68,10 @@ describe("max_response_bytes", () => {
       etl: { max_response_bytes: whole.length },
     });
     try {
-      const exchange = () => another.context.api.send(listIncomesOperation, {});
-      expect((await exchange()).bytes.equals(whole)).toBe(true);
+      const send = () => another.context.api.send(listIncomesOperation, {});
+      expect((await send()).bytes.equals(whole)).toBe(true);
       another.sandbox.setKnobs({ chunkedBodies: true });
-      expect((await exchange()).bytes.equals(whole)).toBe(true);
+      expect((await send()).bytes.equals(whole)).toBe(true);
     } finally {
       await another.close();
     }

@@ -12,12 +12,12 @@ import { RequestBudget } from "../../src/http/request-budget.js";
 import { type HealthSign, healthSignOf } from "../../src/http/upstream-health.js";
 import { deleteKeysWithPrefix, REDIS_URL, uniquePrefix } from "../helpers/redis.js";
 
-// Which attempts say the upstream itself failed, and when enough of them, from every process
+// Which tries say the upstream itself failed, and when enough of them, from every process
 // sharing the budget, say it is down.
 
 const request = { operation: "catalogue.getTerritories", method: "GET", path: "/x" };
 
-describe("an attempt's health sign", () => {
+describe("a try's health sign", () => {
   it("is a failure for what the upstream's health causes, an answer for the API's own words", () => {
     const failed = [
       new UpstreamStatusError(request, 503, "Service Unavailable", undefined),
@@ -66,8 +66,8 @@ function twoProcesses() {
   };
   return {
     take,
-    /** One attempt of process `i` a millisecond long, ending with `sign`: whether it tripped. */
-    attempt: async (i: number, sign: HealthSign) => {
+    /** One try of process `i` a millisecond long, ending with `sign`: whether it tripped. */
+    try: async (i: number, sign: HealthSign) => {
       const lease = await take(i);
       now += 1;
       return lease.release(sign);
@@ -89,12 +89,12 @@ describe("the health window every process shares", () => {
     try {
       const signs: HealthSign[] = [...Array(5).fill("healthy"), ...Array(15).fill("failed")];
       const tripped = [];
-      for (const [i, sign] of signs.entries()) tripped.push(await processes.attempt(i, sign));
+      for (const [i, sign] of signs.entries()) tripped.push(await processes.try(i, sign));
       expect(tripped).not.toContain(true);
       // The next failure pushes the oldest answer out: 16 failures among the latest 20.
-      expect(await processes.attempt(1, "failed")).toBe(true);
+      expect(await processes.try(1, "failed")).toBe(true);
       // Tripped, the window starts afresh.
-      expect(await processes.attempt(0, "failed")).toBe(false);
+      expect(await processes.try(0, "failed")).toBe(false);
     } finally {
       await processes.close();
     }
@@ -103,12 +103,12 @@ describe("the health window every process shares", () => {
   it("ignores what says nothing, forgets failures older than a minute, notes nothing while down", async () => {
     const processes = twoProcesses();
     try {
-      for (let i = 0; i < 15; i++) await processes.attempt(i, "failed");
-      for (let i = 0; i < 30; i++) expect(await processes.attempt(i, null)).toBe(false);
+      for (let i = 0; i < 15; i++) await processes.try(i, "failed");
+      for (let i = 0; i < 30; i++) expect(await processes.try(i, null)).toBe(false);
       processes.step(60_000);
-      expect(await processes.attempt(0, "failed")).toBe(false);
-      for (let i = 0; i < 14; i++) expect(await processes.attempt(i, "failed")).toBe(false);
-      expect(await processes.attempt(1, "failed")).toBe(true);
+      expect(await processes.try(0, "failed")).toBe(false);
+      for (let i = 0; i < 14; i++) expect(await processes.try(i, "failed")).toBe(false);
+      expect(await processes.try(1, "failed")).toBe(true);
 
       // Requests in flight as the outage is declared fail too: that is no news.
       const inFlight = await Promise.all(Array.from({ length: 20 }, (_, i) => processes.take(i)));

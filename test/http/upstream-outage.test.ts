@@ -123,7 +123,7 @@ describe("a flaky upstream", () => {
       expect(answered.every((answer) => answer.records.length > 0)).toBe(true);
       expect(downs).toBe(0);
       const retries = sandbox.stats().requests - requests;
-      // One attempt in five failed: about one retry per four answers.
+      // One try in five failed: about one retry per four answers.
       expect(retries).toBeGreaterThan(requests / 8);
       // The budget's bound: an answer refunds half a retry, 10 go at once, one more every 2 s.
       expect(retries).toBeLessThanOrEqual(requests / 2 + 10 + Math.ceil(seconds / 2));

@@ -42,7 +42,7 @@ const METRIC_NAMES = [
 
 const OPERATION = "catalogue.getTerritories";
 
-/** Metrics in which every ETL metric has series: attempts, partitions and every source. */
+/** Metrics in which every ETL metric has series: tries, partitions and every source. */
 function observedMetrics(): EtlMetrics {
   // catalogue_territories' family has its schedule off: it has no interval.
   const metrics = createEtlMetrics({
@@ -450,7 +450,7 @@ describe("/metrics fed by the real HTTP client", () => {
       http: {
         onTry: (event) => {
           metrics.observeTry(event);
-          // Only the first attempt meets the fault; the retry finds the upstream healthy.
+          // Only the first try meets the fault; the retry finds the upstream healthy.
           upstream.sandbox.setKnobs({ faultRate: 0 });
         },
       },

@@ -48,8 +48,8 @@ const TEST_PAGING: Paging<number, { readonly page: number | null }> = {
   next: (list) => ({ next: list?.nextLink ? Number(list.nextLink) : null, warnings: [] }),
 };
 
-function readAnswer<R>(exchanges: readonly Answer[]): PageRecords<R> {
-  const { records, next } = exchanges[0]?.body as { records: R[]; next: number | null };
+function readAnswer<R>(answers: readonly Answer[]): PageRecords<R> {
+  const { records, next } = answers[0]?.body as { records: R[]; next: number | null };
   return {
     records,
     list: { ...readListPage(records), nextLink: next === null ? null : `${next}` },

@@ -1,3 +1,3 @@
-import { radioRoute } from "../../families/artist-stats.js";
+import { radioEndpoint } from "../../families/artist-stats.js";
 
-export default radioRoute("radio-airplays", "radioAirplays");
+export default radioEndpoint("radio-airplays", "radioAirplays");

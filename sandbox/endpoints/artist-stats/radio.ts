@@ -1,3 +1,3 @@
-import { radioRoute } from "../../families/artist-stats.js";
+import { radioEndpoint } from "../../families/artist-stats.js";
 
-export default radioRoute("radio", "radio");
+export default radioEndpoint("radio", "radio");

@@ -75,7 +75,7 @@ function isDefiniteRefusal(error: unknown): error is UpstreamStatusError {
 
 /**
  * `payouts request`: validated locally, confirmed, recorded (committed) with its idempotency key,
- * then sent. Every attempt, and every re-run while it is unfinished, carries the same key, so
+ * then sent. Every try, and every re-run while it is unfinished, carries the same key, so
  * the upstream makes at most one payout for it.
  */
 export async function requestPayoutCommand(

@@ -163,8 +163,8 @@ export class PartitionLoad {
   }
 
   /** Writes what is pending and closes the partition. */
-  async finish(run: { requests: number }): Promise<void> {
-    await this.#write(run);
+  async finish(attempt: { requests: number }): Promise<void> {
+    await this.#write(attempt);
   }
 
   /** Reads records from `from` on until a batch of rows is full or the page ends; where it stopped. */

@@ -7,7 +7,7 @@ import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
 import type { Partition } from "../partition.js";
 import type { PartitionSet } from "../partition-set.js";
-import { paging } from "./statistics-params.js";
+import { OFFSET_LIMIT } from "./statistics-params.js";
 
 export const chartsOperation = listEndpoint(
   "/artist-stats/charts",
@@ -18,7 +18,7 @@ export const chartsOperation = listEndpoint(
       .optional(),
     genre: nonEmptyText.optional(),
     date: calendarDate.optional(),
-    ...paging,
+    ...OFFSET_LIMIT,
   }),
 );
 

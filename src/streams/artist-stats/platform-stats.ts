@@ -12,7 +12,7 @@ import { addDays, daysFrom, isCalendarDate } from "../../time/calendar.js";
 import { product } from "../dimensions.js";
 import { type WindowPartition, windowPaging } from "../paging.js";
 import type { PlanContext } from "../stream.js";
-import { SINCE_ORDER, window } from "./statistics-params.js";
+import { SINCE_ORDER, SINCE_UNTIL } from "./statistics-params.js";
 import { AFTER_TRACKED_ARTISTS } from "./tracked-artists.js";
 
 export interface StatPoint {
@@ -99,7 +99,7 @@ function toStatSeries(body: unknown): StatSeries {
 export const statOperation = defineOperation({
   name: "artistStats.stat",
   params: z
-    .object({ source: oneOf(STAT_SOURCES), artist_id: positiveInt, ...window })
+    .object({ source: oneOf(STAT_SOURCES), artist_id: positiveInt, ...SINCE_UNTIL })
     .refine(orderedRange, SINCE_ORDER),
   request: ({ source, ...query }) => ({
     method: "GET",

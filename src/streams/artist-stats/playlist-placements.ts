@@ -16,7 +16,7 @@ import { product } from "../dimensions.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging, pagingByPartition } from "../paging.js";
 import type { PartitionSet } from "../partition-set.js";
-import { paging as listPaging, SINCE_ORDER, window } from "./statistics-params.js";
+import { OFFSET_LIMIT, SINCE_ORDER, SINCE_UNTIL } from "./statistics-params.js";
 import { AFTER_TRACKED_ARTISTS, type ArtistPartition } from "./tracked-artists.js";
 
 const editorialPlaylists = listEndpoint(
@@ -26,8 +26,8 @@ const editorialPlaylists = listEndpoint(
       artist_id: positiveInt,
       platform: oneOf(EDITORIAL_PLATFORMS).optional(),
       status: oneOf(PLAYLIST_STATUSES).optional(),
-      ...window,
-      ...listPaging,
+      ...SINCE_UNTIL,
+      ...OFFSET_LIMIT,
     })
     .refine(orderedRange, SINCE_ORDER),
 );
@@ -37,7 +37,7 @@ const curatorPlaylists = listEndpoint(
   z.object({
     artist_id: positiveInt,
     platform: oneOf(CURATOR_PLATFORMS).optional(),
-    ...listPaging,
+    ...OFFSET_LIMIT,
   }),
 );
 

@@ -4,7 +4,7 @@ import { AUDIENCE_DOMAINS, AUDIENCE_TYPES, STATS_TYPES } from "../../api/enums.j
 import { oneOf, orderedRange, positiveInt } from "../../api/params.js";
 import { endpointStream } from "../endpoint-stream.js";
 import { offsetPaging } from "../paging.js";
-import { paging, SINCE_ORDER, window } from "./statistics-params.js";
+import { OFFSET_LIMIT, SINCE_ORDER, SINCE_UNTIL } from "./statistics-params.js";
 import { trackedArtistsBy } from "./tracked-artists.js";
 
 export const socialAudienceStatsOperation = listEndpoint(
@@ -15,8 +15,8 @@ export const socialAudienceStatsOperation = listEndpoint(
       domain: oneOf(AUDIENCE_DOMAINS).optional(),
       audienceType: oneOf(AUDIENCE_TYPES).optional(),
       statsType: oneOf(STATS_TYPES).optional(),
-      ...window,
-      ...paging,
+      ...SINCE_UNTIL,
+      ...OFFSET_LIMIT,
     })
     .refine(orderedRange, SINCE_ORDER),
 );

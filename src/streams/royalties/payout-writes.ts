@@ -42,7 +42,7 @@ export const requestPayoutOperation = defineOperation({
   name: "royalties.requestPayout",
   params: z.object({
     amount,
-    /** Sent with every attempt so that a retried request never creates a second payout. */
+    /** Sent with every try so that a retried request never creates a second payout. */
     idempotency_key: z.uuid("must be a UUID").default(() => randomUUID()),
   }),
   request: ({ amount, idempotency_key }) => ({
