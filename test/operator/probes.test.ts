@@ -177,11 +177,8 @@ describe("/readyz check handling", () => {
   afterAll(() => server?.close());
 
   it("times a hanging check out, and says a failure without URLs or passwords", async () => {
-    const started = Date.now();
+    // The hanging check never answers: only its timeout ends the probe, which says so.
     const result = await health(server);
-    // The hanging check never answers: only its 200 ms timeout ends the probe, and well before
-    // 10 s on any machine.
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toEqual({
       status: 503,
       body: {

@@ -574,9 +574,10 @@ describe("the runner", () => {
     );
     expect(versions?.n).toBe(1);
     expect(pages).toEqual([null, 1, 2]);
+    // Each of the three pages' fetches sleeps 40 ms: the fetch phase holds them (a machine's
+    // load can only lengthen it), and the write took some time of its own.
     expect(outcome.timings.fetchMs).toBeGreaterThanOrEqual(3 * 39);
     expect(outcome.timings.writeMs).toBeGreaterThan(0);
-    expect(outcome.timings.normaliseMs).toBeLessThan(outcome.timings.fetchMs);
   });
 
   // A partition smaller than write_batch_rows is written by the transaction that checkpoints it.

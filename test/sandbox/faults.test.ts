@@ -94,10 +94,8 @@ describe("sandbox faults", () => {
       () => "failed",
     );
     while (sandbox.stats().requests === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    const started = Date.now();
     await sandbox.close();
-    // The pending answer would hold it 30 s; closing takes a few ms, 10 s on no machine.
-    expect(Date.now() - started).toBeLessThan(10_000);
+    // Closing did not wait for the slow answer: had it, the request would have been answered.
     expect(await settled).toBe("failed");
   });
 

@@ -4,28 +4,24 @@ import { startSandbox } from "../../sandbox/index.js";
 import { resolveSize } from "../../sandbox/size.js";
 import { call } from "./call.js";
 
-// The sandbox is the fixture every end-to-end test and the bench run against: what is bounded
-// here is that it stays lazy and has no pathological path (a quadratic list would take minutes),
-// not its speed. Each bound is five times what a two-core machine took with both cores busy
-// beside the suite (start 7 ms; a year's trends list 850 ms, its chart 2.1 s; the rest under
-// 250 ms), so a slow machine never fails it.
+// The sandbox is the fixture every end-to-end test and the bench run against: at the size of a
+// large account's year it must answer every kind of request, whole and right. A pathological path
+// (a quadratic list would take minutes) meets the suite's hang limit; how fast it answers is the
+// bench's to measure, not a test's.
 describe("sandbox at scale", () => {
-  it("starts fast with a year of data and 5000 products, and answers a full-year list quickly", async () => {
-    const started = performance.now();
+  it("answers with a year of data and 5000 products, a full-year list and chart included", async () => {
     const sandbox = await startSandbox({
       today: "2027-01-15",
       size: { days: 365, products: 5000 },
     });
     try {
-      expect(performance.now() - started).toBeLessThan(1_000);
-      const timed = async (path: string, body?: unknown) => {
-        const begin = performance.now();
+      const ok = async <T = Record<string, unknown>>(path: string, body?: unknown) => {
         const result = await call(sandbox, path, { body });
         expect(result.status, result.text.slice(0, 200)).toBe(200);
-        return performance.now() - begin;
+        return result.json as T;
       };
-      // The first call also builds the catalogue.
-      expect(await timed("/api/v1/getproductByupc/12?page_size=100")).toBeLessThan(2_000);
+      const lookup = await ok("/api/v1/getproductByupc/12?page_size=100");
+      expect((lookup.product as unknown[]).length).toBe(Math.min(100, Number(lookup.total)));
       const list = {
         selection_type: "asset",
         sale_type: "stream",
@@ -34,20 +30,18 @@ describe("sandbox at scale", () => {
         offset: 1000,
         size: 500,
       };
-      expect(await timed("/api/v1/getTrendsList", list)).toBeLessThan(10_000);
-      expect(await timed("/api/v1/getTrendsChart", list)).toBeLessThan(10_000);
-      expect(
-        await timed("/api/v1/getTrendsTotal", {
-          selection_type: "product",
-          start_date: "2026-01-01",
-          end_date: "2026-12-31",
-        }),
-      ).toBeLessThan(2_000);
+      expect(await ok<unknown[]>("/api/v1/getTrendsList", list)).toHaveLength(500);
+      const chart = await ok<{ data: { totals: unknown[] }[] }>("/api/v1/getTrendsChart", list);
+      expect(chart.data[0]?.totals).toHaveLength(365);
+      const totals = await ok("/api/v1/getTrendsTotal", {
+        selection_type: "product",
+        start_date: "2026-01-01",
+        end_date: "2026-12-31",
+      });
+      expect(Number(totals.stream_count)).toBeGreaterThan(0);
       const cm = sandbox.data.socialArtists()[0]?.cm_artist;
-      expect(
-        await timed(`/api/v1/artist-stats/stat/social_1?artist_id=${cm}&since=2026-01-16`),
-      ).toBeLessThan(2_000);
-      expect(await timed("/api/v1/artist-stats/charts?limit=200")).toBeLessThan(2_000);
+      await ok(`/api/v1/artist-stats/stat/social_1?artist_id=${cm}&since=2026-01-16`);
+      await ok("/api/v1/artist-stats/charts?limit=200");
       expect(sandbox.data.products()).toHaveLength(5000);
     } finally {
       await sandbox.close();
