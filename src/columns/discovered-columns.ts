@@ -4,6 +4,7 @@ import { SchemaChangeBusyError } from "../errors.js";
 import { type SchemaLockWait, SCHEMA_LOCK_WAIT, withLockWait } from "../warehouse/lock-wait.js";
 import { perTableCache } from "../warehouse/per-table-cache.js";
 import { withViewsSetAside } from "../warehouse/views-set-aside.js";
+import type { FingerprintsRead } from "../warehouse/attempts.js";
 import {
   type FreeColumnName,
   freeColumnName,
@@ -79,8 +80,11 @@ export function discoveredColumns<DB>(db: Kysely<DB>, table: string): Promise<Di
  * closing a partition to read beside what it does (etl.discovered_columns_fingerprints): equal to
  * fingerprintOf the columns a write used when no change was made since.
  */
-export function discoveredFingerprintsOf(tables: readonly string[]): RawBuilder<string[]> {
-  return sql<string[]>`etl.discovered_columns_fingerprints(${[...tables]}::text[])`;
+export function discoveredFingerprintsOf(tables: readonly string[]): FingerprintsRead {
+  return {
+    tables,
+    fingerprints: sql<string[]>`etl.discovered_columns_fingerprints(${[...tables]}::text[])`,
+  };
 }
 
 const fingerprints = new WeakMap<DiscoveredColumns, string>();

@@ -29,6 +29,15 @@ export interface PagingRequest<Q extends object> {
   readonly link?: string;
 }
 
+/**
+ * What a page read says of its list, and where in the partition it was read: what the paging's
+ * `next` decides from, handed by the load (or the plan's read) to the extract loop.
+ */
+export interface PageRead {
+  readonly list: ListPage | null;
+  readonly context: ReadContext;
+}
+
 /** What a paging style decides of one page: where the next starts, and what is uncertain. */
 export interface PagingStep<C> {
   readonly next: C | null;

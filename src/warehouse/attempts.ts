@@ -140,14 +140,17 @@ export interface SucceededClose {
   readonly deletes: readonly RawBuilder<unknown>[];
   /** Deletes that are no row of the partition's tables (its quarantine's release): not counted. */
   readonly releases?: readonly RawBuilder<unknown>[];
-  /**
-   * Tables whose discovered columns' fingerprints the statement reads, after the partition's
-   * rows, and the expression reading them (`discoveredFingerprintsOf`, src/columns).
-   */
-  readonly discoveredOf: {
-    readonly tables: readonly string[];
-    readonly fingerprints: RawBuilder<string[]>;
-  };
+  /** The discovered columns' fingerprints the statement reads, after the partition's rows. */
+  readonly discoveredOf: FingerprintsRead;
+}
+
+/**
+ * Tables whose discovered columns' fingerprints a statement reads, and the expression reading
+ * them, one a table in order (`discoveredFingerprintsOf`, src/columns, makes it).
+ */
+export interface FingerprintsRead {
+  readonly tables: readonly string[];
+  readonly fingerprints: RawBuilder<string[]>;
 }
 
 /** What closing a succeeded attempt found. */

@@ -2,8 +2,7 @@ import type { z } from "zod";
 import type { ApiClient, CallOptions, Answer } from "../../api/api-client.js";
 import type { Operation } from "../../api/operation.js";
 import type { RunnerDeps } from "../attempt-record.js";
-import type { PageRead } from "../load/partition-load.js";
-import type { PagingRequest } from "../../streams/paging.js";
+import type { PageRead, PagingRequest } from "../../streams/paging.js";
 import type { Cursor, PageWarning, Partition } from "../../streams/partition.js";
 import type { FetchContext, PageFetch, Stream } from "../../streams/stream.js";
 

@@ -3,7 +3,7 @@ import type { EtlConfig } from "../../config/etl-config-schema.js";
 import { PagingError } from "../../errors.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import type { Cursor, Partition } from "../../streams/partition.js";
-import type { PageRead } from "../load/partition-load.js";
+import type { PageRead } from "../../streams/paging.js";
 import { RepeatedPages } from "./repeated-pages.js";
 import type { Stream } from "../../streams/stream.js";
 import { fetchPages } from "./fetch-pages.js";

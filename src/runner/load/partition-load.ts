@@ -16,7 +16,7 @@ import type { PageSizes } from "../../streams/page-sizes.js";
 import type { PhaseTimer } from "../phase-timer.js";
 import type { Stream } from "../../streams/stream.js";
 import type { Cursor, Partition, ReadContext } from "../../streams/partition.js";
-import type { ListPage } from "../../api/list-page.js";
+import type { PageRead } from "../../streams/paging.js";
 import type { Claims } from "./untyped-report.js";
 import { perStream } from "../../config/per-stream.js";
 import { schemaContractOf } from "../../config/schema-contract.js";
@@ -33,11 +33,6 @@ import {
 } from "./output-rows.js";
 import { TableEvolution } from "./table-evolution.js";
 import { discoveredFingerprintsOf } from "../../columns/discovered-columns.js";
-
-/** The tables whose discovered columns a close reads again, and the expression reading them. */
-function discoveredOf(tables: readonly string[]) {
-  return { tables, fingerprints: discoveredFingerprintsOf(tables) };
-}
 
 export interface PartitionLoadOptions {
   readonly db: Warehouse;
@@ -62,12 +57,6 @@ export interface PartitionLoadOptions {
   /** Whether success moves the partition's checkpoint (a sync) or leaves it (a replay). */
   readonly checkpoint: boolean;
   readonly land: LandPages;
-}
-
-/** What a page read says of its list, and where in the partition it was read. */
-export interface PageRead {
-  readonly list: ListPage | null;
-  readonly context: ReadContext;
 }
 
 /** A rejection whose response is known only once its page is landed. */
@@ -261,7 +250,7 @@ export class PartitionLoad {
       rederived: this.#options.checkpoint ? undefined : at,
       deletes,
       releases,
-      discoveredOf: discoveredOf(
+      discoveredOf: discoveredFingerprintsOf(
         this.#states.filter((s) => s.discovery).map((s) => s.output.target.table),
       ),
     });

@@ -12,8 +12,8 @@ import {
 import { declaresFailure } from "../../http/failure-body.js";
 import { upstreamMessage } from "../../http/upstream-message.js";
 import { recordSafely, type RunnerDeps, unrecordedFailure } from "../attempt-record.js";
-import { type PageRead, PartitionLoad } from "../load/partition-load.js";
-import { endWarnings } from "../../streams/paging.js";
+import { PartitionLoad } from "../load/partition-load.js";
+import { endWarnings, type PageRead } from "../../streams/paging.js";
 import type { PartitionOutcome } from "../partition-outcome.js";
 import { PageSizes } from "../../streams/page-sizes.js";
 import { PhaseTimer } from "../phase-timer.js";
