@@ -28,13 +28,13 @@ export interface BackfillMeasure {
   readonly stalled: number;
   /** Upstream requests during the run, as the sandbox counted them. */
   readonly requests: number;
-  /** Rows the partitions wrote, from etl.sync_runs. */
+  /** Rows the partitions wrote, from etl.attempts. */
   readonly rowsWritten: number;
   /** The request rate in force at the end and where it came from (etl_request_rate_limit). */
   readonly rate: { readonly requestsPerSecond: number; readonly source: string } | null;
   /** What Redis held at its peak during the run. */
   readonly redis: RedisPeak;
-  /** Partitions attempted (etl.sync_runs rows) by the end of the measure. */
+  /** Partitions attempted (etl.attempts rows) by the end of the measure. */
   readonly attempts: number;
   /**
    * Seconds from the last partition's end to the run's end recorded in etl.runs: the roles
@@ -148,7 +148,7 @@ export async function deploy(options: {
   const writtenSince = async (mark: string) => {
     const [row] = await query<{ rows: string; partitions: string }>(
       `select coalesce(sum(rows_written), 0)::text as rows, count(*)::text as partitions
-         from etl.sync_runs where started_at >= '${mark}'`,
+         from etl.attempts where started_at >= '${mark}'`,
     );
     return { rows: Number(row?.rows ?? 0), partitions: Number(row?.partitions ?? 0) };
   };
@@ -170,7 +170,7 @@ export async function deploy(options: {
   const runEnd = async (mark: string): Promise<number | null> => {
     for (let waited = 0; waited < RUN_END_WAIT_MS; waited += RUN_END_POLL_MS) {
       const [row] = await query<{ seconds: number }>(
-        `select extract(epoch from now() - (select max(finished_at) from etl.sync_runs
+        `select extract(epoch from now() - (select max(finished_at) from etl.attempts
                                              where started_at >= '${mark}'))::float8 as seconds
           where exists (select 1 from etl.runs
                          where queued_at >= '${mark}' and finished_at is not null)`,

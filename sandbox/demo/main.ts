@@ -161,9 +161,9 @@ async function main(): Promise<number> {
       const runs = await client.query<Record<string, string>>(
         `select stream, count(*)::text as partitions, sum(requests)::text as requests,
                 sum(rows_written)::text as rows, count(*) filter (where status <> 'succeeded')::text as failed
-           from etl.sync_runs group by stream order by min(run_id)`,
+           from etl.attempts group by stream order by min(attempt_id)`,
       );
-      print("\nper stream (etl.sync_runs)");
+      print("\nper stream (etl.attempts)");
       for (const line of table([
         ["stream", "partitions", "failed", "requests", "rows written"],
         ...runs.rows.map((r) => [

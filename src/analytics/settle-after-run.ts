@@ -35,7 +35,7 @@ export async function settleAfterRun<DB>(
  */
 export async function runWroteRows<DB>(db: Kysely<DB>, runId: string): Promise<boolean> {
   const { rows } = await sql<{ wrote: boolean }>`
-    select exists (select 1 from etl.sync_runs where run = ${runId} and rows_written > 0) as wrote
+    select exists (select 1 from etl.attempts where run = ${runId} and rows_written > 0) as wrote
   `.execute(db);
   return rows[0]?.wrote ?? false;
 }

@@ -148,7 +148,7 @@ export async function followRun(
       if (progress.error) out.line(`${progress.kind} ${runId} failed: ${progress.error}`);
       if (progress.failed > 0) {
         out.line(
-          `${progress.failed} partitions failed for good: see \`etl status\` and etl.sync_runs`,
+          `${progress.failed} partitions failed for good: see \`etl status\` and etl.attempts`,
         );
       }
       return progress.state === "completed" && progress.failed === 0;

@@ -42,7 +42,7 @@ function range(run: RunHistoryEntry) {
 
 /**
  * `etl runs show <run>`: what the run was asked for, when it ran, and its table per stream as a
- * sync prints it, added up from its attempts in etl.sync_runs, then the columns they added or
+ * sync prints it, added up from its attempts in etl.attempts, then the columns they added or
  * widened (etl.schema_changes). Null when no run has that id.
  */
 export async function runReportLines(db: Warehouse, runId: string): Promise<string[] | null> {
@@ -76,7 +76,7 @@ export async function runReportLines(db: Warehouse, runId: string): Promise<stri
       : []),
     ...(run.failed > 0
       ? [
-          `${run.failed} partitions failed: see \`etl status\` and etl.sync_runs where run = '${run.runId}'`,
+          `${run.failed} partitions failed: see \`etl status\` and etl.attempts where run = '${run.runId}'`,
         ]
       : []),
   ];

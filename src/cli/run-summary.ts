@@ -66,7 +66,7 @@ function reportAttention(summaries: readonly StreamSummary[], out: Output): bool
       out.line(`  ${w.stream} ${w.partition}: ${w.warnings.map((x) => x.message).join("; ")}`);
     }
     if (warned.length > 20)
-      out.line(`  ... and ${warned.length - 20} more (etl.sync_runs.warnings)`);
+      out.line(`  ... and ${warned.length - 20} more (etl.attempts.warnings)`);
   }
   return true;
 }
@@ -79,7 +79,7 @@ function reportUntyped(summaries: readonly StreamSummary[], out: Output): void {
   if (rows.length === 0) return;
   out.line("");
   out.line(
-    "Values that could not be typed (stored as null, kept in raw; see etl.sync_runs.untyped_values):",
+    "Values that could not be typed (stored as null, kept in raw; see etl.attempts.untyped_values):",
   );
   for (const line of table([["stream", "field", "expected", "values", "examples"], ...rows])) {
     out.line(`  ${line}`);
@@ -92,7 +92,7 @@ function reportFailureBodies(summaries: readonly StreamSummary[], out: Output): 
   if (streams.length === 0) return;
   out.line("");
   out.line(
-    `Answers that declared failure (2xx with {status: false, ...} and the like; retried, none stored; the last kept in etl.sync_runs.failure_body): ${streams.map((s) => `${s.stream} ${s.failureBodies}`).join(", ")}`,
+    `Answers that declared failure (2xx with {status: false, ...} and the like; retried, none stored; the last kept in etl.attempts.failure_body): ${streams.map((s) => `${s.stream} ${s.failureBodies}`).join(", ")}`,
   );
 }
 
@@ -144,5 +144,5 @@ export function printSummaries(
 
 /** Where a run's record is: its attempts and per-stream table, again, later. */
 export function runRecordedLine(runId: string): string {
-  return `run ${runId}: \`etl runs show ${runId}\` prints this table again from etl.sync_runs`;
+  return `run ${runId}: \`etl runs show ${runId}\` prints this table again from etl.attempts`;
 }

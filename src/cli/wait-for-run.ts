@@ -31,7 +31,7 @@ export async function waitForRun(
     const { warned, rejected } = await attentionSince(db, streams, queuedAt);
     if (warned === 0 && rejected === 0) return ExitCode.ok;
     out.line(
-      `since it was queued, ${rejected} records were quarantined and ${warned} partitions may be incomplete: see \`etl status\`, etl.rejected_records and etl.sync_runs.warnings`,
+      `since it was queued, ${rejected} records were quarantined and ${warned} partitions may be incomplete: see \`etl status\`, etl.rejected_records and etl.attempts.warnings`,
     );
     return ExitCode.attention;
   } finally {

@@ -35,7 +35,7 @@ function processGone(identity: string | null): boolean {
 
 /**
  * Records as interrupted the foreground runs whose process died before it could (killed, the
- * machine restarted): what their attempts did stays in etl.sync_runs, where those attempts are
+ * machine restarted): what their attempts did stays in etl.attempts, where those attempts are
  * closed as abandoned when their partitions run again. Only on the host that ran them.
  */
 async function settleForegroundRuns(db: Warehouse): Promise<number> {

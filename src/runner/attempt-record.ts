@@ -33,7 +33,7 @@ export interface RunnerDeps {
    * made before the job has moved. Without one (a one-shot sync), a failure is final.
    */
   readonly jobId?: string;
-  /** The run (etl.runs) the attempt is part of, named in its etl.sync_runs row. */
+  /** The run (etl.runs) the attempt is part of, named in its etl.attempts row. */
   readonly run?: string;
   /**
    * Keeps a record of the attempt's end that Postgres refused (a worker's: written once Postgres

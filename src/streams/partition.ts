@@ -2,7 +2,7 @@ import type { PageSizes } from "./page-sizes.js";
 
 /** One slice of a stream, synced and checkpointed as a unit. */
 export interface Partition {
-  /** Stable text key, stored in etl.stream_state and etl.sync_runs: "2026-01-05|asset|stream". */
+  /** Stable text key, stored in etl.stream_state and etl.attempts: "2026-01-05|asset|stream". */
   readonly key: string;
   /**
    * The day a daily partition covers. Such partitions are skipped once synced, except in the

@@ -5,9 +5,8 @@
  * - **run**: one piece of work asked for (a scheduled run, a backfill, a retry, a `sync`, a
  *   `replay`) over some streams and days; `etl.runs.run_id`, `runId`.
  * - **attempt**: one sync of one partition within a run, or one replay of an earlier sync's landed
- *   responses; a failed attempt is followed by another. `etl.sync_runs`, a row each (its `run_id`
- *   column holds the attempt's id, a name it kept from before the word), `attemptId`,
- *   `startAttempt`; `etl.schema_changes.attempt_id`. BullMQ counts a job's runs as its
+ *   responses; a failed attempt is followed by another. `etl.attempts`, a row each, its id
+ *   `attempt_id` (`attemptId`, `startAttempt`); `etl.schema_changes.attempt_id`. BullMQ counts a job's runs as its
  *   attempts (`job_attempts`, `attemptsMade`): the queue's own word, said as a job's attempts.
  * - **try**: one sending of one HTTP request; a retry is another try of the same request, within
  *   one attempt. `HttpTryEvent`, `onTry`.
@@ -28,9 +27,11 @@
  *   (`Stream`, `endpointStream`); a **family** is the streams that share a schedule, a lookback
  *   and settings (`src/config/families.ts`).
  * - **partition**: the unit a stream is synced, checkpointed, locked and retried by (`Partition`);
- *   a **partition set** is what a stream's partitions range over (`PartitionSet`), and its
- *   **scope** the columns and values every row of a partition carries, within which a replace or
- *   a snapshot deletes what the partition no longer returns (`PartitionSet.scope`).
+ *   a **partition set** is what a stream's partitions range over (`PartitionSet`).
+ * - **scope**: the rows something applies to, said by the columns and values they share. A
+ *   partition's scope is what every row of it carries, within which a replace or a snapshot
+ *   deletes what the partition no longer returns (`PartitionSet.scope`); a role's, the selection
+ *   and sale type its column is resolved for (`etl.roles.scope`, a config key's `.<scope>`).
  * - **window**: the days one request of a date series asks for (`since`/`until`,
  *   `windowPaging`). The queue's bound on the partitions it holds is the **plan window**
  *   (`plan_window`), the request budget's second the **rate window**: other words.

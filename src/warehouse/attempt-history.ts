@@ -12,7 +12,7 @@ export async function attentionSince(
   since: Date,
 ): Promise<{ warned: number; rejected: number }> {
   const row = await db
-    .selectFrom("etl.sync_runs")
+    .selectFrom("etl.attempts")
     .select([
       sql<number>`count(*) filter (where warnings is not null)::int`.as("warned"),
       sql<number>`coalesce(sum(rows_rejected), 0)::int`.as("rejected"),
@@ -42,8 +42,8 @@ export async function requestHistory(
     select stream, count(*)::int as attempts, sum(requests)::int as requests
     from (
       select stream, requests,
-             row_number() over (partition by stream order by run_id desc) as recent
-      from etl.sync_runs
+             row_number() over (partition by stream order by attempt_id desc) as recent
+      from etl.attempts
       where kind = 'sync' and status = 'succeeded' and stream = any(${streams})
     ) latest
     where recent <= ${HISTORY_ATTEMPTS}
@@ -64,7 +64,7 @@ export async function attemptsByDay(db: Db, since: string): Promise<DailyAttempt
   const { rows } = await sql<DailyAttempts>`
     select stream, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD') as day, status,
            count(*)::int as attempts
-    from etl.sync_runs
+    from etl.attempts
     where kind = 'sync' and started_at >= ${since}::timestamp at time zone 'UTC'
     group by 1, 2, 3
     order by 1, 2, 3`.execute(db);

@@ -49,17 +49,17 @@ const ABANDONED_ERROR =
  */
 const START_ATTEMPT = `
   with earlier as (
-    select run_id from etl.sync_runs where stream = $1 and partition = $2 limit 1
+    select attempt_id from etl.attempts where stream = $1 and partition = $2 limit 1
   ), abandoned as (
-    update etl.sync_runs
+    update etl.attempts
        set status = 'abandoned', finished_at = now(), closed_by = $3, error = $4
      where stream = $1 and partition = $2 and status = 'running' and $5::boolean
-    returning run_id
+    returning attempt_id
   )
-  insert into etl.sync_runs
+  insert into etl.attempts
     (stream, partition, kind, extracted_on, runner, partition_data, replay_of, run)
   values ($1, $2, $6, $7::date, $3, $8::jsonb, $9::bigint, $10)
-  returning run_id, exists (select 1 from earlier) as ever_ran,
+  returning attempt_id, exists (select 1 from earlier) as ever_ran,
     (select count(*) from abandoned)::int as abandoned`;
 
 /** Opens the audit row of one partition attempt, and tells whether an earlier one exists. */
@@ -69,7 +69,11 @@ export async function startAttempt(
   partition: string,
   opening: AttemptOpening = { kind: "sync", extractedOn: utcToday() },
 ): Promise<AttemptStart> {
-  const { rows } = await db.executeQuery<{ run_id: string; ever_ran: boolean; abandoned: number }>(
+  const { rows } = await db.executeQuery<{
+    attempt_id: string;
+    ever_ran: boolean;
+    abandoned: number;
+  }>(
     CompiledQuery.raw(START_ATTEMPT, [
       stream,
       partition,
@@ -85,7 +89,7 @@ export async function startAttempt(
   );
   const [row] = rows;
   if (!row) throw new Error(`the attempt of ${stream} ${partition} was not opened`);
-  return { attemptId: row.run_id, firstAttempt: !row.ever_ran, abandoned: row.abandoned };
+  return { attemptId: row.attempt_id, firstAttempt: !row.ever_ran, abandoned: row.abandoned };
 }
 
 /**
@@ -100,7 +104,7 @@ export async function closeAbandonedAttempts(
   error: string,
 ): Promise<number> {
   const closed = await db
-    .updateTable("etl.sync_runs")
+    .updateTable("etl.attempts")
     .set({ status: "abandoned", finished_at: new Date(), closed_by: PROCESS_IDENTITY, error })
     .where("stream", "=", stream)
     .where("partition", "=", partition)
@@ -225,7 +229,7 @@ function closeAttempt(
   deleted = sql<string>`0`,
 ) {
   return db
-    .updateTable("etl.sync_runs")
+    .updateTable("etl.attempts")
     .set({
       status: end.status,
       finished_at: new Date(),
@@ -241,15 +245,15 @@ function closeAttempt(
       response_ids: end.responseIds ? [...end.responseIds] : null,
       pages: end.pages ? [...end.pages] : null,
     })
-    .where("run_id", "=", attemptId);
+    .where("attempt_id", "=", attemptId);
 }
 
 /** Whether an attempt is still open (`running`): no later attempt closed it as abandoned. */
 export async function attemptRunning(db: Db, attemptId: string): Promise<boolean> {
   const row = await db
-    .selectFrom("etl.sync_runs")
+    .selectFrom("etl.attempts")
     .select("status")
-    .where("run_id", "=", attemptId)
+    .where("attempt_id", "=", attemptId)
     .executeTakeFirst();
   return row?.status === "running";
 }

@@ -70,8 +70,8 @@ async function pipelineRoles(trx: Transaction<Database>, reader: string): Promis
     select r.rolname from pg_roles r
      where not r.rolsuper and r.rolname !~ '^pg_' and r.rolname <> ${reader}
        and (r.rolname = current_user
-            or (to_regclass('etl.sync_runs') is not null
-                and has_table_privilege(r.oid, 'etl.sync_runs', 'INSERT')))
+            or (to_regclass('etl.attempts') is not null
+                and has_table_privilege(r.oid, 'etl.attempts', 'INSERT')))
      order by 1`.execute(trx);
   return rows.map((row) => row.rolname);
 }

@@ -46,14 +46,14 @@ export async function* replaySources(
     scope === "all"
       ? sql`false`
       : sql`exists (
-          select 1 from etl.sync_runs later
+          select 1 from etl.attempts later
            where later.stream = s.stream and later.partition = s.partition
-             and later.run_id > s.run_id and ${qualifies("later")}
+             and later.attempt_id > s.attempt_id and ${qualifies("later")}
              ${scope === "day" ? sql`and later.extracted_on = s.extracted_on` : sql``})`;
   let after = "0";
   for (;;) {
     const { rows } = await sql<{
-      run_id: string;
+      attempt_id: string;
       partition: string;
       partition_data: unknown;
       extracted_on: string;
@@ -61,16 +61,16 @@ export async function* replaySources(
       pages: string[] | null;
       superseded: boolean;
     }>`
-      select s.run_id, s.partition, s.partition_data, s.extracted_on::text as extracted_on,
+      select s.attempt_id, s.partition, s.partition_data, s.extracted_on::text as extracted_on,
              s.response_ids, s.pages, ${superseded} as superseded
-        from etl.sync_runs s
-       where s.stream = ${stream} and s.run_id > ${after} and ${qualifies("s")}
-       order by s.run_id
+        from etl.attempts s
+       where s.stream = ${stream} and s.attempt_id > ${after} and ${qualifies("s")}
+       order by s.attempt_id
        limit ${slice}`.execute(db);
     const kept = rows.filter((row) => !row.superseded);
     if (kept.length > 0) {
       yield kept.map((row) => ({
-        attemptId: row.run_id,
+        attemptId: row.attempt_id,
         partition: row.partition,
         partitionData: row.partition_data,
         extractedOn: row.extracted_on,
@@ -78,7 +78,7 @@ export async function* replaySources(
         pages: row.pages,
       }));
     }
-    after = rows.at(-1)?.run_id ?? after;
+    after = rows.at(-1)?.attempt_id ?? after;
     if (rows.length < slice) return;
   }
 }

@@ -153,9 +153,9 @@ export async function pruneResponses(db: Db, keepDays: number): Promise<number> 
   const result = await sql`
     with latest as (
       select distinct on (stream, partition) response_ids
-        from etl.sync_runs
+        from etl.attempts
        where kind = 'sync' and status = 'succeeded'
-       order by stream, partition, run_id desc
+       order by stream, partition, attempt_id desc
     ), kept as (
       select unnest(response_ids) as response_id from latest
     )

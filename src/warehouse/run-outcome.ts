@@ -23,14 +23,14 @@ export async function runOutcome(db: Warehouse, runId: string): Promise<RunOutco
   }>`
     with latest as (
       select distinct on (stream, partition) stream, status, warnings, rows_rejected
-        from etl.sync_runs where run = ${runId}
-       order by stream, partition, run_id desc
+        from etl.attempts where run = ${runId}
+       order by stream, partition, attempt_id desc
     ), needing as (
       select stream, status from latest
        where status = 'failed' or warnings is not null or rows_rejected > 0
     ), changed as (
       select c.table_name, a.stream from etl.schema_changes c
-        join etl.sync_runs a on a.run_id::text = c.attempt_id where a.run = ${runId}
+        join etl.attempts a on a.attempt_id::text = c.attempt_id where a.run = ${runId}
     )
     select (select count(*) from needing where status = 'failed')::int as failed,
            (select count(*) from needing where status <> 'failed')::int as attention,

@@ -39,11 +39,11 @@ function recorded(row: ChangeRow): RecordedSchemaChange {
 
 /**
  * The changes a run's attempts made, in the order they were made. etl.schema_changes names the
- * attempt (etl.sync_runs.run_id, as text), and the attempt names its run.
+ * attempt (etl.attempts.attempt_id, as text), and the attempt names its run.
  */
 export async function runSchemaChanges(db: Db, runId: string): Promise<RecordedSchemaChange[]> {
   const { rows } = await sql<ChangeRow>`select ${CHANGE_COLUMNS}
-      from etl.sync_runs s join etl.schema_changes c on c.attempt_id = s.run_id::text
+      from etl.attempts s join etl.schema_changes c on c.attempt_id = s.attempt_id::text
      where s.run = ${runId} order by c.change_id`.execute(db);
   return rows.map(recorded);
 }

@@ -3,11 +3,11 @@ import type { ColumnType, Generated } from "kysely";
 /** Columns as Postgres returns them to node-postgres (numeric and bigint as exact text). */
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 
-/** What became of one attempt: see the comment on etl.sync_runs.status. */
+/** What became of one attempt: see the comment on etl.attempts.status. */
 export type AttemptStatus = "running" | "succeeded" | "failed" | "interrupted" | "abandoned";
 
-export interface SyncRunsTable {
-  run_id: Generated<string>;
+export interface AttemptsTable {
+  attempt_id: Generated<string>;
   stream: string;
   partition: string;
   started_at: Generated<Date>;
@@ -114,7 +114,7 @@ export interface RunsTable {
 
 /** The tables the pipeline queries by name; streams write through the generic row writer. */
 export interface Database {
-  "etl.sync_runs": SyncRunsTable;
+  "etl.attempts": AttemptsTable;
   "etl.stream_state": StreamStateTable;
   "etl.responses": ResponsesTable;
   "etl.rejected_records": RejectedRecordsTable;

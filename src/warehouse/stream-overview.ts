@@ -111,7 +111,7 @@ function warnedPartitions(db: Kysely<Database>) {
 /** Per stream, the answers of the last 7 days' syncs that declared failure. */
 function recentFailureBodies(db: Kysely<Database>) {
   return db
-    .selectFrom("etl.sync_runs")
+    .selectFrom("etl.attempts")
     .select(["stream", sql<number>`sum(failure_bodies)::int`.as("answers")])
     .where("kind", "=", "sync")
     .where("failure_bodies", ">", 0)

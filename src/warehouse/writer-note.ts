@@ -6,7 +6,7 @@ import { type RawBuilder, sql } from "kysely";
  * upstream's) and whether its stream keeps history.
  */
 export interface WriterNote {
-  /** The attempt (etl.sync_runs.run_id). */
+  /** The attempt (etl.attempts.attempt_id). */
   readonly attempt: string;
   readonly replaying: boolean;
   readonly keepHistory: boolean;

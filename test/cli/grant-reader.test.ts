@@ -205,8 +205,8 @@ describe("etl grant-reader", () => {
     expect(await outcome(statement)).toBe("42501");
   });
 
-  it("cannot read etl.sync_runs, but reads freshness through analytics.stream_freshness", async () => {
-    expect(await outcome("select * from etl.sync_runs")).toBe("42501");
+  it("cannot read etl.attempts, but reads freshness through analytics.stream_freshness", async () => {
+    expect(await outcome("select * from etl.attempts")).toBe("42501");
     expect(await outcome("select * from etl.stream_state")).toBe("42501");
     expect(await outcome("select * from analytics.stream_freshness")).toBe("ok");
   });
@@ -449,7 +449,7 @@ describe("etl grant-reader: what every role may do by default", () => {
     await warehouse.query(`create role ${quoted} login`);
     try {
       await warehouse.query(`grant usage on schema etl to ${quoted}`);
-      await warehouse.query(`grant insert on etl.sync_runs to ${quoted}`);
+      await warehouse.query(`grant insert on etl.attempts to ${quoted}`);
       const again = await etl(["grant-reader", ROLE]);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toContain(`kept for the pipeline's roles: ${writer}`);

@@ -35,7 +35,7 @@ function tableNumbers(stdout: string): Map<string, number[]> {
   return rows;
 }
 
-/** What the run's attempts add up to, per stream, from etl.sync_runs itself. */
+/** What the run's attempts add up to, per stream, from etl.attempts itself. */
 async function attemptSums(runId: string): Promise<Map<string, number[]>> {
   const rows = await setting.warehouse.query<{
     stream: string;
@@ -52,8 +52,8 @@ async function attemptSums(runId: string): Promise<Map<string, number[]>> {
             sum(rows_rejected)::int as rejected,
             count(*) filter (where last and status = 'succeeded' and warnings is not null)::int
               as warned
-       from (select *, run_id = max(run_id) over (partition by stream, partition) as last
-               from etl.sync_runs where run = $1) a
+       from (select *, attempt_id = max(attempt_id) over (partition by stream, partition) as last
+               from etl.attempts where run = $1) a
       group by stream`,
     [runId],
   );
@@ -150,7 +150,7 @@ describe("runs you can see and trace", () => {
     const succeeded = async () =>
       (
         await setting.warehouse.query<{ n: number }>(
-          "select count(*)::int as n from etl.sync_runs where run = $1 and status = 'succeeded'",
+          "select count(*)::int as n from etl.attempts where run = $1 and status = 'succeeded'",
           [runId],
         )
       )[0]?.n ?? 0;

@@ -44,7 +44,7 @@ interface ChangeRow {
 /** What etl.schema_changes holds of a run's attempts, in the order they were made. */
 function changesOfRun(runId: string): Promise<ChangeRow[]> {
   return setting.warehouse.query<ChangeRow>(
-    `select c.* from etl.schema_changes c join etl.sync_runs s on c.run_id = s.run_id::text
+    `select c.* from etl.schema_changes c join etl.attempts s on c.attempt_id = s.attempt_id::text
       where s.run = $1 order by c.change_id`,
     [runId],
   );
@@ -100,15 +100,15 @@ describe("columns added or widened, as an operator sees them", () => {
 
   it("`runs show` says what a widening was and how many of each", async () => {
     // The run's dsps attempt widens the column it added: as a later value needing text would.
-    const [attempt] = await setting.warehouse.query<{ run_id: string; partition: string }>(
-      "select run_id::text, partition from etl.sync_runs where run = $1",
+    const [attempt] = await setting.warehouse.query<{ attempt_id: string; partition: string }>(
+      "select attempt_id::text, partition from etl.attempts where run = $1",
       [driftRun],
     );
     await evolveTable(
       setting.warehouse.db as unknown as Kysely<unknown>,
       "catalogue.dsps",
       [{ field: ["x_flags", "beta"], kind: "text" }],
-      { stream: "dsps", partition: attempt?.partition ?? "", attemptId: attempt?.run_id ?? "" },
+      { stream: "dsps", partition: attempt?.partition ?? "", attemptId: attempt?.attempt_id ?? "" },
     );
     const made = await changesOfRun(driftRun);
     expect(made.map(changeText)).toContain("catalogue.dsps.x_flags__beta: boolean → text");
@@ -176,8 +176,8 @@ describe("columns added or widened, as an operator sees them", () => {
   });
 
   it("a run that changed many columns lists 20 and says how many more; `status` the latest 5", async () => {
-    const [attempt] = await setting.warehouse.query<{ run_id: string; partition: string }>(
-      "select run_id::text, partition from etl.sync_runs where run = $1",
+    const [attempt] = await setting.warehouse.query<{ attempt_id: string; partition: string }>(
+      "select attempt_id::text, partition from etl.attempts where run = $1",
       [backfillRun],
     );
     const fields = Array.from({ length: 21 }, (_, i) => [`x_extra_${String(i).padStart(2, "0")}`]);
@@ -188,7 +188,7 @@ describe("columns added or widened, as an operator sees them", () => {
       {
         stream: "territories",
         partition: attempt?.partition ?? "",
-        attemptId: attempt?.run_id ?? "",
+        attemptId: attempt?.attempt_id ?? "",
       },
     );
     const made = await changesOfRun(backfillRun);

@@ -12,7 +12,7 @@ const setting = processSetting("sync-stop", { apiKey: "sync-stop-key-1", today: 
 async function attempts(): Promise<{ status: string; n: number }[]> {
   try {
     return await setting.warehouse.query<{ status: string; n: number }>(
-      "select status, count(*)::int as n from etl.sync_runs group by status order by status",
+      "select status, count(*)::int as n from etl.attempts group by status order by status",
     );
   } catch {
     return []; // not migrated yet

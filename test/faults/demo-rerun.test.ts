@@ -16,8 +16,8 @@ async function contents(name: string) {
     (c) =>
       c.query<{ left_over: boolean; runs: string; failed: string }>(
         `select to_regclass('public.left_over') is not null as left_over,
-                (select count(*) from etl.sync_runs)::text as runs,
-                (select count(*) from etl.sync_runs where status <> 'succeeded')::text as failed`,
+                (select count(*) from etl.attempts)::text as runs,
+                (select count(*) from etl.attempts where status <> 'succeeded')::text as failed`,
       ),
     name,
   );

@@ -101,7 +101,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
       await vi.waitFor(
         async () =>
           expect(
-            await count("select count(*)::int as n from etl.sync_runs where status = 'succeeded'"),
+            await count("select count(*)::int as n from etl.attempts where status = 'succeeded'"),
           ).toBeGreaterThan(5),
         { timeout: HANG_MS, interval: 100 },
       );
@@ -142,7 +142,7 @@ describe("Postgres away for longer than the retry budget, mid-backfill", () => {
       // No attempt spent on the outage: each partition job completed at its first attempt.
       expect(partitionJobs.filter((job) => job.attemptsMade > 1 || job.failedReason)).toEqual([]);
       expect(
-        await count("select count(*)::int as n from etl.sync_runs where status = 'running'"),
+        await count("select count(*)::int as n from etl.attempts where status = 'running'"),
       ).toBe(0);
       expect(
         await count(

@@ -73,7 +73,7 @@ interface FaultCase {
 interface DriftFindings {
   /** Rows (of tables with a raw column) whose raw lacks the field the drift added. */
   readonly rawWithoutNewField: number;
-  /** Values reported untyped in etl.sync_runs, summed over fields and partitions. */
+  /** Values reported untyped in etl.attempts, summed over fields and partitions. */
   readonly untypedReported: number;
   /**
    * Rows whose declared column is null while its raw holds a value (a payout's amount: a
@@ -122,11 +122,11 @@ async function backfillWith(label: string, fault: FaultCase) {
     const stats = harness.upstream.sandbox.stats();
     // Partition attempts that failed and were retried by the queue.
     const [failedAttempts] = await harness.warehouse.query<{ n: number }>(
-      "select count(*)::int as n from etl.sync_runs where status <> 'succeeded'",
+      "select count(*)::int as n from etl.attempts where status <> 'succeeded'",
     );
     // Everything the case produced that a person could read: logs and recorded errors.
     const errors = await harness.warehouse.query<{ error: string | null }>(
-      "select error from etl.sync_runs where error is not null",
+      "select error from etl.attempts where error is not null",
     );
     const outputs = [
       ...harness.upstream.logs,
@@ -135,7 +135,7 @@ async function backfillWith(label: string, fault: FaultCase) {
     ].join("\n");
     expect(outputs).not.toContain(harness.upstream.sandbox.apiKey);
     const attempts = await harness.warehouse.query<{ status: string; n: number }>(
-      "select status, count(*)::int as n from etl.sync_runs group by status",
+      "select status, count(*)::int as n from etl.attempts group by status",
     );
     return {
       attempts: Object.fromEntries(attempts.map((a) => [a.status, a.n])),
@@ -189,7 +189,7 @@ async function driftFindings(harness: SyncHarness): Promise<DriftFindings> {
   }
   const [untyped] = await harness.warehouse.query<{ n: number }>(
     `select coalesce(sum((u->>'count')::int), 0)::int as n
-       from etl.sync_runs, jsonb_array_elements(untyped_values) u where status = 'succeeded'`,
+       from etl.attempts, jsonb_array_elements(untyped_values) u where status = 'succeeded'`,
   );
   const [nulls] = await harness.warehouse.query<{ n: number }>(
     `select count(*) as n from royalties.payouts where amount is null and raw->>'amount' is not null`,
@@ -347,7 +347,7 @@ describe("the warehouse stays exact when the upstream misbehaves", () => {
         const [first] = workers;
         if (!first) throw new Error("no worker");
         const [running] = await harness.warehouse.query<{ n: number }>(
-          "select count(*)::int as n from etl.sync_runs where status = 'running'",
+          "select count(*)::int as n from etl.attempts where status = 'running'",
         );
         expect(running?.n).toBeGreaterThan(0);
         first.child.kill(signal);

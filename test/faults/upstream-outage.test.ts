@@ -95,7 +95,7 @@ describe("an upstream down mid-backfill", () => {
     );
     await until(async () => {
       const [row] = await warehouse.query<{ n: number }>(
-        "select count(*)::int as n from etl.sync_runs where status = 'succeeded'",
+        "select count(*)::int as n from etl.attempts where status = 'succeeded'",
       );
       return (row?.n ?? 0) >= 10;
     });

@@ -107,7 +107,7 @@ async function recordedTrouble(harness: SyncHarness, since: Date) {
     ),
     warnedRuns: await countRows(
       harness,
-      `select count(*)::int as n from etl.sync_runs
+      `select count(*)::int as n from etl.attempts
         where started_at >= $1 and jsonb_typeof(warnings) = 'array'
           and jsonb_array_length(warnings) > 0`,
       [since],

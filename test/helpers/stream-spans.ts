@@ -7,13 +7,13 @@ export interface StreamSpan {
   readonly last: number;
 }
 
-/** Each stream's attempts in etl.sync_runs, from the first start to the last end (epoch ms). */
+/** Each stream's attempts in etl.attempts, from the first start to the last end (epoch ms). */
 export async function streamSpans(
   warehouse: Pick<TestWarehouse, "query">,
 ): Promise<(stream: string) => StreamSpan> {
   const rows = await warehouse.query<{ stream: string; first: Date; last: Date }>(
     `select stream, min(started_at) as first, max(finished_at) as last
-       from etl.sync_runs group by stream`,
+       from etl.attempts group by stream`,
   );
   return (stream) => {
     const row = rows.find((r) => r.stream === stream);

@@ -100,7 +100,7 @@ describe("a backfill through the queue", () => {
     // Planned from the tracked artists the same run found: one urls partition for each.
     const [row] = await harness.warehouse.query<{ tracked: number; partitions: number }>(
       `select (select count(*)::int from artist_stats.artists) as tracked,
-              (select count(distinct partition)::int from etl.sync_runs
+              (select count(distinct partition)::int from etl.attempts
                 where stream = 'artist_stats_urls') as partitions`,
     );
     expect(row?.tracked).toBeGreaterThan(1);
@@ -115,7 +115,7 @@ describe("a backfill through the queue", () => {
     const held = await holdPartition("trend_totals", "2026-01-09|dsp");
     const attempts = async () =>
       await harness.warehouse.query<{ stream: string; n: number }>(
-        `select stream, count(*)::int as n from etl.sync_runs
+        `select stream, count(*)::int as n from etl.attempts
           where partition like '2026-01-09|%' and status = 'succeeded' group by 1 order by 1`,
       );
     // Every partition of the streams planned after it, 5 selection types × 2 sale types each,
@@ -139,7 +139,7 @@ describe("a backfill through the queue", () => {
         seen = await attempts();
       }
       const heldStarted = await harness.warehouse.query(
-        "select 1 from etl.sync_runs where stream = 'trend_totals' and partition = '2026-01-09|dsp'",
+        "select 1 from etl.attempts where stream = 'trend_totals' and partition = '2026-01-09|dsp'",
       );
       observed = { runId, seen, heldStarted };
     } finally {

@@ -139,7 +139,7 @@ describe("a partition job with a large answer", () => {
     // The attempts the dead workers left running are closed: the first by the second worker as
     // it took the partition, the second by the third.
     const attempts = await warehouse.query<{ status: string; error: string; closed_by: string }>(
-      "select status, error, closed_by from etl.sync_runs where stream = 'incomes' order by run_id",
+      "select status, error, closed_by from etl.attempts where stream = 'incomes' order by attempt_id",
     );
     const runner = (p: EtlProcess) => `${hostname()} pid ${p.child.pid}`;
     expect(attempts).toEqual([

@@ -52,7 +52,7 @@ describe("a run with more partitions than its window", () => {
     });
     const [runs] = await harness.warehouse.query<{ attempts: number; partitions: number }>(
       `select count(*)::int as attempts, count(distinct partition)::int as partitions
-         from etl.sync_runs where stream = 'artist_stats_radio_airplays'`,
+         from etl.attempts where stream = 'artist_stats_radio_airplays'`,
     );
     expect(runs).toEqual({ attempts: 300, partitions: 300 });
   });

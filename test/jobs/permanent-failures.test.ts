@@ -64,7 +64,7 @@ async function failedStates() {
     retry_job_id: string | null;
   }>(
     `select s.stream, s.failure_cause, s.retry_job_id,
-            (select count(*)::int from etl.sync_runs r
+            (select count(*)::int from etl.attempts r
               where r.stream = s.stream and r.partition = s.partition) as attempts
        from etl.stream_state s where s.last_status = 'failed' order by s.stream, s.partition`,
   );

@@ -68,7 +68,7 @@ async function backfill(day: string, streams: readonly string[] = ["trend_items"
 async function attemptsByDay(): Promise<Record<string, number>> {
   const rows = await harness.warehouse.query<{ key: string; n: number }>(
     `select split_part(partition, '|', 1) || ' ' || status as key, count(*)::int as n
-       from etl.sync_runs where stream = 'trend_items' group by 1`,
+       from etl.attempts where stream = 'trend_items' group by 1`,
   );
   return Object.fromEntries(rows.map((row) => [row.key, row.n]));
 }
@@ -77,7 +77,7 @@ async function attemptsByDay(): Promise<Record<string, number>> {
 async function attemptsOn(day: string): Promise<Record<string, number>> {
   const rows = await harness.warehouse.query<{ key: string; n: number }>(
     `select stream || ' ' || status as key, count(*)::int as n
-       from etl.sync_runs where partition like $1 || '|%' group by 1`,
+       from etl.attempts where partition like $1 || '|%' group by 1`,
     [day],
   );
   return Object.fromEntries(rows.map((row) => [row.key, row.n]));
@@ -264,7 +264,7 @@ describe("etl retry-failed", () => {
         status: string;
         n: number;
       }>(
-        `select partition, status, count(*)::int as n from etl.sync_runs
+        `select partition, status, count(*)::int as n from etl.attempts
           where stream = 'trend_totals' and partition = any($1) group by 1, 2 order by 1, 2`,
         [[exhausted.key, lost.key]],
       );

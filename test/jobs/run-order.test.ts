@@ -27,7 +27,7 @@ afterAll(async () => {
 /** The run's attempts in the order they started: stream and partition. */
 async function attempts(runId: string): Promise<{ stream: string; partition: string }[]> {
   return harness.warehouse.query<{ stream: string; partition: string }>(
-    "select stream, partition from etl.sync_runs where run = $1 order by run_id",
+    "select stream, partition from etl.attempts where run = $1 order by attempt_id",
     [runId],
   );
 }
@@ -135,7 +135,7 @@ describe("the order a backfill runs in", () => {
     // scheduled run's ten come next, after at most the backfill's partition in hand.
     const order = (
       await harness.warehouse.query<{ run: string }>(
-        "select run from etl.sync_runs where run = any($1) order by run_id",
+        "select run from etl.attempts where run = any($1) order by attempt_id",
         [[backfill.runId, scheduled.runId]],
       )
     ).map((a) => (a.run === scheduled.runId ? "S" : "B"));

@@ -100,7 +100,7 @@ describe("a schedule's runs with start_date a year back", () => {
     expect(backfilled).toMatchObject({ planned: 15, succeeded: 15, failed: 0 });
     const days = await harness.warehouse.query<{ run: string; first: string; n: number }>(
       `select run, min(split_part(partition, '|', 1)) as first, count(*)::int as n
-         from etl.sync_runs group by run`,
+         from etl.attempts group by run`,
     );
     expect(days).toContainEqual({ run: schedule.runId, first: addDays(today, -7), n: 35 });
 

@@ -79,15 +79,15 @@ function checksSoFar(health: Awaited<ReturnType<typeof readiness>>): number {
   return Number(/(\d+) checks so far/.exec(health.body.checks.upstream_credential ?? "")?.[1] ?? 0);
 }
 
-/** How etl.sync_runs names a worker process: its host and pid. */
+/** How etl.attempts names a worker process: its host and pid. */
 function runnerOf(process: WorkerProcess | undefined): string {
   return `${hostname()} pid ${process?.child.pid}`;
 }
 
 /** Attempts in a state, of one worker (null: of any). */
 async function attemptsOf(runner: string | null, status: string) {
-  return warehouse.query<{ run_id: string }>(
-    "select run_id::text from etl.sync_runs where status = $2 and ($1::text is null or runner = $1) order by run_id",
+  return warehouse.query<{ attempt_id: string }>(
+    "select attempt_id::text from etl.attempts where status = $2 and ($1::text is null or runner = $1) order by attempt_id",
     [runner, status],
   );
 }
@@ -172,7 +172,7 @@ describe("worker processes", () => {
       const [row] = await warehouse.query<{ done: number; mine: number }>(
         `select count(*) filter (where status = 'succeeded')::int as done,
                 count(*) filter (where status = 'running' and runner = $1)::int as mine
-           from etl.sync_runs where stream = 'trend_items' and partition >= '2026-01-07'`,
+           from etl.attempts where stream = 'trend_items' and partition >= '2026-01-07'`,
         [killed],
       );
       return (row?.done ?? 0) >= 8 && (row?.mine ?? 0) >= 2;
@@ -184,9 +184,9 @@ describe("worker processes", () => {
     const result = await running;
     expect(result.code, result.stdout + result.stderr).toBe(0);
     // Every attempt the dead worker left running was closed by the worker that took its partition.
-    const closed = await warehouse.query<{ run_id: string; status: string; closed_by: string }>(
-      "select run_id::text, status, closed_by from etl.sync_runs where run_id = any($1::bigint[]) order by run_id",
-      [left.map((attempt) => attempt.run_id)],
+    const closed = await warehouse.query<{ attempt_id: string; status: string; closed_by: string }>(
+      "select attempt_id::text, status, closed_by from etl.attempts where attempt_id = any($1::bigint[]) order by attempt_id",
+      [left.map((attempt) => attempt.attempt_id)],
     );
     const survivors = three.slice(1).map(runnerOf);
     expect(closed.map((c) => c.status)).toEqual(left.map(() => "abandoned"));
@@ -244,7 +244,7 @@ describe("worker processes", () => {
     // Its requests take 4 s and the grace 1.5 s: the active attempts were cut short, and end as
     // interrupted, not failed (nor left running); the partitions' state is untouched.
     const attempts = await warehouse.query<{ status: string; n: number }>(
-      `select status, count(*)::int as n from etl.sync_runs
+      `select status, count(*)::int as n from etl.attempts
         where stream = 'trend_items' and partition like '2026-01-11|%' group by status`,
     );
     expect(attempts.map((a) => a.status)).toEqual(["interrupted"]);
@@ -267,7 +267,8 @@ describe("worker processes", () => {
   it("is not ready while the key it starts with is refused, and is once it is accepted", async () => {
     sandbox.setKnobs({ requestsPerSecond: null, latencyMs: 0, refuseCredential: true });
     const refusedBefore = sandbox.stats().unauthorized;
-    const attempts = () => warehouse.query("select run_id from etl.sync_runs order by run_id");
+    const attempts = () =>
+      warehouse.query("select attempt_id from etl.attempts order by attempt_id");
     const attemptsBefore = await attempts();
     const one = await worker();
     const credential = async () => (await readiness(one)).body.checks.upstream_credential ?? "";
@@ -368,7 +369,7 @@ describe("worker processes", () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect((await health()).status).toBe(200);
     const attempts = await warehouse.query<{ status: string; n: number }>(
-      `select status, count(*)::int as n from etl.sync_runs
+      `select status, count(*)::int as n from etl.attempts
         where stream = 'trend_totals' and partition like '2026-01-12|%' group by status order by 1`,
     );
     expect(attempts.map((a) => a.status)).toEqual(["interrupted", "succeeded"]);

@@ -236,8 +236,8 @@ describe("an upstream that echoes the API key in its errors", () => {
     // Where the upstream's words were kept, the key was cut out of them: the search below looks
     // where the echo went, and would find it there.
     const kept = await warehouse.query<{ what: string; n: number }>(
-      `select 'sync_runs.error' as what, count(*)::int as n from etl.sync_runs where error like '%' || $1 || '%'
-       union all select 'sync_runs.failure_body', count(*)::int from etl.sync_runs where failure_body like '%' || $1 || '%'
+      `select 'attempts.error' as what, count(*)::int as n from etl.attempts where error like '%' || $1 || '%'
+       union all select 'attempts.failure_body', count(*)::int from etl.attempts where failure_body like '%' || $1 || '%'
        union all select 'stream_state.last_error', count(*)::int from etl.stream_state where last_error like '%' || $1 || '%'
        union all select 'payout_requests.response', count(*)::int from royalties.payout_requests where response::text like '%' || $1 || '%'`,
       [REDACTED],

@@ -475,7 +475,7 @@ describe("on an empty warehouse", () => {
         `truncate catalogue.products, catalogue.assets, catalogue.dsps, catalogue.territories,
                   sales.trend_items, artist_stats.platform_stats, artist_stats.playlist_placements,
                   royalties.payouts, royalties.payout_status_history, etl.stream_state,
-                  etl.stream_settings, etl.runs, etl.sync_runs, etl.reading_checks cascade`,
+                  etl.stream_settings, etl.runs, etl.attempts, etl.reading_checks cascade`,
       );
       // join_paths describes the schema, not data.
       for (const view of VIEWS.filter((name) => name !== "join_paths")) {

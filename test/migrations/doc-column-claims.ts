@@ -11,7 +11,7 @@ const RELATION = /^([a-z_][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$/;
 const RELATION_HEADINGS = new Set(["table", "view", "object"]);
 // A cell under such a heading names columns that no longer exist, on purpose.
 const RETIRED_HEADING = /retired/i;
-// A relation followed by a column of its own in parentheses: "`etl.sync_runs` (`run`)".
+// A relation followed by a column of its own in parentheses: "`etl.attempts` (`run`)".
 const RELATION_THEN_COLUMN = /`([a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*)` \(`([a-z_][a-z0-9_]*)`\)/g;
 
 const codeSpans = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? "");

@@ -37,7 +37,7 @@ const NOT_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   "analytics.run_history": ["sync", "replay"],
   "analytics.join_paths": ["pg_constraint"],
   "history.row_versions": ["null", "raw", "synced_at"],
-  "etl.sync_runs": ["running", "succeeded", "failed", "interrupted", "abandoned"],
+  "etl.attempts": ["running", "succeeded", "failed", "interrupted", "abandoned"],
   "etl.runs": ["sync", "replay", "queued", "running", "succeeded", "failed", "interrupted", "lost"],
   "etl.stream_settings": ["radio_history_days"],
   "etl.roles": ["configured", "inferred", "pending", "absent", "unresolved", "ambiguous"],

@@ -32,7 +32,7 @@ afterAll(() => warehouse.drop());
 beforeEach(async () => {
   await warehouse.query(
     `truncate artist_stats.radio, catalogue.products, catalogue.assets,
-       etl.sync_runs, etl.responses, etl.rejected_records, etl.stream_state`,
+       etl.attempts, etl.responses, etl.rejected_records, etl.stream_state`,
   );
 });
 
@@ -95,7 +95,7 @@ describe("a partition's load", () => {
     expect(await stations()).toEqual(["a", "b", "c", "d", "e"]);
     expect(partitionLoad.account.rowsWritten).toBe(5);
     expect(
-      await warehouse.query("select status, rows_written::int, requests::int from etl.sync_runs"),
+      await warehouse.query("select status, rows_written::int, requests::int from etl.attempts"),
     ).toEqual([{ status: "succeeded", rows_written: 5, requests: 1 }]);
     expect(await warehouse.query("select last_status from etl.stream_state")).toEqual([
       { last_status: "succeeded" },

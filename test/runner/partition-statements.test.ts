@@ -110,7 +110,7 @@ describe("the statements of one partition", () => {
     expect(summary?.rowsWritten).toBe(1);
     const [left] = await harness.warehouse.query<{ n: number; audited: number }>(
       `select (select count(*)::int from sales.trend_chart_points where series_position = 999) as n,
-              (select sum(rows_written)::int from (select rows_written from etl.sync_runs
+              (select sum(rows_written)::int from (select rows_written from etl.attempts
                  order by started_at desc limit 10) as last_sync) as audited`,
     );
     expect(left).toEqual({ n: 0, audited: 1 });

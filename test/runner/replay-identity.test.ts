@@ -132,13 +132,13 @@ describe.each([
     // The tracked artists' one page is recorded even when it needed no request.
     expect(
       await harness.warehouse.query(
-        "select pages from etl.sync_runs where stream = 'artist_stats_artists' and kind = 'sync'",
+        "select pages from etl.attempts where stream = 'artist_stats_artists' and kind = 'sync'",
       ),
     ).toEqual([{ pages: ["null"] }]);
   });
 
   it("reads a sync recorded before its pages were as its responses show, and deletes nothing where it had none", async () => {
-    await harness.warehouse.query("update etl.sync_runs set pages = null where kind = 'sync'");
+    await harness.warehouse.query("update etl.attempts set pages = null where kind = 'sync'");
     const before = await snapshot(harness);
     const summaries = await harness.replay();
     expect(failures(summaries)).toEqual([]);
@@ -165,7 +165,7 @@ describe.each([
 
   it("refuses a sync whose stored responses do not fit the pages it recorded", async () => {
     await harness.warehouse.query(
-      `update etl.sync_runs set pages = '{}'
+      `update etl.attempts set pages = '{}'
         where kind = 'sync' and stream = 'artist_stats_urls' and cardinality(response_ids) > 0`,
     );
     const before = await snapshot(harness);

@@ -74,7 +74,7 @@ describe("landed responses", () => {
     expect(stored).toBe(requests);
     expect(
       await count(
-        `select count(*)::int as n from etl.sync_runs r
+        `select count(*)::int as n from etl.attempts r
           where kind = 'sync' and status = 'succeeded'
             and exists (select 1 from unnest(r.response_ids) id
                          where not exists (select 1 from etl.responses s where s.response_id = id))`,
@@ -120,13 +120,13 @@ describe("replay", () => {
     expect(differences(before, await fingerprints(harness.warehouse))).toEqual([]);
     expect(
       await count(
-        "select count(*)::int as n from etl.sync_runs where kind = 'replay' and requests > 0",
+        "select count(*)::int as n from etl.attempts where kind = 'replay' and requests > 0",
       ),
     ).toBe(0);
     expect(
       await count(
-        `select count(*)::int as n from etl.sync_runs r where kind = 'replay'
-          and not exists (select 1 from etl.sync_runs s where s.run_id = r.replay_of and s.kind = 'sync')`,
+        `select count(*)::int as n from etl.attempts r where kind = 'replay'
+          and not exists (select 1 from etl.attempts s where s.attempt_id = r.replay_of and s.kind = 'sync')`,
       ),
     ).toBe(0);
   });
@@ -185,7 +185,7 @@ describe("quarantine", () => {
     ).toBe(stored);
     expect(
       await count(
-        "select sum(rows_rejected)::int as n from etl.sync_runs where run_id in (select max(run_id) from etl.sync_runs where stream = 'artist_stats_urls' group by partition)",
+        "select sum(rows_rejected)::int as n from etl.attempts where attempt_id in (select max(attempt_id) from etl.attempts where stream = 'artist_stats_urls' group by partition)",
       ),
     ).toBe(stored);
 

@@ -188,7 +188,7 @@ describe("the request plan", () => {
     expect(Math.abs(planned - made) / made).toBeLessThanOrEqual(0.1);
     // The exact streams' counts are what the attempts of this backfill sent.
     const rows = await harness.warehouse.query<{ stream: string; requests: number }>(
-      `select stream, sum(requests)::int as requests from etl.sync_runs
+      `select stream, sum(requests)::int as requests from etl.attempts
        where started_at >= $1 and stream = any($2) group by stream`,
       [queuedAt, plans.filter((p) => p.basis.kind === "exact").map((p) => p.stream)],
     );

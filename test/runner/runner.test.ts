@@ -214,7 +214,7 @@ async function refuseInSyncRuns(
       return new;
     end $$`);
   await warehouse.query(
-    `create trigger ${name} before ${operation} on etl.sync_runs for each row execute function etl.${name}()`,
+    `create trigger ${name} before ${operation} on etl.attempts for each row execute function etl.${name}()`,
   );
 }
 
@@ -228,7 +228,7 @@ describe("the runner", () => {
     expect(summary?.partitions).toBe(3);
     expect(summary?.failed.map((f) => f.partition)).toEqual(["2026-01-02"]);
     const runs = await warehouse.query<{ partition: string; status: string; error: string | null }>(
-      "select partition, status, error from etl.sync_runs where stream = 'failing' order by partition",
+      "select partition, status, error from etl.attempts where stream = 'failing' order by partition",
     );
     expect(runs.map((r) => [r.partition, r.status])).toEqual([
       ["2026-01-01", "succeeded"],
@@ -259,7 +259,7 @@ describe("the runner", () => {
     expect(attempted.sort()).toEqual(["2026-01-04", "2026-01-05"]);
     // Not a failure of the partition: interrupted, with the reason, and its state left alone.
     const runs = await warehouse.query<{ partition: string; status: string; error: string }>(
-      "select partition, status, error from etl.sync_runs where stream = 'refused' order by 1",
+      "select partition, status, error from etl.attempts where stream = 'refused' order by 1",
     );
     expect(runs.map((r) => [r.partition, r.status])).toEqual([
       ["2026-01-04", "interrupted"],
@@ -293,7 +293,7 @@ describe("the runner", () => {
     expect(started).toBe(2);
     expect(summary).toMatchObject({ partitions: 2, interrupted: 2, failed: [] });
     const runs = await warehouse.query<{ status: string; n: number }>(
-      "select status, count(*)::int as n from etl.sync_runs where stream = 'stopped' group by status",
+      "select status, count(*)::int as n from etl.attempts where stream = 'stopped' group by status",
     );
     expect(runs).toEqual([{ status: "interrupted", n: 2 }]);
     expect(await stateRows("stopped")).toEqual([]);
@@ -327,7 +327,7 @@ describe("the runner", () => {
     const [summary] = await runSync(deps(), [stream], { from: days[0] ?? "", to: "2026-07-06" });
     expect(summary?.failed.map((f) => f.partition)).toEqual(["2026-07-05"]);
     const runs = await warehouse.query<{ partition: string; status: string; error: string | null }>(
-      "select partition, status, error from etl.sync_runs where stream = 'close-refused' order by partition",
+      "select partition, status, error from etl.attempts where stream = 'close-refused' order by partition",
     );
     // Nothing could record its end: its attempt stays running until it is picked up again.
     expect(runs.map((r) => [r.partition, r.status])).toEqual([

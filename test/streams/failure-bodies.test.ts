@@ -55,8 +55,8 @@ describe("a re-sync answered only with failure envelopes", () => {
     expect(after.every((s) => /declares failure: \S/.test(s.last_error))).toBe(true);
 
     const attempts = await harness.warehouse.query<{ bodies: number; body: string | null }>(
-      `select failure_bodies as bodies, failure_body as body from etl.sync_runs
-        where status = 'failed' order by run_id`,
+      `select failure_bodies as bodies, failure_body as body from etl.attempts
+        where status = 'failed' order by attempt_id`,
     );
     expect(attempts).toHaveLength(partitions);
     for (const attempt of attempts) {

@@ -61,7 +61,7 @@ describe("a full sync of every stream", () => {
 
   it("runs independent streams together, and a stream only after those it is planned from", async () => {
     const overlapping = await harness.warehouse.query<{ stream: string }>(
-      `select distinct a.stream from etl.sync_runs a join etl.sync_runs b
+      `select distinct a.stream from etl.attempts a join etl.attempts b
           on a.stream <> b.stream and a.started_at < b.finished_at and b.started_at < a.finished_at`,
     );
     expect(overlapping.length).toBeGreaterThanOrEqual(2);
@@ -78,7 +78,7 @@ describe("a full sync of every stream", () => {
   it("reports no untyped value when the upstream sends what the spec shows", async () => {
     expect(first.flatMap((s) => s.untyped.map((u) => `${s.stream} ${u.field}`))).toEqual([]);
     const [row] = await harness.warehouse.query<{ n: number }>(
-      "select count(*)::int as n from etl.sync_runs where untyped_values is not null",
+      "select count(*)::int as n from etl.attempts where untyped_values is not null",
     );
     expect(row?.n).toBe(0);
   });
@@ -139,7 +139,7 @@ describe("a full sync of every stream", () => {
       const recorded = await harness.warehouse.query<{
         untyped: { field: string; count: number }[];
       }>(
-        `select untyped_values as untyped from etl.sync_runs
+        `select untyped_values as untyped from etl.attempts
           where untyped_values is not null and stream = 'payouts'`,
       );
       expect(

@@ -118,7 +118,7 @@ describe("the history of restated values", () => {
     // Every version names the attempt that saw it, of the stream that writes its table, and its run.
     const unnamed = await one<{ n: number }>(
       `select count(*)::int as n from history.row_versions v
-         left join etl.sync_runs r on r.run_id = v.attempt_id
+         left join etl.attempts r on r.attempt_id = v.attempt_id
         where r.run is null
            or r.stream <> case v.table_name when 'royalties.incomes' then 'incomes'
                                else split_part(v.table_name, '.', 2) end
@@ -234,7 +234,7 @@ describe("the history of restated values", () => {
       settings: { history: { trends: false } },
     });
     const restated = await one<{ n: number }>(
-      `select count(*)::int as n from etl.sync_runs
+      `select count(*)::int as n from etl.attempts
         where stream = 'trend_totals' and rows_written > 0
           and started_at > (select max(seen_at) from history.row_versions)`,
     );

@@ -86,7 +86,7 @@ describe("incremental sync of the trends streams", () => {
     expect(summaries.reduce((n, s) => n + s.rowsWritten, 0)).toBe(0);
     expect(changed(before, await rowVersions(harness))).toEqual([]);
     const [row] = await harness.warehouse.query<{ runs: string }>(
-      "select count(*)::text as runs from etl.sync_runs where partition < '2026-01-08'",
+      "select count(*)::text as runs from etl.attempts where partition < '2026-01-08'",
     );
     // Days before the window were attempted once, by the first sync only.
     expect(row?.runs).toBe(String(7 * 25));

@@ -46,7 +46,7 @@ describe("a partition writing to the warehouse", () => {
       whileLocked = {
         requests: harness.upstream.sandbox.stats().requests,
         closed: await harness.warehouse.query(
-          "select partition from etl.sync_runs where status <> 'running'",
+          "select partition from etl.attempts where status <> 'running'",
         ),
       };
     } finally {

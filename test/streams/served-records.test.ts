@@ -72,7 +72,7 @@ describe("the endpoints the sandbox serves from records", () => {
       expect(streams.length, `no stream landed ${operation}`).toBe(1);
       const stream = STREAMS.find((s) => s.name === streams[0]?.stream) as Stream;
       const attempts = await harness.warehouse.query<Attempt>(
-        `select partition_data, response_ids::text[] from etl.sync_runs
+        `select partition_data, response_ids::text[] from etl.attempts
           where stream = $1 and kind = 'sync' and status = 'succeeded'`,
         [stream.name],
       );

@@ -5,7 +5,7 @@ import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js
 let warehouse: TestWarehouse;
 
 beforeAll(async () => {
-  warehouse = await createTestWarehouse("sync_runs");
+  warehouse = await createTestWarehouse("attempts");
 });
 
 afterAll(() => warehouse.drop());
@@ -14,7 +14,7 @@ const SYNC = { kind: "sync", extractedOn: "2026-01-01" } as const;
 
 async function statuses(partition: string): Promise<string[]> {
   const rows = await warehouse.query<{ status: string }>(
-    "select status from etl.sync_runs where stream = 's' and partition = $1 order by started_at, run_id",
+    "select status from etl.attempts where stream = 's' and partition = $1 order by started_at, attempt_id",
     [partition],
   );
   return rows.map((row) => row.status);
@@ -46,7 +46,7 @@ describe("opening a partition's attempt", () => {
     // Another partition's attempt is not this lock holder's to close.
     expect(await statuses("other")).toEqual(["running"]);
     const [closed] = await warehouse.query<{ closed: string }>(
-      "select count(*)::text as closed from etl.sync_runs where partition = 'crashed' and status = 'abandoned' and finished_at is not null and error is not null",
+      "select count(*)::text as closed from etl.attempts where partition = 'crashed' and status = 'abandoned' and finished_at is not null and error is not null",
     );
     expect(closed?.closed).toBe("2");
   });

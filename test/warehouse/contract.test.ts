@@ -79,8 +79,8 @@ const CONTRACT: Record<string, { key: string[]; columns: string[] }> = {
   "royalties.payout_status_history": { key: ["payout_id", "observed_at"], columns: ["status"] },
   "royalties.incomes": { key: ["income_key"], columns: ["raw", "synced_at"] },
   "royalties.invoices": { key: ["invoice_key", "snapshot_date"], columns: ["raw"] },
-  "etl.sync_runs": {
-    key: ["run_id"],
+  "etl.attempts": {
+    key: ["attempt_id"],
     columns: [
       "stream",
       "partition",
@@ -139,11 +139,11 @@ describe("the warehouse contract", () => {
         where (table_schema, table_name, column_name) in (
           ('royalties', 'payouts', 'amount'), ('royalties', 'payouts', 'fees'), ('royalties', 'payouts', 'net_amount'),
           ('royalties', 'payouts', 'wallet'), ('sales', 'trend_totals', 'stream_count'), ('sales', 'trend_items', 'day'),
-          ('royalties', 'payouts', 'created_at'), ('etl', 'sync_runs', 'started_at'))
+          ('royalties', 'payouts', 'created_at'), ('etl', 'attempts', 'started_at'))
         order by 1`,
     );
     expect(Object.fromEntries(types.map((t) => [t.column, t.type]))).toEqual({
-      "etl.sync_runs.started_at": "timestamp with time zone",
+      "etl.attempts.started_at": "timestamp with time zone",
       "royalties.payouts.amount": "numeric",
       "royalties.payouts.created_at": "timestamp with time zone",
       "royalties.payouts.fees": "numeric",

@@ -29,7 +29,7 @@ describe("migrating the warehouse", () => {
     await warehouse.query(
       "insert into etl.kysely_migration (name, timestamp) values ('2099-01-01-001-future', now())",
     );
-    await warehouse.query("alter table etl.sync_runs add column future_column text");
+    await warehouse.query("alter table etl.attempts add column future_column text");
     expect(await migrateToLatest(warehouse.db)).toEqual({
       applied: [],
       newer: ["2099-01-01-001-future"],

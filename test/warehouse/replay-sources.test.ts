@@ -79,8 +79,8 @@ beforeAll(async () => {
   warehouse = await createTestWarehouse("replay_sources");
   for (const a of ALL) {
     await warehouse.query(
-      `insert into etl.sync_runs
-         (run_id, stream, partition, status, kind, response_ids, partition_data, extracted_on)
+      `insert into etl.attempts
+         (attempt_id, stream, partition, status, kind, response_ids, partition_data, extracted_on)
        overriding system value
        values ($1, $2, $3, $4, $5, $6, $7, $8)`,
       [
@@ -153,14 +153,14 @@ describe("a slice's statement", () => {
   beforeAll(async () => {
     // 400 partitions synced 10 times each, beside the attempts above.
     await warehouse.query(
-      `insert into etl.sync_runs
-         (run_id, stream, partition, status, kind, response_ids, partition_data, extracted_on)
+      `insert into etl.attempts
+         (attempt_id, stream, partition, status, kind, response_ids, partition_data, extracted_on)
        overriding system value
        select 10000 + i, 'dense', 'p' || (i % 400), 'succeeded', 'sync', array[10000 + i]::bigint[],
               '{}', '2026-03-01'
          from generate_series(1, 4000) as i`,
     );
-    await warehouse.query("alter table etl.sync_runs set (autovacuum_enabled = false)");
+    await warehouse.query("alter table etl.attempts set (autovacuum_enabled = false)");
   });
 
   it.each(["without", "with"])(
@@ -169,8 +169,8 @@ describe("a slice's statement", () => {
       // A warehouse just backfilled, or whose autovacuum is off, has none.
       await warehouse.query(
         statistics === "with"
-          ? "analyze etl.sync_runs"
-          : "delete from pg_statistic where starelid = 'etl.sync_runs'::regclass",
+          ? "analyze etl.attempts"
+          : "delete from pg_statistic where starelid = 'etl.attempts'::regclass",
       );
       for (const scope of ["partition", "day"] as const) {
         const [first] = await queriesSent<Database>(warehouse.url, async (db) => {

@@ -38,7 +38,7 @@ async function unplannedFailures(
  * Closes the failures of partitions the configuration no longer plans, so that `status` can be
  * green again: they would otherwise stay failed for ever, since no run plans them again. What
  * is still planned is left, for `etl retry-failed`. Nothing is deleted: a dismissed partition
- * keeps its last error, and the audit of its attempts stays in etl.sync_runs.
+ * keeps its last error, and the audit of its attempts stays in etl.attempts.
  */
 export async function dismissFailedCommand(
   options: DismissFailedOptions,

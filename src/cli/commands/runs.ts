@@ -15,7 +15,7 @@ export interface RunsOptions {
 
 /**
  * `etl runs`: the latest runs of every kind; `etl runs show <run>`: one run's table per stream,
- * from its attempts. Reads the warehouse only (etl.runs, etl.sync_runs through the analytics
+ * from its attempts. Reads the warehouse only (etl.runs, etl.attempts through the analytics
  * views BI tools read), so it answers with the queue and the workers gone.
  */
 export async function runsCommand(

@@ -113,7 +113,7 @@ export class LoadAccount {
   }
 
   /**
-   * The attempt's end as etl.sync_runs records it, built here alone: what the partition read,
+   * The attempt's end as etl.attempts records it, built here alone: what the partition read,
    * wrote, could not type, quarantined, was refused and left uncertain, with `error` for an
    * attempt that did not succeed.
    */

@@ -44,7 +44,7 @@ export interface LookupPartition extends Partition {
 
 /**
  * One partition per configured value, keyed `<prefix>:<value>` ("upc:0600", "name:a"). A compound
- * dimension writes that key: etl.stream_state and etl.sync_runs hold look-ups under it, and a
+ * dimension writes that key: etl.stream_state and etl.attempts hold look-ups under it, and a
  * plain dimension's key (the value alone) would orphan their state.
  */
 export function lookupPartitions(
