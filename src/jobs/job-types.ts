@@ -1,6 +1,6 @@
 import type { DayRange } from "../runner/plan/plan-partitions.js";
 import type { Partition } from "../streams/partition.js";
-import type { StreamCursor } from "./plan-window.js";
+import type { PlanPosition } from "./plan-window.js";
 
 /** The queue's job names. */
 export const RUN_JOB = "run";
@@ -30,7 +30,7 @@ export interface RunJobData {
   /** The partition job ids of the planned streams that other streams of the run wait for. */
   readonly awaitedJobs?: Readonly<Record<string, readonly string[]>>;
   /** Where planning stands, saved after each top-up of the plan window (none before the first). */
-  readonly plan?: RunPlanState;
+  readonly plan?: RunPlanState | EarlierRunPlanState;
 }
 
 /** A run's planning, as far as it went. */
@@ -39,10 +39,25 @@ export interface RunPlanState {
   readonly today: string;
   /** Partitions counted per stream, once the stream can be planned. */
   readonly totals: Readonly<Record<string, number>>;
-  /** Each stream's cursor (none: not looked at yet). */
-  readonly cursors: Readonly<Record<string, StreamCursor>>;
+  /** Where each stream's planning stands (none: not looked at yet). */
+  readonly positions: Readonly<Record<string, PlanPosition>>;
   /** Partitions queued so far. */
   readonly queued: number;
+}
+
+/**
+ * A run's planning as a release before 2026-12-03 saved it, the positions named `cursors`: a run
+ * it queued or planned is taken up by this one from where it stood.
+ */
+export interface EarlierRunPlanState extends Omit<RunPlanState, "positions"> {
+  readonly cursors: RunPlanState["positions"];
+}
+
+/** A run's saved planning, whichever release saved it. */
+export function savedPlanState(plan: RunJobData["plan"]): RunPlanState | undefined {
+  if (plan === undefined || "positions" in plan) return plan;
+  const { cursors, ...rest } = plan;
+  return { ...rest, positions: cursors };
 }
 
 export interface PartitionJobData {

@@ -12,7 +12,7 @@ import type { Partition } from "../streams/partition.js";
  * Where a run's planning of one stream stands: saved in the run's job data, so that the run's
  * next top-up, or a worker taking the run up after a crash, goes on from there.
  */
-export interface StreamCursor {
+export interface PlanPosition {
   /**
    * For a daily stream (planned its partitions without a day first, then one day at a time,
    * newest first): -1 while planning the partitions without a day, then the day's index.
@@ -24,13 +24,13 @@ export interface StreamCursor {
   readonly done: boolean;
 }
 
-const START: StreamCursor = { day: -1, offset: 0, done: false };
+const START: PlanPosition = { day: -1, offset: 0, done: false };
 
-export function cursorOf(
-  cursors: Readonly<Record<string, StreamCursor>> | undefined,
+export function positionOf(
+  positions: Readonly<Record<string, PlanPosition>> | undefined,
   stream: string,
-): StreamCursor {
-  return cursors?.[stream] ?? START;
+): PlanPosition {
+  return positions?.[stream] ?? START;
 }
 
 /** What the window is planned from: the run's range, its days newest first, and how it plans. */
@@ -51,22 +51,22 @@ export interface WindowPlan {
  * the warehouse holds of "now"), then each older day in turn. A daily stream's own partitions
  * without a day (none of the streams has any) come before its days.
  */
-export function rank(stream: Stream, cursor: StreamCursor): number {
-  return stream.daily === true ? cursor.day : 0.5;
+export function rank(stream: Stream, position: PlanPosition): number {
+  return stream.daily === true ? position.day : 0.5;
 }
 
-/** The cursor after the current step ran out of candidates. */
-function nextStep(plan: WindowPlan, stream: Stream, cursor: StreamCursor): StreamCursor {
-  if (stream.daily !== true || cursor.day + 1 >= plan.days.length) {
-    return { ...cursor, offset: 0, done: true };
+/** The position after the current step ran out of candidates. */
+function nextStep(plan: WindowPlan, stream: Stream, position: PlanPosition): PlanPosition {
+  if (stream.daily !== true || position.day + 1 >= plan.days.length) {
+    return { ...position, offset: 0, done: true };
   }
-  return { ...cursor, day: cursor.day + 1, offset: 0 };
+  return { ...position, day: position.day + 1, offset: 0 };
 }
 
-/** The days and candidates of the cursor's step. */
-function stepOptions(plan: WindowPlan, stream: Stream, cursor: StreamCursor): PlanOptions {
+/** The days and candidates of the position's step. */
+function stepOptions(plan: WindowPlan, stream: Stream, position: PlanPosition): PlanOptions {
   if (stream.daily !== true) return { days: plan.days };
-  const day = plan.days[cursor.day];
+  const day = plan.days[position.day];
   return day === undefined ? { days: [], dated: false } : { days: [day], dated: true };
 }
 
@@ -75,42 +75,42 @@ function stepOptions(plan: WindowPlan, stream: Stream, cursor: StreamCursor): Pl
  * newest day of every daily stream, the partitions without a day, then the day before, and so
  * on. A stream that becomes ready later (its artists known) starts from its own newest day, so it
  * comes first then. Hands each slice to `add`, with its rank, before planning the next, and
- * returns the cursors after them.
+ * returns the positions after them.
  */
 export async function planWindow(
   plan: WindowPlan,
   ready: readonly Stream[],
-  cursors: Readonly<Record<string, StreamCursor>>,
+  positions: Readonly<Record<string, PlanPosition>>,
   room: number,
   add: (stream: Stream, partitions: readonly Partition[], rank: number) => Promise<void>,
-): Promise<Record<string, StreamCursor>> {
-  const next: Record<string, StreamCursor> = { ...cursors };
+): Promise<Record<string, PlanPosition>> {
+  const next: Record<string, PlanPosition> = { ...positions };
   let left = room;
   while (left > 0) {
     let stream: Stream | undefined;
     for (const s of ready) {
-      const cursor = cursorOf(next, s.name);
-      if (cursor.done) continue;
-      if (!stream || rank(s, cursor) < rank(stream, cursorOf(next, stream.name))) stream = s;
+      const position = positionOf(next, s.name);
+      if (position.done) continue;
+      if (!stream || rank(s, position) < rank(stream, positionOf(next, stream.name))) stream = s;
     }
     if (!stream) break;
-    const cursor = cursorOf(next, stream.name);
+    const position = positionOf(next, stream.name);
     const slices = planSlices(plan.deps, stream, plan.range, {
       ...plan.options,
-      ...stepOptions(plan, stream, cursor),
-      skip: cursor.offset,
+      ...stepOptions(plan, stream, position),
+      skip: position.offset,
       sliceSize: Math.min(left, PLAN_SLICE),
     });
     const step = await slices.next();
     await slices.return(undefined);
     if (step.done === true) {
-      next[stream.name] = nextStep(plan, stream, cursor);
+      next[stream.name] = nextStep(plan, stream, position);
       continue;
     }
     const { partitions, candidates } = step.value;
-    if (partitions.length > 0) await add(stream, partitions, rank(stream, cursor));
+    if (partitions.length > 0) await add(stream, partitions, rank(stream, position));
     left -= partitions.length;
-    next[stream.name] = { ...cursor, offset: cursor.offset + candidates };
+    next[stream.name] = { ...position, offset: position.offset + candidates };
   }
   return next;
 }

@@ -20,8 +20,9 @@ import {
   type RunJobData,
   type RunPlanState,
   type RunResult,
+  savedPlanState,
 } from "./job-types.js";
-import { cursorOf, planWindow, type StreamCursor, type WindowPlan } from "./plan-window.js";
+import { positionOf, planWindow, type PlanPosition, type WindowPlan } from "./plan-window.js";
 import { isUrgent, partitionPlace, plansLookbackOnly, runDays } from "./run-priority.js";
 import { settleRetries } from "./settle-retries.js";
 import type { WorkerDeps } from "./worker-deps.js";
@@ -76,12 +77,12 @@ function firstPlanState(data: RunJobData, order: readonly Stream[]): RunPlanStat
   return {
     today: utcToday(),
     totals: {},
-    cursors: Object.fromEntries(planned.map((name) => [name, DONE])),
+    positions: Object.fromEntries(planned.map((name) => [name, DONE])),
     queued: data.planned ?? 0,
   };
 }
 
-const DONE: StreamCursor = { day: 0, offset: 0, done: true };
+const DONE: PlanPosition = { day: 0, offset: 0, done: true };
 
 async function planAndAwait(
   job: Job<RunJobData>,
@@ -107,7 +108,7 @@ async function planAndAwait(
   }
   for (;;) {
     const { state, waiting } = await topUp(job, deps, graph, parent);
-    const planned = graph.order.every((s) => cursorOf(state.cursors, s.name).done);
+    const planned = graph.order.every((s) => positionOf(state.positions, s.name).done);
     if (planned) break;
     const wait = waiting ? AWAIT_MS : TOP_UP_MS;
     if (!token) {
@@ -118,7 +119,11 @@ async function planAndAwait(
     await job.moveToDelayed(Date.now() + wait, token);
     throw new DelayedError();
   }
-  if ((job.data.plan?.queued ?? 0) > 0 && token && (await job.moveToWaitingChildren(token))) {
+  if (
+    (savedPlanState(job.data.plan)?.queued ?? 0) > 0 &&
+    token &&
+    (await job.moveToWaitingChildren(token))
+  ) {
     throw new WaitingChildrenError();
   }
   const keepDays = deps.runner.config.keep_responses_days;
@@ -149,7 +154,7 @@ async function topUp(
   parent: RunParent,
 ): Promise<{ state: RunPlanState; waiting: boolean }> {
   const { order, awaited } = graph;
-  const state = job.data.plan ?? firstPlanState(job.data, order);
+  const state = savedPlanState(job.data.plan) ?? firstPlanState(job.data, order);
   const plan: WindowPlan = {
     deps: { ...deps.runner, today: state.today },
     range: job.data.range,
@@ -160,17 +165,17 @@ async function topUp(
       lookbackOnly: plansLookbackOnly(job.data),
     },
   };
-  const { ready, waiting } = await readyStreams(deps.queue, graph, state.cursors, job.data);
+  const { ready, waiting } = await readyStreams(deps.queue, graph, state.positions, job.data);
   const totals = await countReady(plan, ready, state.totals);
   const urgent = isUrgent(job.data, order, deps.runner.config, state.today);
   const unfinished = (await job.getDependenciesCount({ unprocessed: true })).unprocessed ?? 0;
   await foldCompletedChildren(deps.redis, deps.queue, parent.id);
   let queued = state.queued;
   const awaitedJobs = { ...job.data.awaitedJobs };
-  const cursors = await planWindow(
+  const positions = await planWindow(
     plan,
     ready,
-    state.cursors,
+    state.positions,
     deps.runner.config.plan_window - unfinished,
     async (stream, partitions, rank) => {
       const isAwaited = awaited.has(stream.name);
@@ -182,7 +187,7 @@ async function topUp(
       if (isAwaited) awaitedJobs[stream.name] = [...(awaitedJobs[stream.name] ?? []), ...jobIds];
     },
   );
-  const next: RunPlanState = { today: state.today, totals, cursors, queued };
+  const next: RunPlanState = { today: state.today, totals, positions, queued };
   await savePlan(job, order, next, awaitedJobs);
   logCounted(job, deps.runner.logger, order, state.totals, totals);
   return { state: next, waiting };
@@ -195,16 +200,16 @@ async function topUp(
 async function readyStreams(
   queue: Queue,
   { order, after }: RunGraph,
-  cursors: RunPlanState["cursors"],
+  positions: RunPlanState["positions"],
   { awaitedJobs }: RunJobData,
 ): Promise<{ ready: Stream[]; waiting: boolean }> {
   const ready: Stream[] = [];
   let waiting = false;
   for (const stream of order) {
     // A stream planned whole waits for nothing more: its awaited jobs are not looked up again.
-    if (cursorOf(cursors, stream.name).done) continue;
+    if (positionOf(positions, stream.name).done) continue;
     const first = after.get(stream.name) ?? [];
-    const planned = first.every((name) => cursorOf(cursors, name).done);
+    const planned = first.every((name) => positionOf(positions, name).done);
     const jobs = first.flatMap((name) => awaitedJobs?.[name] ?? []);
     if (planned && (await allFinished(queue, jobs))) ready.push(stream);
     else waiting = true;
@@ -257,9 +262,9 @@ async function savePlan(
   awaitedJobs: RunJobData["awaitedJobs"],
 ): Promise<void> {
   const counted = order.filter(
-    (s) => next.totals[s.name] !== undefined || next.cursors[s.name]?.done,
+    (s) => next.totals[s.name] !== undefined || next.positions[s.name]?.done,
   );
-  const allQueued = order.every((s) => next.cursors[s.name]?.done);
+  const allQueued = order.every((s) => next.positions[s.name]?.done);
   await job.updateData({
     ...job.data,
     plan: next,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { etlConfigSchema } from "../../src/config/etl-config-schema.js";
-import { type StreamCursor, planWindow, type WindowPlan } from "../../src/jobs/plan-window.js";
+import { savedPlanState } from "../../src/jobs/job-types.js";
+import { type PlanPosition, planWindow, type WindowPlan } from "../../src/jobs/plan-window.js";
 import { NO_PAGING } from "../../src/streams/paging.js";
 import { rangeDays } from "../../src/runner/plan/plan-partitions.js";
 import { STREAMS } from "../../src/streams/registry.js";
@@ -51,11 +52,11 @@ function windowPlan(): WindowPlan {
 async function planAll(
   streams: readonly Stream[],
   room: number,
-  cursors: Record<string, StreamCursor> = {},
+  positions: Record<string, PlanPosition> = {},
 ): Promise<{ planned: string[]; windows: number }> {
   const planned: string[] = [];
   let windows = 0;
-  let at = cursors;
+  let at = positions;
   while (!streams.every((s) => at[s.name]?.done === true)) {
     const before = planned.length;
     at = await planWindow(windowPlan(), streams, at, room, (s, partitions) => {
@@ -96,22 +97,22 @@ describe("planning a run's window", () => {
     const whole = await planAll([trends, radio, snapshot], 100_000);
     const windowed = await planAll([trends, radio, snapshot], 4);
     expect(windowed.planned).toEqual(whole.planned);
-    // 50 partitions, at most 4 a window: at least 13 windows, and every cursor saved between.
+    // 50 partitions, at most 4 a window: at least 13 windows, and every position saved between.
     expect(windowed.windows).toBeGreaterThanOrEqual(13);
   });
 
   it("starts a stream that becomes ready later at its own newest day", async () => {
     // The trends alone for a few windows (the other's artists not known yet), then both.
-    let cursors: Record<string, StreamCursor> = {};
+    let positions: Record<string, PlanPosition> = {};
     const early: string[] = [];
     for (let i = 0; i < 3; i++) {
-      cursors = await planWindow(windowPlan(), [trends], cursors, 4, (s, partitions) => {
+      positions = await planWindow(windowPlan(), [trends], positions, 4, (s, partitions) => {
         early.push(...partitions.map((p) => `${s.name} ${p.key}`));
         return Promise.resolve();
       });
     }
     const later: string[] = [];
-    await planWindow(windowPlan(), [trends, radio], cursors, 6, (s, partitions) => {
+    await planWindow(windowPlan(), [trends, radio], positions, 6, (s, partitions) => {
       later.push(...partitions.map((p) => `${s.name} ${p.key}`));
       return Promise.resolve();
     });
@@ -150,5 +151,26 @@ describe("the streams' declarations", () => {
       const dated = partitions.some((p) => p.day !== undefined);
       expect({ stream: s.name, daily: s.daily === true }).toEqual({ stream: s.name, daily: dated });
     }
+  });
+});
+
+describe("a run's planning saved by the release before (positions named cursors)", () => {
+  it("is taken up from where it stood", () => {
+    const positions = { trend_items: { day: 3, offset: 1000, done: false } };
+    const earlier = {
+      today: "2026-01-06",
+      totals: { trend_items: 40 },
+      cursors: positions,
+      queued: 7,
+    };
+    expect(savedPlanState(earlier)).toEqual({
+      today: "2026-01-06",
+      totals: { trend_items: 40 },
+      positions,
+      queued: 7,
+    });
+    const now = { today: "2026-01-06", totals: {}, positions, queued: 7 };
+    expect(savedPlanState(now)).toBe(now);
+    expect(savedPlanState(undefined)).toBeUndefined();
   });
 });
