@@ -9,7 +9,8 @@ import { type Kysely, sql } from "kysely";
  * In the same transaction `etl.sync_runs` becomes a view of the table under its old names, for a
  * release: the workers of the release before read and write through it (a view of one table's
  * columns takes inserts, updates and deletes, and the table's identity and defaults fill what they
- * leave out), and queries that name it still read.
+ * leave out), and queries that name it still read. The view is granted what the table was, so a
+ * worker running as a role of its own keeps what it could do.
  */
 
 const INDEXES = ["later_syncs", "replay_source", "run", "running", "stream_partition"];
@@ -44,10 +45,14 @@ const DEPRECATED =
   "etl.attempts under the names it had before 2026-12-03 (attempt_id as run_id): kept for a release so that the workers of the release before, and queries naming it, still read and write. Use etl.attempts.";
 
 /**
- * The comments of the warehouse's tables, views and columns that name `from` name `to` instead
- * (`etl.sync_runs.run_id` first, then the table), but for the view of the old names.
+ * The comments of the warehouse's tables, views and columns that name `from` name `to` instead:
+ * the id's whole name first, then the table's.
  */
-async function renameInComments(db: Kysely<unknown>, from: string[], to: string[]) {
+async function renameInComments(
+  db: Kysely<unknown>,
+  from: readonly [string, string],
+  to: readonly [string, string],
+) {
   await sql`
     do $$
     declare
@@ -61,10 +66,9 @@ async function renameInComments(db: Kysely<unknown>, from: string[], to: string[
           left join pg_attribute a on a.attrelid = c.oid and a.attnum = d.objsubid
          where d.description like ${sql.lit(`%${from[1]}%`)}
            and c.relnamespace::regnamespace::text in ('etl', 'analytics', 'history')
-           and c.oid::regclass::text <> 'etl.sync_runs'
       loop
-        text := replace(replace(r.description, ${sql.lit(from[0] ?? "")}, ${sql.lit(to[0] ?? "")}),
-                        ${sql.lit(from[1] ?? "")}, ${sql.lit(to[1] ?? "")});
+        text := replace(replace(r.description, ${sql.lit(from[0])}, ${sql.lit(to[0])}),
+                        ${sql.lit(from[1])}, ${sql.lit(to[1])});
         if r.attname is not null then
           execute format('comment on column %s.%I is %L', r.relation, r.attname, text);
         elsif r.relkind = 'v' then
@@ -113,7 +117,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`comment on column etl.attempts.attempt_id is ${sql.lit(
     "Identifier of the attempt (etl.schema_changes.attempt_id, history's attempt_id name it).",
   )}`.execute(db);
-  // The view's columns say what the table's say: BI users read every column's comment.
+  // The view's columns say what the table's say (BI users read every column's comment), and it
+  // is granted what the table is.
   await sql`
     do $$
     declare
@@ -123,10 +128,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         select a.attname, col_description(a.attrelid, a.attnum) as comment
           from pg_attribute a
          where a.attrelid = 'etl.attempts'::regclass and a.attnum > 0 and not a.attisdropped
+           and a.attname <> 'attempt_id'
       loop
-        execute format('comment on column etl.sync_runs.%I is %L',
-                       case r.attname when 'attempt_id' then 'run_id' else r.attname end,
-                       r.comment);
+        execute format('comment on column etl.sync_runs.%I is %L', r.attname, r.comment);
+      end loop;
+      for r in
+        select g.privilege_type,
+               case g.grantee when 0 then 'public' else g.grantee::regrole::text end as grantee
+          from pg_class c, aclexplode(c.relacl) g
+         where c.oid = 'etl.attempts'::regclass
+      loop
+        execute format('grant %s on etl.sync_runs to %s', r.privilege_type, r.grantee);
       end loop;
     end
     $$`.execute(db);

@@ -6,8 +6,9 @@
  *   `replay`) over some streams and days; `etl.runs.run_id`, `runId`.
  * - **attempt**: one sync of one partition within a run, or one replay of an earlier sync's landed
  *   responses; a failed attempt is followed by another. `etl.attempts`, a row each, its id
- *   `attempt_id` (`attemptId`, `startAttempt`); `etl.schema_changes.attempt_id`. BullMQ counts a job's runs as its
- *   attempts (`job_attempts`, `attemptsMade`): the queue's own word, said as a job's attempts.
+ *   `attempt_id` (`attemptId`, `startAttempt`); `etl.schema_changes.attempt_id`. BullMQ counts a
+ *   job's runs as its attempts (`job_attempts`, `attemptsMade`): the queue's own word, said as a
+ *   job's attempts.
  * - **try**: one sending of one HTTP request; a retry is another try of the same request, within
  *   one attempt. `HttpTryEvent`, `onTry`.
  * - **operation**: one upstream call declared as data: its name, its parameters' schema, its

@@ -1,7 +1,10 @@
 // etl.attempts was etl.sync_runs, its id run_id, until migration 037, which keeps a view of the old
 // names for a release. The statements here are the release before's own (its attempt's opening,
 // as src/warehouse/attempts.ts sent it, and its close), sent through that view.
+import { randomBytes } from "node:crypto";
+import { CompiledQuery, type Kysely, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { down, up } from "../../migrations/2026-12-03-037-attempts-table.js";
 import { startAttempt } from "../../src/warehouse/attempts.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
@@ -28,21 +31,23 @@ const OLD_START_ATTEMPT = `
   returning run_id, exists (select 1 from earlier) as ever_ran,
     (select count(*) from abandoned)::int as abandoned`;
 
+const oldStartParams = (partition: string, closeAbandoned: boolean) => [
+  "s",
+  partition,
+  "old-host:1",
+  "gone",
+  closeAbandoned,
+  "sync",
+  "2026-01-01",
+  "{}",
+  null,
+  "run-1",
+];
+
 async function oldStart(partition: string, closeAbandoned: boolean) {
   const [row] = await warehouse.query<{ run_id: string; ever_ran: boolean; abandoned: number }>(
     OLD_START_ATTEMPT,
-    [
-      "s",
-      partition,
-      "old-host:1",
-      "gone",
-      closeAbandoned,
-      "sync",
-      "2026-01-01",
-      "{}",
-      null,
-      "run-1",
-    ],
+    oldStartParams(partition, closeAbandoned),
   );
   if (!row) throw new Error("no attempt opened");
   return row;
@@ -77,5 +82,30 @@ describe("a worker of the release before 037", () => {
       "select run_id::text, status from etl.sync_runs where stream = 's' and partition = 'new'",
     );
     expect(rows).toEqual([{ run_id: attemptId, status: "running" }]);
+  });
+
+  it("keeps what its own role could do on the table, as the view's grants", async () => {
+    const role = `old_worker_${randomBytes(4).toString("hex")}`;
+    const db = warehouse.db as unknown as Kysely<unknown>;
+    await db.transaction().execute((trx) => down(trx));
+    await sql`create role ${sql.id(role)}`.execute(db);
+    try {
+      await sql`grant usage on schema etl to ${sql.id(role)}`.execute(db);
+      await sql`grant select, insert, update on etl.sync_runs to ${sql.id(role)}`.execute(db);
+      await db.transaction().execute((trx) => up(trx));
+      const opened = await db.transaction().execute(async (trx) => {
+        await sql`set local role ${sql.id(role)}`.execute(trx);
+        return trx.executeQuery<{ run_id: string }>(
+          CompiledQuery.raw(OLD_START_ATTEMPT, oldStartParams("own-role", false)),
+        );
+      });
+      const [row] = await warehouse.query<{ attempt_id: string }>(
+        "select attempt_id::text from etl.attempts where partition = 'own-role'",
+      );
+      expect(row?.attempt_id).toBe(String(opened.rows[0]?.run_id));
+    } finally {
+      await sql`drop owned by ${sql.id(role)}`.execute(db);
+      await sql`drop role ${sql.id(role)}`.execute(db);
+    }
   });
 });
