@@ -26,3 +26,25 @@ describe("the test folders", () => {
     expect(others.filter((folder) => !readme.includes(`| \`test/${folder}\``))).toEqual([]);
   });
 });
+
+/** Vitest's global setup runs in the main process, before any fork: it may set what forks read. */
+const GLOBAL_SETUP = ["test/helpers/template-warehouse.ts", "test/helpers/test-build.ts"];
+/** What a file would leave behind in the fork the next file runs in (vitest.config.ts). */
+const LEFT_BEHIND = [
+  new RegExp(String.raw`\bvi\.(mock|doMock|stubGlobal|stubEnv|useFakeTimers)\b`),
+  new RegExp(String.raw`process\.env(\.\w+|\[[^\]]+\])\s*=(?!=)`),
+  new RegExp(String.raw`delete process\.env`),
+];
+
+describe("the test files", () => {
+  it("share their forks: none mocks a module, stubs a global, fakes the clock or sets process.env", () => {
+    const files = readdirSync(resolve(PROJECT_ROOT, "test"), { recursive: true })
+      .map((file) => `test/${String(file)}`)
+      .filter((file) => file.endsWith(".ts") && !GLOBAL_SETUP.includes(file));
+    const leaving = files.flatMap((file) => {
+      const text = readFileSync(resolve(PROJECT_ROOT, file), "utf8");
+      return LEFT_BEHIND.filter((pattern) => pattern.test(text)).map((p) => `${file}: ${p.source}`);
+    });
+    expect(leaving).toEqual([]);
+  });
+});
