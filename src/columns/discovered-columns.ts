@@ -170,32 +170,47 @@ function holderIn(taken: ReadonlySet<string>, known: DiscoveredColumns): HolderO
   };
 }
 
+/** A column to add for a field no column holds yet, named by freeColumnName. */
+interface ColumnToAdd {
+  readonly field: readonly string[];
+  readonly to: ColumnKind;
+  readonly named: FreeColumnName;
+  /** The kind of the values the table's rows already keep in `raw` at the field; null if none. */
+  readonly stored: ColumnKind | null;
+}
+
 /**
- * Adds the column of a field no column holds yet, named by freeColumnName and commented with its
- * field and why its name differs, records it, and fills it for the rows whose raw carries the
- * field (`stored` non-null). Its name.
+ * Adds the columns of fields no column holds yet, in one ALTER TABLE with their comments (each
+ * names its field and why its name differs), records them, and fills each for the rows whose raw
+ * carries its field. DDL takes no parameters, so the text has none and goes as one message: a
+ * first sync adds a hundred columns while the partitions of their tables wait for the lock.
  */
-async function addColumn(
+async function addColumns(
   db: Kysely<unknown>,
   table: string,
-  field: readonly string[],
-  to: ColumnKind,
-  origin: ChangeOrigin,
-  holderOf: HolderOf,
-  stored: ColumnKind | null,
-): Promise<string> {
-  const named = freeColumnName(field, holderOf);
-  const name = named.column;
-  await sql`alter table ${sql.table(table)} add column ${sql.ref(name)} ${sql.raw(to)}`.execute(db);
-  await sql`comment on column ${sql.table(table)}.${sql.ref(name)}
-    is ${sql.lit(comment(field, origin.stream, named))}`.execute(db);
+  columns: readonly ColumnToAdd[],
+  stream: string,
+): Promise<void> {
+  if (columns.length === 0) return;
+  const target = sql.table(table);
+  const adds = columns.map(
+    ({ named, to }) => sql`add column ${sql.ref(named.column)} ${sql.raw(to)}`,
+  );
+  const comments = columns.map(
+    ({ named, field }) =>
+      sql`comment on column ${target}.${sql.ref(named.column)} is ${sql.lit(comment(field, stream, named))}`,
+  );
+  await sql`alter table ${target} ${sql.join(adds)}; ${sql.join(comments, sql`; `)}`.execute(db);
   await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
-    values (${table}, ${name}, ${field}, ${to})`.execute(db);
-  if (stored !== null) {
-    await sql`update ${sql.table(table)} set ${sql.ref(name)} = ${valueFromRaw(field, to)}
+    select ${table}, c.name, array(select jsonb_array_elements_text(c.field)), c.kind
+      from jsonb_to_recordset(${JSON.stringify(
+        columns.map(({ named, field, to }) => ({ name: named.column, field, kind: to })),
+      )}::jsonb) as c(name text, field jsonb, kind text)`.execute(db);
+  for (const { named, field, to, stored } of columns) {
+    if (stored === null) continue;
+    await sql`update ${target} set ${sql.ref(named.column)} = ${valueFromRaw(field, to)}
       where raw #> ${pathLiteral(field)} is not null`.execute(db);
   }
-  return name;
 }
 
 /**
@@ -230,6 +245,44 @@ async function widen(
     where table_name = ${table} and column_name = ${name}`.execute(db);
 }
 
+/** A change to record in etl.schema_changes. */
+interface ChangeToRecord {
+  readonly column: string;
+  readonly field: readonly string[];
+  readonly change: "added" | "widened";
+  readonly from: ColumnKind | null;
+  readonly to: ColumnKind;
+}
+
+/** Records the changes made to `table` in one statement; their etl.schema_changes ids, in order. */
+async function recordChanges(
+  db: Kysely<unknown>,
+  table: string,
+  changes: readonly ChangeToRecord[],
+  origin: ChangeOrigin,
+): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const { rows } = await sql<{ change_id: string; column_name: string }>`
+    with made as (
+      insert into etl.schema_changes
+        (table_name, column_name, field, change, from_type, to_type, stream, partition, attempt_id)
+      select ${table}, c.col, array(select jsonb_array_elements_text(c.field)), c.change, c.from_type, c.to_type,
+             ${origin.stream}, ${origin.partition}, ${origin.attemptId}
+        from jsonb_to_recordset(${JSON.stringify(
+          changes.map(({ column, field, change, from, to }) => ({
+            col: column,
+            field,
+            change,
+            from_type: from,
+            to_type: to,
+          })),
+        )}::jsonb) as c(col text, field jsonb, change text, from_type text, to_type text)
+      returning change_id, column_name)
+    select change_id::text as change_id, column_name from made`.execute(db);
+  const ids = new Map(rows.map((row) => [row.column_name, row.change_id]));
+  return changes.map(({ column }) => String(ids.get(column)));
+}
+
 /** Adds or widens the columns `wanted` asks for, under the table's lock; the changes made. */
 async function changeUnderLock(
   db: Kysely<unknown>,
@@ -241,31 +294,47 @@ async function changeUnderLock(
 ): Promise<TableEvolved> {
   await sql`lock table ${sql.table(table)} in access exclusive mode`.execute(db);
   const taken = await tableColumns(db, table);
-  const changes: SchemaChange[] = [];
   const hasRaw = taken.has("raw");
+  // An empty table keeps no values to fill a column from: nothing to scan for each field.
+  const stores = hasRaw && !(await isEmpty(db, table));
   const holderOf = holderIn(taken, known);
+  const made: ChangeToRecord[] = [];
+  const added: ColumnToAdd[] = [];
   for (const { field, kind } of wanted) {
     const column = known.get(pathKey(field));
     // Rows written before (another era, a frozen contract) are filled too: the type holds theirs.
-    const stored = hasRaw ? await storedFieldKind(db, table, field) : null;
+    const stored = stores ? await storedFieldKind(db, table, field) : null;
     const asked = column ? joinKinds(column.kind, kind) : kind;
     const to = stored === null ? asked : joinKinds(asked, stored);
     if (column && to === column.kind) continue;
     if (column) await widen(db, table, column, to, hasRaw, remakeViews);
-    const name =
-      column?.column ?? (await addColumn(db, table, field, to, origin, holderOf, stored));
-    const made = column ? "widened" : "added";
-    const from = column?.kind ?? null;
-    const { rows } = await sql<{ change_id: string }>`insert into etl.schema_changes
-        (table_name, column_name, field, change, from_type, to_type, stream, partition, attempt_id)
-      values (${table}, ${name}, ${field}, ${made}, ${from}, ${to},
-              ${origin.stream}, ${origin.partition}, ${origin.attemptId})
-      returning change_id`.execute(db);
-    const changeId = String(rows[0]?.change_id);
+    const named = column ? null : freeColumnName(field, holderOf);
+    if (named) added.push({ field, to, named, stored });
+    const name = column?.column ?? (named as FreeColumnName).column;
+    made.push({
+      column: name,
+      field,
+      change: column ? "widened" : "added",
+      from: column?.kind ?? null,
+      to,
+    });
     known.set(pathKey(field), { column: name, field, kind: to });
-    changes.push({ changeId, table, column: name, field, change: made, from, to });
   }
+  await addColumns(db, table, added, origin.stream);
+  const ids = await recordChanges(db, table, made, origin);
+  const changes = made.map((change, i): SchemaChange => ({
+    ...change,
+    changeId: ids[i] as string,
+    table,
+  }));
   return { changes, columns: known };
+}
+
+/** Whether `table` holds no row. */
+async function isEmpty(db: Kysely<unknown>, table: string): Promise<boolean> {
+  const { rows } = await sql<{ empty: boolean }>`
+    select not exists (select 1 from ${sql.table(table)}) as empty`.execute(db);
+  return rows[0]?.empty === true;
 }
 
 /**
@@ -323,8 +392,9 @@ export async function linkSchemaChanges<DB>(
   trx: Kysely<DB>,
   links: readonly { readonly changeId: string; readonly responseId: string }[],
 ): Promise<void> {
-  for (const { changeId, responseId } of links) {
-    await sql`update etl.schema_changes set response_id = ${responseId}
-      where change_id = ${changeId}`.execute(trx);
-  }
+  if (links.length === 0) return;
+  await sql`update etl.schema_changes s set response_id = l.response_id
+      from unnest(${links.map((l) => l.changeId)}::bigint[], ${links.map((l) => l.responseId)}::bigint[])
+        as l(change_id, response_id)
+     where s.change_id = l.change_id`.execute(trx);
 }
