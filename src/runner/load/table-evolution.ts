@@ -11,8 +11,8 @@ import {
   type ChangeOrigin,
   discoveredColumns,
   evolveTable,
-  linkSchemaChanges,
 } from "../../columns/discovered-columns.js";
+import { linkSchemaChanges } from "../../columns/column-changes.js";
 import type { Row } from "../../warehouse/row.js";
 import { fieldsRead } from "../../columns/fields-read.js";
 import { pathKey } from "../../columns/record-fields.js";
