@@ -2,10 +2,16 @@ import { type Kysely, sql } from "kysely";
 import { type FreeColumnName, quotedField, whyNamed } from "./free-column-name.js";
 import type { ColumnKind } from "./value-kinds.js";
 import { pathLiteral, valueFromRaw } from "./stored-field-values.js";
-import type { ChangeOrigin } from "./discovered-columns.js";
 
 // The statements a table's column changes are made and recorded with, a table's at once: a
 // first sync adds a hundred columns while the partitions of their tables wait for the lock.
+
+/** Who asked for a change, for etl.schema_changes. */
+export interface ChangeOrigin {
+  readonly stream: string;
+  readonly partition: string;
+  readonly attemptId: string;
+}
 
 function comment(field: readonly string[], stream: string, name: FreeColumnName): string {
   const why = whyNamed(name);

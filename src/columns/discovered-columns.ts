@@ -16,6 +16,7 @@ import { type ColumnKind, covers, joinKinds } from "./value-kinds.js";
 import { storedFieldKind, valueFromRaw } from "./stored-field-values.js";
 import {
   addColumns,
+  type ChangeOrigin,
   type ChangeToRecord,
   type ColumnToAdd,
   isEmpty,
@@ -36,13 +37,6 @@ export type DiscoveredColumns = ReadonlyMap<string, DiscoveredColumn>;
 export interface WantedColumn {
   readonly field: readonly string[];
   readonly kind: ColumnKind;
-}
-
-/** Who asked for a change, for etl.schema_changes. */
-export interface ChangeOrigin {
-  readonly stream: string;
-  readonly partition: string;
-  readonly attemptId: string;
 }
 
 /** A change made to a table, as etl.schema_changes records it. */

@@ -6,13 +6,8 @@ import type { SchemaContract } from "../../config/schema-contract.js";
 import type { Warehouse } from "../../warehouse/database.js";
 import type { Database } from "../../warehouse/schema.js";
 import { columnTypes } from "../../warehouse/storable-values.js";
-import {
-  catchUpWrite,
-  type ChangeOrigin,
-  discoveredColumns,
-  evolveTable,
-} from "../../columns/discovered-columns.js";
-import { linkSchemaChanges } from "../../columns/column-changes.js";
+import { catchUpWrite, discoveredColumns, evolveTable } from "../../columns/discovered-columns.js";
+import { type ChangeOrigin, linkSchemaChanges } from "../../columns/column-changes.js";
 import type { Row } from "../../warehouse/row.js";
 import { fieldsRead } from "../../columns/fields-read.js";
 import { pathKey } from "../../columns/record-fields.js";
