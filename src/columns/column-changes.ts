@@ -6,6 +6,9 @@ import { pathLiteral, valueFromRaw } from "./stored-field-values.js";
 // The statements a table's column changes are made and recorded with, a table's at once: a
 // first sync adds a hundred columns while the partitions of their tables wait for the lock.
 
+/** A row's field path, sent as a JSON array in a jsonb recordset, as the text[] it is stored as. */
+const FIELD_OF_ROW = sql`array(select jsonb_array_elements_text(c.field))`;
+
 /** Who asked for a change, for etl.schema_changes. */
 export interface ChangeOrigin {
   readonly stream: string;
@@ -30,8 +33,8 @@ export interface ColumnToAdd {
 /**
  * Adds the columns of fields no column holds yet, in one ALTER TABLE with their comments (each
  * names its field and why its name differs), records them, and fills each for the rows whose raw
- * carries its field. DDL takes no parameters, so the text has none and goes as one message: a
- * first sync adds a hundred columns while the partitions of their tables wait for the lock.
+ * carries its field. DDL takes no parameters, so the text has none and goes as one message
+ * (Postgres runs a message of several statements only when it carries no parameter).
  */
 export async function addColumns(
   db: Kysely<unknown>,
@@ -50,7 +53,7 @@ export async function addColumns(
   );
   await sql`alter table ${target} ${sql.join(adds)}; ${sql.join(comments, sql`; `)}`.execute(db);
   await sql`insert into etl.discovered_columns (table_name, column_name, field, data_type)
-    select ${table}, c.name, array(select jsonb_array_elements_text(c.field)), c.kind
+    select ${table}, c.name, ${FIELD_OF_ROW}, c.kind
       from jsonb_to_recordset(${JSON.stringify(
         columns.map(({ named, field, to }) => ({ name: named.column, field, kind: to })),
       )}::jsonb) as c(name text, field jsonb, kind text)`.execute(db);
@@ -82,7 +85,7 @@ export async function recordChanges(
     with made as (
       insert into etl.schema_changes
         (table_name, column_name, field, change, from_type, to_type, stream, partition, attempt_id)
-      select ${table}, c.col, array(select jsonb_array_elements_text(c.field)), c.change, c.from_type, c.to_type,
+      select ${table}, c.col, ${FIELD_OF_ROW}, c.change, c.from_type, c.to_type,
              ${origin.stream}, ${origin.partition}, ${origin.attemptId}
         from jsonb_to_recordset(${JSON.stringify(
           changes.map(({ column, field, change, from, to }) => ({

@@ -5,12 +5,7 @@ import { type SchemaLockWait, SCHEMA_LOCK_WAIT, withLockWait } from "../warehous
 import { perTableCache } from "../warehouse/per-table-cache.js";
 import { withViewsSetAside } from "../warehouse/views-set-aside.js";
 import type { FingerprintsRead } from "../warehouse/attempts.js";
-import {
-  type FreeColumnName,
-  freeColumnName,
-  type HolderOf,
-  PIPELINE,
-} from "./free-column-name.js";
+import { freeColumnName, type HolderOf, PIPELINE } from "./free-column-name.js";
 import { pathKey } from "./record-fields.js";
 import { type ColumnKind, covers, joinKinds } from "./value-kinds.js";
 import { storedFieldKind, valueFromRaw } from "./stored-field-values.js";
@@ -220,10 +215,15 @@ async function changeUnderLock(
     const asked = column ? joinKinds(column.kind, kind) : kind;
     const to = stored === null ? asked : joinKinds(asked, stored);
     if (column && to === column.kind) continue;
-    if (column) await widen(db, table, column, to, hasRaw, remakeViews);
-    const named = column ? null : freeColumnName(field, holderOf);
-    if (named) added.push({ field, to, named, stored });
-    const name = column?.column ?? (named as FreeColumnName).column;
+    let name: string;
+    if (column) {
+      await widen(db, table, column, to, hasRaw, remakeViews);
+      name = column.column;
+    } else {
+      const named = freeColumnName(field, holderOf);
+      added.push({ field, to, named, stored });
+      name = named.column;
+    }
     made.push({
       column: name,
       field,
