@@ -3,8 +3,8 @@ import { type Candidate, fieldName, roleValue } from "./role-candidates.js";
 import type { Evidence } from "./role-evidence.js";
 import type { Role } from "./roles.js";
 
-/** A playlist as the placements name it: its platform and id, on one snapshot day. */
-const PLAYLIST = sql`snapshot_date, platform, split_part(playlist_key, '|', 1)`;
+/** A playlist as the placements of one snapshot day name it: its platform and id. */
+const PLAYLIST = sql`platform, split_part(playlist_key, '|', 1) as playlist_id`;
 
 /**
  * The API relates no figure of a playlist to another, so the data can only rule candidates out
@@ -18,10 +18,17 @@ export async function placementEvidence(
   candidates: readonly Candidate[],
 ): Promise<Evidence> {
   const counted = role.values === "count";
-  const perPlaylist = candidates.map((c, i) => {
-    const v = roleValue(c, role.values);
+  // Each candidate's value read once per placement (a text column's through its pattern): the
+  // aggregates below would otherwise read it again for each of theirs.
+  const values = counted
+    ? candidates.map((c, i) => sql`, ${roleValue(c, role.values)} as ${sql.ref(`v${i}`)}`)
+    : [];
+  // One value in a playlist is its least equal to its greatest: no sort of each playlist's
+  // values, which count(distinct) would need.
+  const perPlaylist = candidates.map((_, i) => {
+    const v = sql.ref(`v${i}`);
     return counted
-      ? sql`, count(${v}) > 0 and count(distinct ${v}) = 1 and min(${v}) >= 0
+      ? sql`, count(${v}) > 0 and min(${v}) = max(${v}) and min(${v}) >= 0
               as ${sql.ref(`ok${i}`)}, count(${v}) > 0 as ${sql.ref(`any${i}`)}`
       : sql`, true as ${sql.ref(`ok${i}`)}, true as ${sql.ref(`any${i}`)}`;
   });
@@ -31,11 +38,14 @@ export async function placementEvidence(
   );
   const { rows } = await sql<Record<string, number>>`
     with latest as (select max(snapshot_date) as day from artist_stats.playlist_placements),
+    placements as materialized (
+      select ${PLAYLIST} ${sql.join(values, sql``)}
+        from artist_stats.playlist_placements
+       where snapshot_date = (select day from latest)),
     playlists as (
       select count(*) as placements ${sql.join(perPlaylist, sql``)}
-        from artist_stats.playlist_placements
-       where snapshot_date = (select day from latest)
-       group by ${PLAYLIST})
+        from placements
+       group by platform, playlist_id)
     select coalesce(sum(placements), 0)::integer as rows ${sql.join(totals, sql``)}
       from playlists`.execute(db);
   const row = rows[0] ?? {};
