@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { freePort } from "./private-redis.js";
+import { freePort } from "./free-port.js";
 
 /**
  * A Postgres server of the test's own on a free port, which the test may stop and start: the
@@ -41,7 +41,16 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   const server: PrivatePostgres = {
     url: `postgres://root@127.0.0.1:${port}`,
     start() {
-      asServerUser("pg_ctl", ["-D", data, "-o", options, "-w", "-l", join(dir, "log"), "start"]);
+      const log = join(dir, "log");
+      try {
+        asServerUser("pg_ctl", ["-D", data, "-o", options, "-w", "-l", log, "start"]);
+      } catch (error) {
+        // pg_ctl says only that it failed; the server's log says why (a port taken, say).
+        const said = existsSync(log) ? readFileSync(log, "utf8").trim().split("\n").slice(-5) : [];
+        throw new Error(`the private Postgres on port ${port} did not start: ${said.join(" | ")}`, {
+          cause: error,
+        });
+      }
       running = true;
     },
     stop() {

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
-import { createServer } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
+import { freePort } from "./free-port.js";
 
 /**
  * A redis-server of the test's own on a free port, which the test may kill and restart: the
@@ -66,17 +66,6 @@ export async function privateRedis(options: { persistent?: boolean } = {}): Prom
     },
   };
   return server;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 async function waitUntilAnswers(port: number, child: ChildProcess): Promise<void> {
