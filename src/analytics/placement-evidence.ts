@@ -3,14 +3,12 @@ import { type Candidate, fieldName, roleValue } from "./role-candidates.js";
 import type { Evidence } from "./role-evidence.js";
 import type { Role } from "./roles.js";
 
-/** A playlist as the placements of one snapshot day name it: its platform and id. */
-const PLAYLIST = sql`platform, split_part(playlist_key, '|', 1) as playlist_id`;
-
 /**
  * The API relates no figure of a playlist to another, so the data can only rule candidates out
  * and the field's name decides between those left: a follower count is a whole number of at least
  * 0 and one per playlist (the same on each of its placements: matched, of the playlists checked);
- * a removal time may be anything. A candidate whose name does not say the role is excluded.
+ * a removal time may be anything. A candidate whose name does not say the role is excluded. A
+ * playlist, on one snapshot day, is its platform and the first part of a placement's key.
  */
 export async function placementEvidence(
   db: Kysely<unknown>,
@@ -18,8 +16,9 @@ export async function placementEvidence(
   candidates: readonly Candidate[],
 ): Promise<Evidence> {
   const counted = role.values === "count";
-  // Each candidate's value read once per placement (a text column's through its pattern): the
-  // aggregates below would otherwise read it again for each of theirs.
+  // Each candidate's value read once per placement (a text column's through its pattern), in a
+  // step kept `materialized`: Postgres would otherwise fold it into the aggregates below, and
+  // read the value again for each of theirs.
   const values = counted
     ? candidates.map((c, i) => sql`, ${roleValue(c, role.values)} as ${sql.ref(`v${i}`)}`)
     : [];
@@ -39,13 +38,13 @@ export async function placementEvidence(
   const { rows } = await sql<Record<string, number>>`
     with latest as (select max(snapshot_date) as day from artist_stats.playlist_placements),
     placements as materialized (
-      select ${PLAYLIST} ${sql.join(values, sql``)}
+      select platform, split_part(playlist_key, '|', 1) as key_playlist ${sql.join(values, sql``)}
         from artist_stats.playlist_placements
        where snapshot_date = (select day from latest)),
     playlists as (
       select count(*) as placements ${sql.join(perPlaylist, sql``)}
         from placements
-       group by platform, playlist_id)
+       group by platform, key_playlist)
     select coalesce(sum(placements), 0)::integer as rows ${sql.join(totals, sql``)}
       from playlists`.execute(db);
   const row = rows[0] ?? {};

@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { placementEvidence } from "../../src/analytics/placement-evidence.js";
 import type { Candidate } from "../../src/analytics/role-candidates.js";
-import { PLAYLIST_FOLLOWERS } from "../../src/analytics/roles.js";
+import { PLACEMENT_REMOVED_AT, PLAYLIST_FOLLOWERS } from "../../src/analytics/roles.js";
 import { createTestWarehouse, type TestWarehouse } from "../helpers/warehouse.js";
 
 // A follower count is one whole number of at least 0 per playlist, the same on each of its
@@ -16,54 +16,95 @@ const CANDIDATES: Candidate[] = [
   { column: "playlist__position", field: ["playlist", "position"], type: "bigint" },
   { column: "playlist__fans", field: ["playlist", "fans"], type: "text" },
   { column: "playlist__listeners", field: ["playlist", "listeners"], type: "text" },
+  { column: "playlist__reach", field: ["playlist", "reach"], type: "numeric" },
 ];
 
-/** One placement: its playlist (platform and id), track, day and the candidates' values. */
-function placement(
-  playlist: string,
-  track: string,
-  day: string,
-  values: { followers: number; position: number; fans: string; listeners: string | null },
-) {
-  return [
-    `music_streaming_1`,
-    `${playlist}|${track}`,
-    day,
-    values.followers,
-    values.position,
-    values.fans,
-    values.listeners,
-  ];
+interface Values {
+  readonly followers: number;
+  readonly position: number;
+  readonly fans: string;
+  readonly listeners: string | null;
+  readonly reach: string;
+}
+
+/** One placement's parameters: its playlist and track, its day and the candidates' values. */
+function placement(playlist: string, track: string, day: string, values: Values): unknown[] {
+  const { followers, position, fans, listeners, reach } = values;
+  return [`${playlist}|${track}`, day, followers, position, fans, listeners, reach];
 }
 
 beforeAll(async () => {
   warehouse = await createTestWarehouse("placement_evidence");
   await warehouse.query(`alter table artist_stats.playlist_placements
     add column playlist__followers bigint, add column playlist__position bigint,
-    add column playlist__fans text, add column playlist__listeners text`);
+    add column playlist__fans text, add column playlist__listeners text,
+    add column playlist__reach numeric`);
   const rows = [
     // Latest snapshot: p1 on two placements, p2 on three, p3 on one.
-    placement("p1", "t1", "2026-02-02", { followers: 100, position: 1, fans: "7", listeners: "x" }),
-    placement("p1", "t2", "2026-02-02", { followers: 100, position: 2, fans: "7", listeners: "x" }),
-    placement("p2", "t1", "2026-02-02", { followers: 0, position: 3, fans: "8", listeners: "5" }),
-    placement("p2", "t2", "2026-02-02", { followers: 0, position: 3, fans: "9", listeners: "5" }),
-    placement("p2", "t3", "2026-02-02", { followers: 0, position: 3, fans: "8", listeners: "5" }),
+    placement("p1", "t1", "2026-02-02", {
+      followers: 100,
+      position: 1,
+      fans: "7",
+      listeners: "x",
+      reach: "1000",
+    }),
+    placement("p1", "t2", "2026-02-02", {
+      followers: 100,
+      position: 2,
+      fans: "7",
+      listeners: "x",
+      reach: "1000",
+    }),
+    placement("p2", "t1", "2026-02-02", {
+      followers: 0,
+      position: 3,
+      fans: "8",
+      listeners: "5",
+      reach: "2.5",
+    }),
+    placement("p2", "t2", "2026-02-02", {
+      followers: 0,
+      position: 3,
+      fans: "9",
+      listeners: "5",
+      reach: "2.5",
+    }),
+    placement("p2", "t3", "2026-02-02", {
+      followers: 0,
+      position: 3,
+      fans: "8",
+      listeners: "5",
+      reach: "2.5",
+    }),
     placement("p3", "t1", "2026-02-02", {
       followers: -4,
       position: 9,
       fans: "-1",
       listeners: null,
+      reach: "7",
     }),
     // An older snapshot, where p1's followers differed: not the latest, not read.
-    placement("p1", "t1", "2026-02-01", { followers: 90, position: 1, fans: "7", listeners: "x" }),
-    placement("p1", "t2", "2026-02-01", { followers: 95, position: 2, fans: "7", listeners: "x" }),
+    placement("p1", "t1", "2026-02-01", {
+      followers: 90,
+      position: 1,
+      fans: "7",
+      listeners: "x",
+      reach: "1000",
+    }),
+    placement("p1", "t2", "2026-02-01", {
+      followers: 95,
+      position: 2,
+      fans: "7",
+      listeners: "x",
+      reach: "1000",
+    }),
   ];
   for (const row of rows) {
     await warehouse.query(
       `insert into artist_stats.playlist_placements (artist_id, kind, platform, status,
          playlist_key, snapshot_date, raw, playlist__followers, playlist__position,
-         playlist__fans, playlist__listeners)
-       values (1, 'editorial', $1, 'current', $2, $3, '{}', $4, $5, $6, $7)`,
+         playlist__fans, playlist__listeners, playlist__reach)
+       values (1, 'editorial', 'music_streaming_1', 'current', $1, $2, '{}', $3, $4, $5, $6, $7)`,
       row,
     );
   }
@@ -96,6 +137,21 @@ describe("the evidence of a playlist's followers", () => {
       playlist__fans: { matched: 1, checked: 3, excluded: null },
       // p1's is no number and p3 has none: p2 alone is checked.
       playlist__listeners: { matched: 1, checked: 1, excluded: null },
+      // p2's 2.5 is a number but no count.
+      playlist__reach: { matched: 2, checked: 2, excluded: null },
     });
+  });
+
+  it("of a removal time, rules nothing out: every playlist matches, the name decides", async () => {
+    const evidence = await placementEvidence(
+      warehouse.db as Kysely<unknown>,
+      PLACEMENT_REMOVED_AT,
+      CANDIDATES.slice(0, 2),
+    );
+    expect(evidence.rows).toBe(6);
+    expect(evidence.candidates.map((c) => [c.matched, c.checked])).toEqual([
+      [3, 3],
+      [3, 3],
+    ]);
   });
 });

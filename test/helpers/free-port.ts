@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { randomInt } from "node:crypto";
@@ -10,28 +9,25 @@ const SPAN = 12_000;
 
 /** The lowest local port the kernel gives an outgoing connection. */
 function ephemeralLow(): number {
+  let text: string;
   try {
-    const low = Number(
-      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0],
-    );
-    return Number.isInteger(low) && low > 1024 ? low : DEFAULT_EPHEMERAL_LOW;
+    text = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8");
   } catch {
     return DEFAULT_EPHEMERAL_LOW;
   }
+  const low = Number(text.split(/\s+/)[0]);
+  if (!Number.isInteger(low)) throw new Error(`ip_local_port_range reads ${JSON.stringify(text)}`);
+  return low;
 }
 
-async function isFree(port: number): Promise<boolean> {
+/** Whether a server can listen on `port` now (the listener closed again at once). */
+function isFree(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(port, "127.0.0.1");
-  const outcome = await Promise.race([
-    once(server, "listening").then(() => true),
-    once(server, "error").then(() => false),
-  ]);
-  if (outcome) {
-    server.close();
-    await once(server, "close");
-  }
-  return outcome;
+  return new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.once("listening", () => server.close(() => resolve(true)));
+    server.listen(port, "127.0.0.1");
+  });
 }
 
 /** Ports this process handed out: never twice, though a server stopped meanwhile leaves it free. */
@@ -47,11 +43,14 @@ const given = new Set<number>();
 export async function freePort(): Promise<number> {
   const high = ephemeralLow() - 1;
   const low = Math.max(1025, high - SPAN);
+  if (high - low < 100) throw new Error(`too few ports below the kernel's range: ${low}..${high}`);
   for (let tries = 0; tries < 100; tries += 1) {
     const port = randomInt(low, high + 1);
-    if (given.has(port) || !(await isFree(port))) continue;
+    if (given.has(port)) continue;
+    // Taken before the check, so that calls made at once never check the same port.
     given.add(port);
-    return port;
+    if (await isFree(port)) return port;
+    given.delete(port);
   }
   throw new Error(`no free port found between ${low} and ${high}`);
 }
