@@ -8,7 +8,7 @@ const DEFAULT_EPHEMERAL_LOW = 32_768;
 const SPAN = 12_000;
 
 /** The lowest local port the kernel gives an outgoing connection. */
-function ephemeralLow(): number {
+export function ephemeralLow(): number {
   let text: string;
   try {
     text = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8");
